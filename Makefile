@@ -1,0 +1,84 @@
+# cxrescue — the one entry point. Local overrides go into an untracked config.mak.
+#
+#   make deps      install the Debian packages the build needs (apt-get, idempotent)
+#   make burner    build burner/cxflash, static with musl, libpci and zlib
+#   make check     build and run every test; the last line is "N passed, N failed"
+#   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
+#   make clean     remove build output
+
+-include config.mak
+
+B        ?= build
+PYTHON   ?= /usr/bin/python3
+HOSTCC   ?= gcc
+CLANG    ?= clang
+WARN     := -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE
+OPT      ?= -Os
+
+SYSROOT  := $(B)/sysroot
+MUSLCC   := musl-gcc
+
+BURNER_SRC := $(sort $(wildcard burner/*.c burner/*/*.c))
+BURNER_LIB := $(filter-out burner/main.c,$(BURNER_SRC))
+BURNER_HDR := $(wildcard burner/*.h burner/*/*.h)
+MKFS2_SRC  := $(wildcard sim/mkfs2/*.c)
+MKFS2_HDR  := $(wildcard sim/mkfs2/*.h)
+UNIT_SRC   := $(wildcard burner/tests/test_*.c)
+UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+.PHONY: all deps burner check check-unit check-py fuzz clean libs mkfs2 asan
+
+all: burner
+
+deps:
+	scripts/deps.sh
+
+libs: $(SYSROOT)/.stamp
+
+$(SYSROOT)/.stamp: scripts/build-musl-libs.sh
+	scripts/build-musl-libs.sh $(B)
+
+burner: burner/cxflash
+
+# The shipped binary: static, musl, stripped.
+burner/cxflash: $(BURNER_SRC) $(BURNER_HDR) $(SYSROOT)/.stamp
+	$(MUSLCC) $(WARN) $(OPT) -static -isystem $(SYSROOT)/include -Iburner \
+	  -ffunction-sections -fdata-sections -Wl,--gc-sections -s \
+	  -o $@ $(BURNER_SRC) -L$(SYSROOT)/lib -lpci -lz
+
+# The same code with AddressSanitizer + UBSan (glibc, system zlib), used by the tests.
+asan: $(B)/asan/cxflash
+$(B)/asan/cxflash: $(BURNER_SRC) $(BURNER_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  -Iburner -o $@ $(BURNER_SRC) -lz
+
+mkfs2: $(B)/host/mkfs2
+$(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  -o $@ $(MKFS2_SRC) -lz
+
+$(B)/tests/%: burner/tests/%.c $(BURNER_LIB) $(BURNER_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  -Iburner -o $@ $< $(BURNER_LIB) -lcmocka -lz
+
+$(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
+	@mkdir -p $(@D)
+	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lz
+
+check: burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image
+	@CXR_BUILD=$(B) $(PYTHON) -m pytest -q tests/
+
+check-unit: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do $$t || exit 1; done
+
+FUZZ_SECONDS ?= 60
+fuzz: $(B)/fuzz/fuzz_image $(B)/host/mkfs2
+	tests/fuzz-corpus.sh $(B) && $(B)/fuzz/fuzz_image -max_total_time=$(FUZZ_SECONDS) \
+	  $(B)/fuzz/corpus
+
+clean:
+	rm -rf $(B) burner/cxflash
