@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# scripts/deps.sh — install the Debian packages cxrescue needs (called by `make deps`).
+#
+# Idempotent: packages already installed are not reinstalled, a deb-src source is only
+# added when none is configured, and `apt-get update` runs at most once, and only when
+# something actually needs it (missing packages, a newly added deb-src source, or source
+# indexes that were never downloaded). Set CXR_APT_UPDATE=1 to force the update.
+#
+# Only Debian's archive (deb.debian.org) is used. Must run as root (or via sudo).
+set -euo pipefail
+
+# ---------------------------------------------------------------------------------------
+# The package list. Append new needs here (one per line, with a comment saying why).
+# ---------------------------------------------------------------------------------------
+PACKAGES=(
+    # --- host toolchain ---------------------------------------------------------------
+    build-essential        # gcc, make, libc6-dev for host tools and tests
+    dpkg-dev               # dpkg-source, needed by `apt-get source`
+    git                    # the repository itself
+    ca-certificates        # TLS roots for git/apt over https
+    xz-utils               # unpack .tar.xz source tarballs
+    bzip2                  # unpack .tar.bz2 source tarballs (zlib's orig tarball)
+    # --- the static musl burner (burner/cxflash) --------------------------------------
+    musl-tools             # musl-gcc wrapper
+    musl-dev               # musl headers and static libc
+    linux-libc-dev         # kernel UAPI headers, symlinked into build/kheaders for musl
+    # --- host builds / tests ----------------------------------------------------------
+    zlib1g-dev             # zlib for the glibc/ASan builds and host tools (mkfs2)
+    libcmocka-dev          # unit tests (burner/tests)
+    clang                  # libFuzzer build of the image parser
+    libclang-rt-14-dev     # libFuzzer / sanitizer runtimes for clang 14
+    llvm                   # llvm-symbolizer, llvm-cov etc.
+    valgrind               # memory checks in tests
+    python3                # test driver
+    python3-pytest         # `make check`
+    # --- hardware tools ---------------------------------------------------------------
+    mstflint               # reference tool for ConnectX flash (comparison/tests)
+    # --- later: QEMU, syslinux, ... ---------------------------------------------------
+)
+
+export DEBIAN_FRONTEND=noninteractive
+APT_SOURCES_DIR=/etc/apt/sources.list.d
+SRC_FILE=$APT_SOURCES_DIR/cxrescue-src.sources
+DEBIAN_SOURCES=$APT_SOURCES_DIR/debian.sources
+
+log() { printf 'deps: %s\n' "$*"; }
+die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "must run as root (or have sudo)"
+    SUDO=(sudo)
+fi
+
+# --- deb-src ---------------------------------------------------------------------------
+# True if any enabled deb-src entry exists, one-line (.list) or deb822 (.sources) style.
+have_deb_src() {
+    local f
+    for f in /etc/apt/sources.list "$APT_SOURCES_DIR"/*.list; do
+        [ -f "$f" ] || continue
+        grep -Eq '^[[:space:]]*deb-src[[:space:]]' "$f" && return 0
+    done
+    for f in "$APT_SOURCES_DIR"/*.sources; do
+        [ -f "$f" ] || continue
+        # A stanza counts if its Types: include deb-src and it is not Enabled: no.
+        awk '
+            function flush() { if (src && !off) found = 1; src = 0; off = 0 }
+            /^[[:space:]]*$/ { flush(); next }
+            /^[[:space:]]*#/ { next }
+            tolower($1) == "types:"   { for (i = 2; i <= NF; i++) if ($i == "deb-src") src = 1 }
+            tolower($1) == "enabled:" { if (tolower($2) == "no") off = 1 }
+            END { flush(); exit found ? 0 : 1 }
+        ' "$f" && return 0
+    done
+    return 1
+}
+
+# Print a deb-src stanza mirroring the deb.debian.org/debian "deb" stanza(s) of
+# debian.sources (URIs, Suites, Components, Signed-By). Falls back to bookworm defaults.
+make_deb_src_stanza() {
+    local uris="" suites="" comps="" signed=""
+    if [ -f "$DEBIAN_SOURCES" ]; then
+        # Collect from stanzas with Types: deb and a URI of deb.debian.org/debian
+        # (not debian-security); merge suites/components of several such stanzas.
+        eval "$(awk '
+            function flush() {
+                if (deb && uri ~ /^https?:\/\/deb\.debian\.org\/debian\/?$/) {
+                    U = uri; S = S " " suites; C = C " " comps; if (signed != "") G = signed
+                }
+                deb = 0; uri = ""; suites = ""; comps = ""; signed = ""
+            }
+            /^[[:space:]]*$/ { flush(); next }
+            /^[[:space:]]*#/ { next }
+            { key = tolower($1); val = $0; sub(/^[^:]*:[[:space:]]*/, "", val) }
+            key == "types:"      { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+            key == "uris:"       { uri = $2 }
+            key == "suites:"     { suites = val }
+            key == "components:" { comps = val }
+            key == "signed-by:"  { signed = val }
+            END {
+                flush()
+                printf "uris=%c%s%c; suites=%c%s%c; comps=%c%s%c; signed=%c%s%c\n",
+                    39, U, 39, 39, S, 39, 39, C, 39, 39, G, 39
+            }
+        ' "$DEBIAN_SOURCES")"
+    fi
+    # De-duplicate the merged word lists, keeping order.
+    dedup() {
+        printf '%s\n' "$1" |
+            awk '{ for (i = 1; i <= NF; i++) if (!seen[$i]++) printf "%s%s", (n++ ? " " : ""), $i }'
+    }
+    suites=$(dedup "$suites"); comps=$(dedup "$comps")
+    if [ -z "$uris" ] || [ -z "$suites" ] || [ -z "$comps" ]; then
+        log "could not read deb entries from $DEBIAN_SOURCES; using bookworm defaults" >&2
+        uris=http://deb.debian.org/debian
+        suites="bookworm bookworm-updates"
+        comps=main
+        signed=/usr/share/keyrings/debian-archive-keyring.gpg
+    fi
+    printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n' "$uris" "$suites" "$comps"
+    [ -n "$signed" ] && printf 'Signed-By: %s\n' "$signed"
+    return 0
+}
+
+need_update=0
+[ "${CXR_APT_UPDATE:-0}" = 1 ] && need_update=1
+
+if have_deb_src; then
+    log "deb-src source already configured; leaving apt sources alone"
+else
+    log "no deb-src source configured; writing $SRC_FILE:"
+    stanza=$(make_deb_src_stanza)
+    printf '%s\n' "$stanza" | sed 's/^/    /'
+    # shellcheck disable=SC2016  # literal backquotes in the comment line
+    printf '# Added by cxrescue scripts/deps.sh so that `apt-get source` works.\n%s\n' \
+        "$stanza" | "${SUDO[@]}" tee "$SRC_FILE" >/dev/null
+    need_update=1
+fi
+
+# deb-src configured but its Sources indexes never downloaded -> apt-get source would fail.
+# shellcheck disable=SC2016  # $(FILENAME) is apt's format placeholder, not a shell expansion
+if [ -z "$(apt-get indextargets 'Created-By: Sources' --format '$(FILENAME)' 2>/dev/null)" ]; then
+    log "source package indexes not downloaded yet"
+    need_update=1
+fi
+
+# --- packages --------------------------------------------------------------------------
+missing=()
+for p in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+    [ "${status:0:2}" = ii ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    log "missing packages: ${missing[*]}"
+    need_update=1
+else
+    log "all ${#PACKAGES[@]} packages already installed"
+fi
+
+if [ "$need_update" = 1 ]; then
+    log "apt-get update"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+    log "apt-get install ${missing[*]}"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+log "done"
