@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mkfs2: command-line options; writes a synthetic FS2 image, flash dump and map. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc16.h"
+#include "layout.h"
+#include "mkfs2.h"
+
+#define EXIT_USAGE		2
+#define DEFAULT_CHIP		"cx3"
+#define DEFAULT_GUID		0x0002c903000a1b20ull
+#define DEFAULT_MAC		0x0002c90a1b20ull
+#define MAC_MAX			0xFFFFFFFFFFFFull	/* §3.1: MACs are 48 bits */
+#define DEFAULT_CHUNK_LOG	3		/* §1.5: 0xF500000B = 512 KiB chunks */
+#define DEFAULT_DDR_COUNT	4
+#define DEFAULT_DDR_SIZE	0x4000u
+#define MAX_SECTION_SIZE	0x400000u	/* §1.4 */
+#define DEFAULT_FLASH_SIZE	0x200000u	/* 2 MiB, as on real CX3 boards */
+#define MIN_FLASH_SIZE		0x10000u
+#define MAX_FLASH_SIZE		0x4000000u	/* the largest chunk is 8 MiB (§1.5) */
+#define ROM_PRODUCT_PXE		0x10		/* §4.5 product ids */
+#define DEFAULT_ROM_VER		{ 3, 4, 752 }	/* FlexBoot of the real image */
+#define U8_MAX_VAL		0xFFu
+#define U16_MAX_VAL		0xFFFFu
+#define YEAR_MAX		9999
+#define MONTH_MAX		12
+#define DAY_MAX			31
+
+enum {
+	OPT_CHIP = 256, OPT_REV, OPT_PSID, OPT_VSD, OPT_PRS, OPT_FW, OPT_DATE,
+	OPT_GUID, OPT_MAC, OPT_OLD_GUIDS, OPT_BLANK_GUIDS, OPT_NO_FAILSAFE,
+	OPT_CHUNK_LOG, OPT_NO_ROM, OPT_ROM_VER, OPT_ROM_PRODUCT, OPT_ROM_BAD_CSUM,
+	OPT_NO_PRODUCT_VER, OPT_NO_FW_CONF, OPT_NO_MIC, OPT_INI, OPT_DDR,
+	OPT_DDR_SIZE, OPT_SEED, OPT_DUMP, OPT_FLASH_SIZE, OPT_MAP, OPT_SELFTEST,
+};
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "chip", required_argument, NULL, OPT_CHIP },
+	{ "rev", required_argument, NULL, OPT_REV },
+	{ "psid", required_argument, NULL, OPT_PSID },
+	{ "vsd", required_argument, NULL, OPT_VSD },
+	{ "prs", required_argument, NULL, OPT_PRS },
+	{ "fw", required_argument, NULL, OPT_FW },
+	{ "date", required_argument, NULL, OPT_DATE },
+	{ "guid", required_argument, NULL, OPT_GUID },
+	{ "mac", required_argument, NULL, OPT_MAC },
+	{ "old-guids", no_argument, NULL, OPT_OLD_GUIDS },
+	{ "blank-guids", no_argument, NULL, OPT_BLANK_GUIDS },
+	{ "no-failsafe", no_argument, NULL, OPT_NO_FAILSAFE },
+	{ "chunk-log", required_argument, NULL, OPT_CHUNK_LOG },
+	{ "no-rom", no_argument, NULL, OPT_NO_ROM },
+	{ "rom-ver", required_argument, NULL, OPT_ROM_VER },
+	{ "rom-product", required_argument, NULL, OPT_ROM_PRODUCT },
+	{ "rom-bad-checksum", no_argument, NULL, OPT_ROM_BAD_CSUM },
+	{ "no-product-ver", no_argument, NULL, OPT_NO_PRODUCT_VER },
+	{ "no-fw-conf", no_argument, NULL, OPT_NO_FW_CONF },
+	{ "no-mic", no_argument, NULL, OPT_NO_MIC },
+	{ "ini", required_argument, NULL, OPT_INI },
+	{ "ddr", required_argument, NULL, OPT_DDR },
+	{ "ddr-size", required_argument, NULL, OPT_DDR_SIZE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "dump", required_argument, NULL, OPT_DUMP },
+	{ "flash-size", required_argument, NULL, OPT_FLASH_SIZE },
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "selftest", no_argument, NULL, OPT_SELFTEST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: mkfs2 -o OUT [options]    write a synthetic FS2 (ConnectX-2/3/3 Pro) image\n"
+"       mkfs2 --selftest          check the CRC16 implementation\n"
+"  -o, --output FILE     output file (required)\n"
+"  --chip NAME           cx2 | cx3 | cx3pro (default cx3)\n"
+"  --rev N               silicon revision (default: cx2 0xb0, cx3 1 = A1, cx3pro 0)\n"
+"  --psid S              PSID, up to 16 chars (default per chip)\n"
+"  --vsd S               VSD string, up to 208 chars (default empty)\n"
+"  --prs NAME            IMAGE_INFO PRS name (default per chip)\n"
+"  --fw X.Y.Z            FW version (default: cx2 2.9.1000, cx3/cx3pro 2.42.5000)\n"
+"  --date YYYY-MM-DD     FW build date\n"
+"  --guid HEX            GUID base: guid..guid+3 (default 0002c903000a1b20)\n"
+"  --mac HEX             MAC base: mac, mac+1 (default 0002c90a1b20)\n"
+"  --old-guids           4 GUID entries, no MACs (ConnectX-2 style)\n"
+"  --blank-guids         all-0xFF GUIDs, GUID and full CRC 0xFFFF\n"
+"  --no-failsafe         FS info word without the failsafe bit\n"
+"  --chunk-log N         log2(chunk) - 16, 0..7 (default 3 = 512 KiB)\n"
+"  --no-rom              no expansion ROM section\n"
+"  --rom-ver X.Y.Z       ROM version (default 3.4.752)\n"
+"  --rom-product N       ROM product id (default 0x10 = PXE)\n"
+"  --rom-bad-checksum    leave the ROM 8-bit checksum wrong\n"
+"  --no-product-ver      omit IMAGE_INFO tag 7 (Product Version)\n"
+"  --no-fw-conf          no FW_CONF section\n"
+"  --no-mic              omit IMAGE_INFO tag 11 (disables the full-CRC check)\n"
+"  --ini FILE            store FILE in FW_CONF instead of the default .ini\n"
+"  --ddr N               number of DDR sections, 1..%d (default %d)\n"
+"  --ddr-size BYTES      data bytes per DDR section, multiple of 4 (default 0x%x)\n"
+"  --seed N              filler seed (default 1)\n"
+"  --dump SLOT           write a raw zebra flash dump with the image in slot 0 or 1\n"
+"  --flash-size BYTES    flash size for --dump and the .ini (default 2 MiB)\n"
+"  --map FILE            write \"name offset size\" lines (contiguous offsets;\n"
+"                        with --dump a last line dump_slot_S PHYS_START CHUNK)\n",
+		DDR_MAX, DEFAULT_DDR_COUNT, DEFAULT_DDR_SIZE);
+}
+
+static void bad_arg(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "mkfs2: --%s %s: %s\n", opt, arg, why);
+	usage(stderr);
+	exit(EXIT_USAGE);
+}
+
+static unsigned long long parse_num(const char *opt, const char *arg, int base,
+				    unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*arg || *arg == '-')
+		bad_arg(opt, arg, "not a number");
+	errno = 0;
+	v = strtoull(arg, &end, base);
+	if (errno || *end)
+		bad_arg(opt, arg, "not a number");
+	if (v > max)
+		bad_arg(opt, arg, "out of range");
+	return v;
+}
+
+/* "A<sep>B<sep>C" with each part <= its maximum. */
+static void parse_triple(const char *opt, const char *arg, char sep,
+			 const unsigned int max[3], unsigned int out[3])
+{
+	const char *p = arg;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		unsigned long v;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			bad_arg(opt, arg, "bad format");
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || v > max[i])
+			bad_arg(opt, arg, "field out of range");
+		if (*end != (i < 2 ? sep : '\0'))
+			bad_arg(opt, arg, "bad format");
+		out[i] = (unsigned int)v;
+		p = end + 1;
+	}
+}
+
+static void parse_string(const char *opt, const char *arg, char *dst, size_t max)
+{
+	if (strlen(arg) > max)
+		bad_arg(opt, arg, "too long");
+	strcpy(dst, arg);
+}
+
+static int write_file(const char *path, const uint8_t *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	if (fwrite(p, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+static void set_chip(struct config *c, const struct chip *ch)
+{
+	c->chip = ch;
+	c->rev = ch->rev;
+	strcpy(c->psid, ch->psid);
+	c->prs = ch->prs;
+	memcpy(c->fw, ch->fw, sizeof(c->fw));
+	/* The table's dates are well-formed. */
+	sscanf(ch->date, "%u-%u-%u", &c->date[0], &c->date[1], &c->date[2]);
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned int ver_max[3] = { U16_MAX_VAL, U16_MAX_VAL, U16_MAX_VAL };
+	static const unsigned int rom_max[3] = { U8_MAX_VAL, U8_MAX_VAL, U16_MAX_VAL };
+	static const unsigned int date_max[3] = { YEAR_MAX, MONTH_MAX, DAY_MAX };
+	struct config c = {
+		.guid = DEFAULT_GUID, .mac = DEFAULT_MAC, .failsafe = 1,
+		.chunk_log = DEFAULT_CHUNK_LOG, .rom = 1, .rom_ver = DEFAULT_ROM_VER,
+		.rom_product = ROM_PRODUCT_PXE, .fw_conf = 1, .mic = 1, .product_ver = 1,
+		.ddr_count = DEFAULT_DDR_COUNT, .ddr_size = DEFAULT_DDR_SIZE, .seed = 1,
+		.dump_slot = -1, .flash_size = DEFAULT_FLASH_SIZE,
+	};
+	/* Chip-dependent defaults are applied first so later options override them. */
+	const char *chip_name = DEFAULT_CHIP, *rev = NULL, *psid = NULL, *prs = NULL;
+	const char *fw = NULL, *date = NULL;
+	struct buf img = { 0 }, flash = { 0 };
+	struct map map = { 0 };
+	const struct chip *ch;
+	int opt, rc = 1;
+
+	while ((opt = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': c.out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case OPT_CHIP: chip_name = optarg; break;
+		case OPT_REV: rev = optarg; break;
+		case OPT_PSID: psid = optarg; break;
+		case OPT_VSD: parse_string("vsd", optarg, c.vsd, VSD_LEN); break;
+		case OPT_PRS: prs = optarg; break;
+		case OPT_FW: fw = optarg; break;
+		case OPT_DATE: date = optarg; break;
+		case OPT_GUID: c.guid = parse_num("guid", optarg, 16, ~0ull); break;
+		case OPT_MAC: c.mac = parse_num("mac", optarg, 16, MAC_MAX); break;
+		case OPT_OLD_GUIDS: c.old_guids = 1; break;
+		case OPT_BLANK_GUIDS: c.blank_guids = 1; break;
+		case OPT_NO_FAILSAFE: c.failsafe = 0; break;
+		case OPT_CHUNK_LOG:
+			c.chunk_log = (unsigned int)parse_num("chunk-log", optarg, 0, CHUNK_LOG_MAX);
+			break;
+		case OPT_NO_ROM: c.rom = 0; break;
+		case OPT_ROM_VER: parse_triple("rom-ver", optarg, '.', rom_max, c.rom_ver); break;
+		case OPT_ROM_PRODUCT:
+			c.rom_product = (unsigned int)parse_num("rom-product", optarg, 0, U16_MAX_VAL);
+			break;
+		case OPT_ROM_BAD_CSUM: c.rom_bad_checksum = 1; break;
+		case OPT_NO_PRODUCT_VER: c.product_ver = 0; break;
+		case OPT_NO_FW_CONF: c.fw_conf = 0; break;
+		case OPT_NO_MIC: c.mic = 0; break;
+		case OPT_INI: c.ini_file = optarg; break;
+		case OPT_DDR:
+			c.ddr_count = (unsigned int)parse_num("ddr", optarg, 0, DDR_MAX);
+			if (!c.ddr_count)
+				bad_arg("ddr", optarg, "at least 1");
+			break;
+		case OPT_DDR_SIZE:
+			c.ddr_size = (uint32_t)parse_num("ddr-size", optarg, 0, MAX_SECTION_SIZE);
+			if (!c.ddr_size || c.ddr_size % 4)
+				bad_arg("ddr-size", optarg, "must be a non-zero multiple of 4");
+			break;
+		case OPT_SEED: c.seed = parse_num("seed", optarg, 0, ~0ull); break;
+		case OPT_DUMP: c.dump_slot = (int)parse_num("dump", optarg, 0, 1); break;
+		case OPT_FLASH_SIZE:
+			c.flash_size = (uint32_t)parse_num("flash-size", optarg, 0, MAX_FLASH_SIZE);
+			if (c.flash_size < MIN_FLASH_SIZE || (c.flash_size & (c.flash_size - 1)))
+				bad_arg("flash-size", optarg, "must be a power of 2, >= 64 KiB");
+			break;
+		case OPT_MAP: c.map = optarg; break;
+		case OPT_SELFTEST: return crc16_selftest() ? 1 : 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !c.out) {
+		fprintf(stderr, "mkfs2: %s\n", optind != argc ? "unexpected argument" :
+			"-o OUT is required");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ch = chip_find(chip_name);
+	if (!ch) {
+		fprintf(stderr, "mkfs2: unknown chip '%s' (known: ", chip_name);
+		chip_list(", ");
+		fprintf(stderr, ")\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	set_chip(&c, ch);
+	if (rev)
+		c.rev = (unsigned int)parse_num("rev", rev, 0, U8_MAX_VAL);
+	if (psid)
+		parse_string("psid", psid, c.psid, PSID_LEN);
+	if (prs)
+		c.prs = prs;
+	if (fw)
+		parse_triple("fw", fw, '.', ver_max, c.fw);
+	if (date) {
+		parse_triple("date", date, '-', date_max, c.date);
+		if (!c.date[0] || !c.date[1] || !c.date[2])
+			bad_arg("date", date, "field out of range");
+	}
+
+	if (c.dump_slot > 0 && !c.failsafe) {
+		/* §1.1: a non-failsafe image must start at 0. */
+		fprintf(stderr, "mkfs2: a --no-failsafe image can only be dumped to slot 0\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	if (build_image(&c, &img, &map))
+		goto out;
+	if (c.dump_slot >= 0) {
+		uint32_t chunk = 1u << (c.chunk_log + LOG2_CHUNK_BASE);
+
+		if (build_dump(&c, &img, &flash) || write_file(c.out, flash.data, flash.len))
+			goto out;
+		/* The only physical line: where the slot starts and its chunk size. */
+		map_add(&map, c.failsafe ? (uint32_t)c.dump_slot * chunk : 0,
+			c.failsafe ? chunk : c.flash_size, "dump_slot_%d", c.dump_slot);
+	} else if (write_file(c.out, img.data, img.len)) {
+		goto out;
+	}
+	if (c.map && map_write(&map, c.map))
+		goto out;
+	rc = 0;
+out:
+	buf_free(&img);
+	buf_free(&flash);
+	map_free(&map);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared types of mkfs2: the chip table entry and the parsed options. */
+#ifndef MKFS2_H
+#define MKFS2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PSID_LEN	16	/* §3.2 tag 4: 16 bytes, NUL padded */
+#define VSD_LEN		208	/* §3.2 tag 5: 208 bytes, NUL padded */
+
+/* What differs between ConnectX-2, ConnectX-3 and ConnectX-3 Pro (§6, hw-access.md §1). */
+struct chip {
+	const char *name;	/* --chip value */
+	const char *long_name;
+	uint16_t dev_id;	/* PCI/SW device id, IMAGE_INFO tag 3 */
+	uint16_t hw_id;		/* crspace HW id, tag 10 */
+	uint8_t rev;		/* default silicon revision, tag 10 and 0x20 bits 31:24 */
+	const char *psid;
+	unsigned int fw[3];
+	const char *date;	/* default FW build date, YYYY-MM-DD */
+	const char *prs;	/* default tag 20 PRS name */
+	const char *board;	/* board name for the default .ini */
+	uint16_t subsys_id;	/* PCI subsystem id for the default .ini */
+	uint8_t rom_proto;	/* mlxsign protocol: 0 IB, 1 ETH, 2 VPI */
+	int eth_only;		/* Ethernet-only board: PCI class, ROM protocol */
+	int pcie_gen3;
+};
+
+const struct chip *chip_find(const char *name);
+void chip_list(const char *sep);
+
+struct config {
+	const struct chip *chip;
+	unsigned int rev;
+	char psid[PSID_LEN + 1];
+	char vsd[VSD_LEN + 1];
+	const char *prs;
+	unsigned int fw[3];
+	unsigned int date[3];	/* year, month, day */
+	uint64_t guid;
+	uint64_t mac;
+	int old_guids;
+	int blank_guids;
+	int failsafe;
+	unsigned int chunk_log;	/* log2(chunk) - 16, §1.5 */
+	int rom;
+	unsigned int rom_ver[3];
+	unsigned int rom_product;
+	int rom_bad_checksum;
+	int fw_conf;
+	int mic;
+	int product_ver;
+	const char *ini_file;
+	unsigned int ddr_count;
+	uint32_t ddr_size;
+	uint64_t seed;
+	int dump_slot;		/* -1: write the contiguous image */
+	uint32_t flash_size;
+	const char *out;
+	const char *map;
+};
+
+#endif
