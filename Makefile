@@ -18,7 +18,7 @@ OPT      ?= -Os
 SYSROOT  := $(B)/sysroot
 MUSLCC   := musl-gcc
 
-BURNER_SRC := $(sort $(wildcard burner/*.c burner/*/*.c))
+BURNER_SRC := $(sort $(filter-out burner/tests/% burner/fuzz/%,$(wildcard burner/*.c burner/*/*.c)))
 BURNER_LIB := $(filter-out burner/main.c,$(BURNER_SRC))
 BURNER_HDR := $(wildcard burner/*.h burner/*/*.h)
 MKFS2_SRC  := $(wildcard sim/mkfs2/*.c)

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cli.h — the flint-style command line of cxflash.
+ *
+ *   cxflash [options] -i FILE <command> [parameters]
+ *
+ * Options may come before or after the command; flint's single-dash spellings
+ * (-guid, -striped_image, ...) are accepted beside the double-dash ones. Every
+ * command is a row of one table (commands.c) with flag bits that say what it
+ * needs; run_command() applies them in one place. Commands print results on
+ * standard output and return a code from util/status.h; the caller prints the
+ * error line, if any, and exits with that code.
+ */
+#ifndef CX_CLI_H
+#define CX_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "image/patch.h"
+#include "util/status.h"
+
+#define CLI_MAX_PARAMS 8
+
+struct cli {
+	const char *image;          /* -i FILE */
+	bool striped;               /* --striped_image */
+	bool json;                  /* --json */
+	bool yes;                   /* -y: no questions */
+	struct guid_request guids;  /* --guid/--guids/--mac/--macs */
+	const char *vsd;            /* --vsd */
+	bool json_done;            /* the command printed its own JSON, errors included */
+	const char *command;
+	int nparams;
+	const char *params[CLI_MAX_PARAMS];
+};
+
+/* Command flag bits. */
+#define CMD_NEEDS_IMAGE 0x1   /* -i FILE is required */
+#define CMD_WRITES_IMAGE 0x2  /* replaces the image file */
+#define CMD_JSON 0x4          /* has --json output */
+
+struct command {
+	const char *name;
+	int (*run)(struct cli *c, struct cx_status *st);
+	unsigned flags;
+	int min_params, max_params;
+	const char *usage;
+	const char *help;
+};
+
+extern const struct command cli_commands[];
+
+/* Parse argv into c. Returns CX_OK, or CX_EUSAGE with a message. Sets
+ * *want_help for -h/--help/help, *want_version for --version. */
+int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_version,
+	      struct cx_status *st);
+
+int cli_main(int argc, char **argv);
+void cli_usage(FILE *out);
+
+/* The commands (cmd_*.c). */
+int cmd_verify(struct cli *c, struct cx_status *st);
+int cmd_query(struct cli *c, struct cx_status *st);
+int cmd_dc(struct cli *c, struct cx_status *st);
+int cmd_rrom(struct cli *c, struct cx_status *st);
+int cmd_extract(struct cli *c, struct cx_status *st);
+int cmd_sg(struct cli *c, struct cx_status *st);
+int cmd_sv(struct cli *c, struct cx_status *st);
+
+#endif

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* commands.c — the command table and the one place its flags are applied. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef CXFLASH_VERSION
+#define CXFLASH_VERSION "0.1.0"
+#endif
+
+/* Exact names only, plus explicit aliases: a mistyped prefix must never pick
+ * a command that writes. */
+const struct command cli_commands[] = {
+	{"v", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "v",
+	 "verify every checksum and structure rule of the image"},
+	{"verify", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "verify", "same as v"},
+	{"q", cmd_query, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "q [full]",
+	 "show versions, device, GUIDs/MACs, VSD and PSID; 'full' adds layout details"},
+	{"query", cmd_query, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "query [full]", "same as q"},
+	{"dc", cmd_dc, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "dc [FILE]",
+	 "write the board .ini stored in the image (to standard output without FILE)"},
+	{"rrom", cmd_rrom, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "rrom FILE",
+	 "write the expansion ROM (PXE/UEFI) to FILE"},
+	{"extract", cmd_extract, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "extract FILE",
+	 "write the contiguous image of a raw flash dump (--striped_image) to FILE"},
+	{"ri", cmd_extract, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "ri FILE", "same as extract"},
+	{"sg", cmd_sg, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_JSON, 0, 0,
+	 "sg --guid G | --guids G1 G2 G3 G4 [--mac M | --macs M1 M2]",
+	 "set GUIDs and/or MACs in the image file and fix its CRCs"},
+	{"sv", cmd_sv, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_JSON, 0, 0, "sv --vsd STRING",
+	 "set the vendor-specific data string and fix the CRCs"},
+	{NULL, NULL, 0, 0, 0, NULL, NULL},
+};
+
+void cli_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cxflash [options] -i FILE <command> [parameters]\n"
+		"\n"
+		"options:\n"
+		"  -i, --image FILE     the firmware image file to work on\n"
+		"  --striped_image      FILE is a raw flash dump (failsafe, image in either slot)\n"
+		"  --json               print one JSON object instead of text\n"
+		"  -y, --yes            answer yes to every question\n"
+		"  --guid G             GUIDs G, G+1, G+2, G+3 (sg)\n"
+		"  --guids G1 G2 G3 G4  four GUIDs (sg)\n"
+		"  --mac M              MACs M, M+1 (sg)\n"
+		"  --macs M1 M2         two MACs (sg)\n"
+		"  --vsd STRING         vendor-specific data, at most 208 characters (sv)\n"
+		"  -h, --help           this text;  --version  the version\n"
+		"\n"
+		"commands:\n");
+	for (const struct command *c = cli_commands; c->name; c++)
+		fprintf(out, "  %-58s %s\n", c->usage, c->help);
+	fprintf(out, "\nExit codes: 0 ok, 2 usage, 3 I/O, 4 bad image, 5 absent, 6 bad value,\n"
+		     "7 blank GUIDs, 8 unsupported, 9 out of memory (README.md has the table).\n");
+}
+
+static const struct command *find(const char *name)
+{
+	for (const struct command *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static int run_command(const struct command *cmd, struct cli *c, struct cx_status *st)
+{
+	if (c->nparams < cmd->min_params || c->nparams > cmd->max_params)
+		return cx_fail(st, CX_EUSAGE, "usage: cxflash -i FILE %s", cmd->usage);
+	if ((cmd->flags & CMD_NEEDS_IMAGE) && !c->image)
+		return cx_fail(st, CX_EUSAGE, "%s needs an image: cxflash -i FILE %s", cmd->name,
+			       cmd->usage);
+	return cmd->run(c, st);
+}
+
+/* A command that printed its result but could not deliver it (a full disk, a
+ * closed pipe) has failed. */
+static int flush_stdout(struct cx_status *st)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return cx_fail(st, CX_EIO, "cannot write to standard output");
+	return CX_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct cli c;
+	struct cx_status st = {0};
+	bool help, version;
+	int rc = cli_parse(argc, argv, &c, &help, &version, &st);
+
+	if (!rc && help) {
+		cli_usage(stdout);
+		return flush_stdout(&st) ? (fprintf(stderr, "cxflash: %s\n", st.msg), st.code) : 0;
+	}
+	if (!rc && version) {
+		printf("cxflash %s\n", CXFLASH_VERSION);
+		return 0;
+	}
+	if (!rc && !c.command)
+		rc = cx_fail(&st, CX_EUSAGE, "no command given (try 'cxflash help')");
+	const struct command *cmd = rc ? NULL : find(c.command);
+	if (!rc && !cmd)
+		rc = cx_fail(&st, CX_EUSAGE, "unknown command '%s' (try 'cxflash help')", c.command);
+	if (!rc)
+		rc = run_command(cmd, &c, &st);
+	if (!rc)
+		rc = flush_stdout(&st);
+	if (rc) {
+		fflush(stdout);
+		fprintf(stderr, "cxflash: %s\n", st.msg[0] ? st.msg : cx_code_name(rc));
+	}
+	return rc;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* common.h — helpers the cmd_*.c files share: opening the image, formatting. */
+#ifndef CX_CLI_COMMON_H
+#define CX_CLI_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "image/imgfile.h"
+#include "util/json.h"
+
+/* Open and parse c->image (honouring --striped_image). */
+int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st);
+
+/* flint's version format: %d.%d.%04d, or %d.%04d.%04d when minor >= 100. */
+void fmt_fw_version(char *out, size_t n, const uint16_t v[3]);
+
+/* Ask "question (y/n) [n]" on stdout unless -y; CX_EDECLINED on anything but yes. */
+int cli_confirm(struct cli *c, const char *question, struct cx_status *st);
+
+/* The text label column flint uses: 23 characters. */
+#define LABEL "%-23s"
+
+#endif

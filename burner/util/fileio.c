@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fileio.c — whole-file reads and atomic replacement. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+
+int file_read(const char *path, size_t max, uint8_t **buf, size_t *len, struct cx_status *st)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY);
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return cx_fail(st, CX_EIO, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return cx_fail(st, CX_EIO, "%s is not a regular file", path);
+	}
+	if ((uint64_t)sb.st_size > max) {
+		close(fd);
+		return cx_fail(st, CX_EIO, "%s is %lld bytes: larger than any flash (%zu bytes)", path,
+			       (long long)sb.st_size, max);
+	}
+	size_t n = (size_t)sb.st_size;
+	uint8_t *p = malloc(n ? n : 1);
+	if (!p) {
+		close(fd);
+		return cx_fail(st, CX_ENOMEM, "out of memory reading %s", path);
+	}
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : EIO;
+			free(p);
+			close(fd);
+			return cx_fail(st, CX_EIO, "cannot read %s: %s", path, strerror(e));
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	*buf = p;
+	*len = n;
+	return CX_OK;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int file_replace(const char *path, const uint8_t *buf, size_t len, struct cx_status *st)
+{
+	char tmp[4096];
+	struct stat sb;
+	mode_t mode = 0644;
+
+	if (stat(path, &sb) == 0)
+		mode = sb.st_mode & 07777;
+	if (snprintf(tmp, sizeof(tmp), "%s.cxflash-new", path) >= (int)sizeof(tmp))
+		return cx_fail(st, CX_EIO, "path too long: %s", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (fd < 0)
+		return cx_fail(st, CX_EIO, "cannot create %s: %s", tmp, strerror(errno));
+	if (write_all(fd, buf, len) || fsync(fd)) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return cx_fail(st, CX_EIO, "cannot write %s: %s", tmp, strerror(e));
+	}
+	if (close(fd) || rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		return cx_fail(st, CX_EIO, "cannot replace %s: %s", path, strerror(e));
+	}
+	return CX_OK;
+}
+
+int file_write(const char *path, const uint8_t *buf, size_t len, struct cx_status *st)
+{
+	int out = strcmp(path, "-") == 0;
+	int fd = out ? STDOUT_FILENO : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return cx_fail(st, CX_EIO, "cannot create %s: %s", path, strerror(errno));
+	if (write_all(fd, buf, len)) {
+		int e = errno;
+		if (!out)
+			close(fd);
+		return cx_fail(st, CX_EIO, "cannot write %s: %s", path, strerror(e));
+	}
+	if (!out && close(fd))
+		return cx_fail(st, CX_EIO, "cannot write %s: %s", path, strerror(errno));
+	return CX_OK;
+}

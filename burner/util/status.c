@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* status.c — recording the first failure of an operation. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/status.h"
+
+int cx_fail(struct cx_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!st || st->code != CX_OK)
+		return st ? st->code : code;
+	st->code = code;
+	va_start(ap, fmt);
+	vsnprintf(st->msg, sizeof(st->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void cx_status_clear(struct cx_status *st)
+{
+	st->code = CX_OK;
+	st->msg[0] = '\0';
+}
+
+const char *cx_code_name(int code)
+{
+	switch (code) {
+	case CX_OK: return "ok";
+	case CX_EUSAGE: return "usage";
+	case CX_EIO: return "io";
+	case CX_EIMAGE: return "bad-image";
+	case CX_EABSENT: return "absent";
+	case CX_EVALUE: return "bad-value";
+	case CX_EBLANK: return "blank-guids";
+	case CX_EUNSUPPORTED: return "unsupported";
+	case CX_ENOMEM: return "no-memory";
+	case CX_EDECLINED: return "declined";
+	}
+	return "unknown";
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* status.h — cxflash exit codes and the one-line error every layer reports.
+ *
+ * Library code never prints and never exits: a function that fails fills a
+ * struct cx_status with a code from the table below and one line of text, and
+ * returns the code. Only the command-line front end prints it and exits with
+ * it. The codes are the process exit codes documented in README.md, so they
+ * never change meaning once released.
+ */
+#ifndef CX_STATUS_H
+#define CX_STATUS_H
+
+enum cx_code {
+	CX_OK = 0,
+	CX_EUSAGE = 2,       /* bad command line */
+	CX_EIO = 3,          /* a file could not be opened, read or written */
+	CX_EIMAGE = 4,       /* the image is malformed or a checksum is wrong */
+	CX_EABSENT = 5,      /* the image lacks what the command needs (ROM, .ini, ...) */
+	CX_EVALUE = 6,       /* a value given on the command line is invalid */
+	CX_EBLANK = 7,       /* the image has blank GUIDs: valid, but not bootable as is */
+	CX_EUNSUPPORTED = 8, /* valid request, but not for this image or format */
+	CX_ENOMEM = 9,       /* out of memory */
+	CX_EDECLINED = 10,   /* the user answered no (or could not be asked) */
+};
+
+#define CX_MSG_MAX 320
+
+struct cx_status {
+	int code;
+	char msg[CX_MSG_MAX];
+};
+
+/* Record the first failure (later ones do not overwrite it) and return code. */
+int cx_fail(struct cx_status *st, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Clear a status before reuse. */
+void cx_status_clear(struct cx_status *st);
+
+/* A short name of a code for JSON output, e.g. "bad-image". */
+const char *cx_code_name(int code);
+
+#endif
