@@ -96,7 +96,7 @@ static void print_text(const struct imgfile *f, bool full, const struct query_vi
 	printf(LABEL, "GUIDs:");
 	for (int i = 0; i < GUIDS_NGUID; i++)
 		printf("%016llx ", (unsigned long long)g->guid[i]);
-	printf("\n" LABEL "%-17s", "MACs:", "");
+	printf("\n" LABEL "%-21s", "MACs:", "");
 	for (int i = 0; i < GUIDS_NMAC; i++)
 		printf("%s%012llx", i ? "     " : "", (unsigned long long)g->mac[i]);
 	printf(g->macs_derived && !g->blank ? "   (derived from the port GUIDs)\n" : "\n");

@@ -22,7 +22,11 @@ void guids_decode(const uint8_t *data, int n, struct fs2_guids *g)
 	}
 	for (int i = 0; i < GUIDS_NGUID && i < g->n; i++)
 		g->guid[i] = g->raw[i];
-	if (g->n >= GUIDS_FULL && !(guids_mac_is_blank(g->raw[4]) && guids_mac_is_blank(g->raw[5]))) {
+	if (g->blank && g->n >= GUIDS_FULL) {
+		/* Shown as stored, like flint: there is nothing to derive from. */
+		g->mac[0] = g->raw[4];
+		g->mac[1] = g->raw[5];
+	} else if (g->n >= GUIDS_FULL && !(guids_mac_is_blank(g->raw[4]) && guids_mac_is_blank(g->raw[5]))) {
 		g->mac[0] = g->raw[4];
 		g->mac[1] = g->raw[5];
 	} else if (g->n >= 3) {
