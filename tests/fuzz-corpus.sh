@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fuzz-corpus.sh BUILD_DIR — writes the fuzzer's seed corpus: small synthetic
+# FS2 images from mkfs2, one per structural variant, into BUILD_DIR/fuzz/corpus.
+set -euo pipefail
+B=${1:?usage: fuzz-corpus.sh BUILD_DIR}
+M="$B/host/mkfs2"
+OUT="$B/fuzz/corpus"
+mkdir -p "$OUT"
+small=(--ddr 1 --ddr-size 64)
+i=0
+while read -r opts; do
+	# shellcheck disable=SC2086
+	"$M" -o "$OUT/seed-$i.bin" "${small[@]}" $opts
+	i=$((i + 1))
+done <<'LIST'
+--chip cx3
+--chip cx3 --rev 0 --no-rom
+--chip cx3pro --no-failsafe
+--chip cx2 --old-guids
+--chip cx3 --blank-guids
+--chip cx3pro --no-mic --no-fw-conf
+--chip cx3 --chunk-log 0 --dump 1 --flash-size 131072 --no-rom
+--chip cx2 --chunk-log 0 --dump 0 --flash-size 131072 --no-rom
+LIST
+echo "fuzz corpus: $i seeds in $OUT"
