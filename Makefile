@@ -4,6 +4,7 @@
 #   make burner    build burner/cxflash, static with musl, libpci and zlib
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
+#   make bench     measure cxflash's size and speed (reported, never asserted)
 #   make clean     remove build output
 
 -include config.mak
@@ -26,7 +27,7 @@ MKFS2_HDR  := $(wildcard sim/mkfs2/*.h)
 UNIT_SRC   := $(wildcard burner/tests/test_*.c)
 UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps burner check check-unit check-py fuzz clean libs mkfs2 asan
+.PHONY: all deps burner check check-unit bench fuzz clean libs mkfs2 asan
 
 all: burner
 
@@ -69,8 +70,14 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lz
 
-check: burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image
-	@CXR_BUILD=$(B) $(PYTHON) -m pytest -q tests/
+CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image
+
+# Every test; pytest's summary ("N passed ...") is the last line.
+check: $(CHECK_BINS)
+	@CXR_BUILD=$(B) $(PYTHON) -m pytest -q -rs -p no:cacheprovider tests/
+
+bench: burner/cxflash $(B)/host/mkfs2
+	scripts/bench.sh $(B)
 
 check-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

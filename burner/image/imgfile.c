@@ -79,6 +79,18 @@ static int open_contiguous(struct imgfile *f, struct cx_status *st)
 	return CX_OK;
 }
 
+static int open_raw(struct imgfile *f, bool striped, struct cx_status *st)
+{
+	int rc;
+
+	if (f->raw_len == 0)
+		return cx_fail(st, CX_EIMAGE, "%s is empty", f->path);
+	rc = striped ? open_striped(f, st) : open_contiguous(f, st);
+	if (rc)
+		return rc;
+	return fs2_parse(f->cont, f->cont_len, &f->img, st);
+}
+
 int imgfile_open(struct imgfile *f, const char *path, bool striped, struct cx_status *st)
 {
 	int rc;
@@ -87,12 +99,20 @@ int imgfile_open(struct imgfile *f, const char *path, bool striped, struct cx_st
 	f->path = path;
 	if ((rc = file_read(path, IMGFILE_MAX, &f->raw, &f->raw_len, st)))
 		return rc;
-	if (f->raw_len == 0)
-		return cx_fail(st, CX_EIMAGE, "%s is empty", path);
-	rc = striped ? open_striped(f, st) : open_contiguous(f, st);
-	if (rc)
-		return rc;
-	return fs2_parse(f->cont, f->cont_len, &f->img, st);
+	return open_raw(f, striped, st);
+}
+
+int imgfile_open_mem(struct imgfile *f, const uint8_t *buf, size_t len, bool striped,
+		     struct cx_status *st)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = "(memory)";
+	f->raw = malloc(len ? len : 1);
+	if (!f->raw)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	memcpy(f->raw, buf, len);
+	f->raw_len = len;
+	return open_raw(f, striped, st);
 }
 
 int imgfile_save(struct imgfile *f, struct cx_status *st)

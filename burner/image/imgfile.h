@@ -34,6 +34,10 @@ struct imgfile {
 /* Read and parse path. Even on failure, call imgfile_close(). */
 int imgfile_open(struct imgfile *f, const char *path, bool striped, struct cx_status *st);
 
+/* The same from a copy of len bytes at buf (tests and fuzzing); path is "(memory)". */
+int imgfile_open_mem(struct imgfile *f, const uint8_t *buf, size_t len, bool striped,
+		     struct cx_status *st);
+
 /* Write f->cont back (through the zebra mapping when striped) over the file,
  * atomically. */
 int imgfile_save(struct imgfile *f, struct cx_status *st);

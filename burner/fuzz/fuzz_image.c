@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fuzz_image.c — libFuzzer target over everything cxflash does with an untrusted image:
+ * locating it (contiguous and striped), parsing, verifying, reading the GUIDs,
+ * tags and ROM records, inflating the .ini, and patching a copy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/imgfile.h"
+#include "image/ini.h"
+#include "image/patch.h"
+
+static void exercise(const uint8_t *data, size_t size, bool striped)
+{
+	struct imgfile f;
+	struct cx_status st = {0};
+
+	if (imgfile_open_mem(&f, data, size, striped, &st) == CX_OK) {
+		fs2_verdict(&f.img, &st);
+		if (f.img.fwconf_sect >= 0) {
+			const struct fs2_item *s = &f.img.items[f.img.fwconf_sect];
+			char *text;
+			size_t len;
+			if (ini_inflate(f.cont + s->data_off, s->data_len, &text, &len, &st) == CX_OK)
+				free(text);
+		}
+		struct guid_request req = {.have_guids = true, .have_macs = true};
+		patch_expand_guid(0x0002c9030000aa00ull, req.guid);
+		patch_expand_mac(0x0002c900aa00ull, req.mac);
+		cx_status_clear(&st);
+		patch_guids(f.cont, &f.img, &req, &st);
+		cx_status_clear(&st);
+		patch_vsd(f.cont, &f.img, "fuzz", &st);
+	}
+	imgfile_close(&f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	exercise(data, size, false);
+	exercise(data, size, true);
+	return 0;
+}
