@@ -94,6 +94,18 @@ static void done(struct cli *c, const char *what)
 	}
 }
 
+/* Patches start from an image that verifies; blank GUIDs are what sg may fix. */
+static int open_for_patch(struct cli *c, struct imgfile *f, struct cx_status *st)
+{
+	int rc = cli_open_image(c, f, st);
+
+	if (!rc && (rc = fs2_verdict(&f->img, st)) == CX_EBLANK) {
+		cx_status_clear(st);
+		rc = CX_OK;
+	}
+	return rc;
+}
+
 int cmd_sg(struct cli *c, struct cx_status *st)
 {
 	struct imgfile f;
@@ -101,11 +113,7 @@ int cmd_sg(struct cli *c, struct cx_status *st)
 
 	if (!c->guids.have_guids && !c->guids.have_macs)
 		return cx_fail(st, CX_EUSAGE, "sg needs --guid/--guids and/or --mac/--macs");
-	rc = cli_open_image(c, &f, st);
-	if (!rc && (rc = fs2_verdict(&f.img, st)) == CX_EBLANK) {
-		cx_status_clear(st);
-		rc = CX_OK;
-	}
+	rc = open_for_patch(c, &f, st);
 	if (!rc && !c->json)
 		show_guid_changes(&f.img.guids, &c->guids);
 	if (!rc && !c->json)
@@ -125,11 +133,7 @@ int cmd_sv(struct cli *c, struct cx_status *st)
 
 	if (!c->vsd)
 		return cx_fail(st, CX_EUSAGE, "sv needs --vsd STRING");
-	rc = cli_open_image(c, &f, st);
-	if (!rc && (rc = fs2_verdict(&f.img, st)) == CX_EBLANK) {
-		cx_status_clear(st);
-		rc = CX_OK;
-	}
+	rc = open_for_patch(c, &f, st);
 	if (!rc)
 		rc = apply(c, &f, do_sv, st);
 	if (!rc)

@@ -253,6 +253,10 @@ static int check_pointers(struct fs2_image *img, struct cx_status *st)
 			return cx_fail(st, CX_EIMAGE, "GUID section at 0x%x holds %d entries: more than %d",
 				       g->off, n, GUIDS_MAX);
 		guids_decode(img->buf + g->data_off, n, &img->guids);
+		/* Blank also takes the blank CRC (Fs2Query, §3.1): all-ones
+		 * entries under a real CRC are ordinary values. */
+		if ((g->crc_stored & 0xFFFF) != BLANK_CRC)
+			img->guids.blank = false;
 	}
 	if (img->info_sect >= 0) {
 		const struct fs2_item *in = &img->items[img->info_sect];
