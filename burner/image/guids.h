@@ -39,7 +39,7 @@ uint64_t guids_mac_from_guid(uint64_t guid);
 /* True if a stored MAC entry is blank (low 48 bits all ones), §3.1. */
 bool guids_mac_is_blank(uint64_t mac);
 
-/* Parse a GUID: up to 16 hex digits, optional 0x, optional ':' between bytes. */
+/* Parse a GUID: up to 16 hex digits, optional 0x, optional ':' or '-' separators. */
 int guids_parse_guid(const char *s, uint64_t *out, struct cx_status *st);
 
 /* Parse a MAC: up to 12 hex digits, optional 0x, optional ':' or '-' between

@@ -84,7 +84,8 @@ int patch_vsd(uint8_t *buf, const struct fs2_image *img, const char *vsd, struct
 	memset(p, 0, img->info.payload_len[TAG_VSD]);
 	memcpy(p, vsd, len);
 	patch_section_crc(buf, sect);
-	if (!img->guids.blank)
+	/* A blank-GUID image keeps its 0xFFFF full CRC until GUIDs are set, §3.1. */
+	if (!(img->guids.blank && img->full_crc_stored == 0xFFFF))
 		patch_full_crc(buf, img);
 	return CX_OK;
 }

@@ -46,6 +46,8 @@ int rom_parse(const uint8_t *rom, size_t len, struct rom_info out[ROM_MAX_IMAGES
 	for (size_t i = 0; i + ROM_MAGIC_LEN <= len && n < ROM_MAX_IMAGES; i++) {
 		if (memcmp(rom + i, rom_magic, ROM_MAGIC_LEN))
 			continue;
+		if (len - i - ROM_MAGIC_LEN < 4)
+			break; /* a tag with no record after it: nothing to report */
 		decode(rom + i + ROM_MAGIC_LEN, len - i - ROM_MAGIC_LEN, &out[n++]);
 		i += ROM_MAGIC_LEN + 4 * ROM_RECORD_DWORDS - 1;
 	}
