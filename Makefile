@@ -27,7 +27,17 @@ MKFS2_HDR  := $(wildcard sim/mkfs2/*.h)
 UNIT_SRC   := $(wildcard burner/tests/test_*.c)
 UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps burner check check-unit bench fuzz clean libs mkfs2 asan
+# cxsim: the card model (sim/core), its command line and FUSE front end (sim/cli),
+# and a preload shim that turns a client's sleeps into model time (sim/shim).
+SIM_CORE   := $(wildcard sim/core/*.c)
+SIM_HDR    := $(wildcard sim/core/*.h sim/cli/*.h)
+SIM_CLI    := $(wildcard sim/cli/*.c)
+SIM_TESTS  := $(wildcard sim/tests/test_*.c)
+SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
+UNIT_BINS  += $(SIM_UNIT)
+FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
+
+.PHONY: all deps burner check check-unit bench fuzz clean libs mkfs2 asan cxsim
 
 all: burner
 
@@ -59,6 +69,20 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  -o $@ $(MKFS2_SRC) -lz
+
+cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so
+$(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread
+
+$(B)/host/cxsim-sleep.so: sim/shim/sleep_shim.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+
+$(B)/tests/test_sim_%: sim/tests/test_%.c $(SIM_CORE) $(SIM_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  -Isim/core -o $@ $< $(SIM_CORE) -lcmocka
 
 $(B)/tests/%: burner/tests/%.c $(BURNER_LIB) $(BURNER_HDR)
 	@mkdir -p $(@D)

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cxsim.h — the card model: a ConnectX-2 / ConnectX-3 / ConnectX-3 Pro as seen
+ * from PCI, at the register level. The manual of the hardware is
+ * ../shared/docs/hw-access.md (section numbers below refer to it).
+ *
+ * The model is front-end agnostic: it has no I/O but the two state files it
+ * loads and saves. Front ends (the in-process C interface used by tests and
+ * benchmarks, the FUSE fake sysfs, later a QEMU device) call
+ * cxsim_cfg_read()/cxsim_cfg_write() for PCI config space, which is where the
+ * 0x58/0x5c crspace window lives (§2.3), and cxsim_bar0_read()/write() for the
+ * memory BAR, which reads as all-ones (memory decode off), so tools fall back
+ * to config cycles (§2.2).
+ *
+ * It shares no code with cxflash: a misreading of the spec must not cancel
+ * itself out between burner and model.
+ *
+ * Time: the model keeps its own clock. Every config access costs
+ * CXSIM_CFG_ACCESS_NS; a front end adds the time its client spends sleeping
+ * with cxsim_advance(). Flash operations finish when the clock passes their
+ * datasheet duration (the status register's WIP bit stays set until then).
+ * Nothing depends on the wall clock, so a run is repeatable.
+ */
+#ifndef CXSIM_H
+#define CXSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CXSIM_CFG_SIZE 256          /* conventional PCI config space */
+#define CXSIM_BAR0_SIZE (1u << 20)  /* 1 MiB BAR0, §2.2 */
+#define CXSIM_CFG_ACCESS_NS 1000    /* one config read or write: 1 µs (issue 3's cost model) */
+
+enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO };
+
+/* What a card is. Saved beside the flash in a small key=value text file. */
+struct cxsim_params {
+	enum cxsim_chip chip;
+	uint16_t pci_device;        /* normal PCI device ID (CX2 0x673c, CX3 0x1003, Pro 0x1007) */
+	uint8_t hw_rev;             /* crspace 0xf0014 bits 23:16: CX2 0xB0, CX3 0 or 1, Pro 0 */
+	uint16_t subsys_vendor, subsys_device;
+	char flash_part[32];        /* a name from the SPI NOR table, e.g. "W25Q16" */
+	bool wo_addr_window;        /* 0x58 is write-only: reads back 0xbadacce5, §2.3 */
+	uint64_t seed;              /* makes "undefined" flash bytes deterministic */
+
+	/* Faults. */
+	uint64_t power_cut_after;   /* lose power after this many config accesses; 0 = never */
+	bool stuck_busy;            /* the gateway BUSY bit never clears */
+	bool sem_held_gpio;         /* 0xf03fc is held by another agent */
+	bool sem_held_flashprog;    /* 0xf03a0 is held by another agent (CX3/Pro) */
+	bool write_protect;         /* the flash powers on with its block-protect bits set */
+};
+
+struct cxsim_counters {
+	uint64_t cfg_reads, cfg_writes;
+	uint64_t cr_reads, cr_writes;       /* crspace accesses through the window */
+	uint64_t unmodelled;                /* crspace accesses to addresses the model lacks */
+	uint64_t gw_cmds;                   /* gateway transactions started */
+	uint64_t gw_by_opcode[256];         /* ... by SPI opcode (transactions with a command phase) */
+	uint64_t bytes_programmed, bytes_erased, bytes_read;
+	uint64_t erases;
+	uint64_t time_ns;                   /* the model's clock */
+};
+
+/* What the boot-ROM model found at the last power-on. */
+struct cxsim_boot {
+	bool booted;            /* false: no valid image, the card is in recovery mode */
+	uint32_t start;         /* physical start of the image that boots */
+	unsigned slot;          /* 0 or 1 */
+	bool failsafe;
+	unsigned nvalid;        /* valid images found */
+	uint16_t fw_ver[3];
+	uint16_t dev_type;
+	char psid[17];
+	char vsd[209];
+	int nguids;             /* 4 or 6 entries in the GUID section */
+	uint64_t guids[4];
+	uint64_t macs[2];       /* derived from port GUIDs on 4-entry images */
+	char why[160];          /* when !booted: why no image is valid */
+};
+
+struct cxsim_card;
+
+/* Defaults for a chip: IDs, revision, a 2 MiB W25Q16, seed 1, no faults. */
+void cxsim_params_default(struct cxsim_params *p, enum cxsim_chip chip);
+
+/* A card whose flash is flash_size bytes of 0xFF; then power it on. */
+struct cxsim_card *cxsim_new(const struct cxsim_params *p);
+
+/* Load a card from STEM.conf and STEM.flash; NULL with *err set on failure. */
+struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen);
+
+/* Save params and flash (only if changed) to STEM.conf / STEM.flash. 0 or -1. */
+int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen);
+
+void cxsim_free(struct cxsim_card *c);
+
+/* Power-on: in-flight flash operations are lost (see cxsim_power_off), the
+ * boot ROM scans the flash and the card takes its normal or recovery PCI ID. */
+void cxsim_power_cycle(struct cxsim_card *c);
+bool cxsim_powered(const struct cxsim_card *c);
+
+/* PCI config space: len 1, 2 or 4, off aligned to len, off + len <= 256.
+ * Values are the little-endian register values (as pread of sysfs config
+ * gives them). Each call counts as one config access. */
+uint32_t cxsim_cfg_read(struct cxsim_card *c, unsigned off, unsigned len);
+void cxsim_cfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len);
+
+/* BAR0: all-ones, writes ignored (memory decode off), §2.2. */
+uint32_t cxsim_bar0_read(struct cxsim_card *c, unsigned off);
+
+/* Let time pass (the client slept). */
+void cxsim_advance(struct cxsim_card *c, uint64_t ns);
+
+const struct cxsim_counters *cxsim_counters(const struct cxsim_card *c);
+void cxsim_counters_reset(struct cxsim_card *c);
+const struct cxsim_boot *cxsim_boot_info(const struct cxsim_card *c);
+const struct cxsim_params *cxsim_get_params(const struct cxsim_card *c);
+struct cxsim_params *cxsim_params_mut(struct cxsim_card *c); /* faults may change at run time */
+
+/* The flash array, for create/inspect tools and tests (not for front ends). */
+uint8_t *cxsim_flash(struct cxsim_card *c, size_t *size);
+void cxsim_flash_changed(struct cxsim_card *c); /* after writing it directly */
+
+/* The PCI IDs the card shows now. */
+uint16_t cxsim_pci_device_now(const struct cxsim_card *c);
+uint32_t cxsim_class_now(const struct cxsim_card *c);   /* 0x028000 or 0x050000 */
+
+/* Chip names and parsing for front ends: "cx2", "cx3", "cx3pro". */
+const char *cxsim_chip_name(enum cxsim_chip chip);
+int cxsim_chip_parse(const char *s, enum cxsim_chip *chip);
+
+/* Messages about unmodelled accesses etc. go here (default: none). */
+void cxsim_set_log(struct cxsim_card *c, void (*log)(void *ctx, const char *msg), void *ctx);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* spi_nor.h — one SPI NOR flash chip, byte by byte on the wire.
+ *
+ * The flash gateway (gateway.c) turns each gateway transaction into chip
+ * select, bytes exchanged, and (unless CS is held) deselect. The chip acts
+ * like its datasheet says: an instruction is latched by its first byte;
+ * program, erase and status-register writes need WEL (set by WREN) and start
+ * when CS goes high; WIP stays set for the operation's datasheet time on the
+ * model clock, and while it is set every instruction but RDSR is ignored;
+ * programming only clears bits; page program wraps within its 256-byte page;
+ * block-protect bits make writes to the protected area silently do nothing.
+ *
+ * Parts come from a table (spi_parts.c): flashrom's way — data, not code per part.
+ */
+#ifndef CXSIM_SPI_NOR_H
+#define CXSIM_SPI_NOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* SPI opcodes, hw-access.md §3.3. */
+enum spi_op {
+	SPI_WRSR = 0x01, SPI_PP = 0x02, SPI_READ = 0x03, SPI_WRDI = 0x04, SPI_RDSR = 0x05,
+	SPI_WREN = 0x06, SPI_SSE = 0x20, SPI_BE32 = 0x52, SPI_RDID = 0x9F, SPI_RES = 0xAB,
+	SPI_CE = 0xC7, SPI_SE = 0xD8,
+};
+
+#define SPI_SR_WIP 0x01
+#define SPI_SR_WEL 0x02
+
+struct spi_part {
+	const char *name;        /* "W25Q16", "M25P32", "SST25VF016B", ... */
+	uint8_t jedec[3];        /* manufacturer, memory type, density (RDID) */
+	uint8_t res_id;          /* electronic signature returned by RES (0xAB) */
+	uint32_t size;           /* bytes */
+	bool erase_4k;           /* 0x20 erases 4 KiB */
+	bool erase_64k;          /* 0xD8 erases 64 KiB */
+	bool byte_program;       /* SST: 0x02 programs one byte per command */
+	uint8_t sr_bp_mask;      /* status-register block-protect bits */
+	uint8_t sr_power_on;     /* SR value at power-on (SST: BP bits set) */
+	/* Datasheet typical times, ns. */
+	uint64_t t_page_prog;    /* one 256-byte page program (or one byte, SST) */
+	uint64_t t_erase_4k, t_erase_64k, t_chip_erase, t_wrsr;
+	const char *source;      /* which datasheet, which table */
+};
+
+extern const struct spi_part spi_parts[];
+extern const unsigned spi_nparts;
+const struct spi_part *spi_part_find(const char *name);
+
+struct spi_nor_stats {
+	uint64_t bytes_programmed, bytes_erased, bytes_read, erases;
+};
+
+struct spi_nor {
+	const struct spi_part *part;
+	uint8_t *mem;            /* part->size bytes, owned by the caller */
+	uint8_t sr;
+	uint64_t seed;
+	/* The instruction in progress on the wire. */
+	bool selected;
+	unsigned nbytes;         /* bytes clocked since select */
+	uint8_t op;
+	uint32_t addr;
+	uint8_t wbuf[256];       /* bytes to program, by page offset */
+	bool wmask[256];
+	unsigned nwritten;
+	/* The internal operation that holds WIP. */
+	uint8_t busy_op;
+	uint32_t busy_addr;
+	uint64_t busy_start, busy_until;
+	struct spi_nor_stats stats;
+	bool changed;            /* memory was modified since the flag was cleared */
+};
+
+/* Power-on state; mem keeps its contents. */
+void spi_nor_init(struct spi_nor *f, const struct spi_part *p, uint8_t *mem, uint64_t seed,
+		  bool protect);
+
+void spi_nor_select(struct spi_nor *f, uint64_t now);
+uint8_t spi_nor_xfer(struct spi_nor *f, uint8_t mosi, uint64_t now);
+void spi_nor_deselect(struct spi_nor *f, uint64_t now);
+
+/* Power lost at 'now': an operation in flight leaves a partially programmed
+ * page, or an erased sector whose bytes are undefined (deterministic per seed). */
+void spi_nor_power_loss(struct spi_nor *f, uint64_t now);
+
+#endif
