@@ -35,6 +35,10 @@ PACKAGES=(
     python3-pytest         # `make check`
     # --- hardware tools ---------------------------------------------------------------
     mstflint               # reference tool for ConnectX flash (comparison/tests)
+    # --- cxsim, the card simulator (sim/) ---------------------------------------------
+    libfuse3-dev           # FUSE fake sysfs front end of cxsim (sim/cli)
+    fuse3                  # fusermount3 and /dev/fuse setup for cxsim serve
+    pkg-config             # finds fuse3's flags for the cxsim build
     # --- later: QEMU, syslinux, ... ---------------------------------------------------
 )
 
