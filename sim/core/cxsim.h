@@ -59,6 +59,7 @@ struct cxsim_counters {
 	uint64_t gw_by_opcode[256];         /* ... by SPI opcode (transactions with a command phase) */
 	uint64_t bytes_programmed, bytes_erased, bytes_read;
 	uint64_t erases;
+	uint64_t gw_without_sem;            /* gateway transactions while 0xf03fc was not held */
 	uint64_t time_ns;                   /* the model's clock */
 };
 

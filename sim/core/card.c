@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* card.c — a card's life: parameters, power, the boot ROM's verdict, state files. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "bootrom.h"
+#include "card.h"
+
+#define PCI_VENDOR_MELLANOX 0x15B3
+#define CLASS_NETWORK 0x028000   /* network controller, "other" (0x0280) */
+#define CLASS_MEMORY 0x050000    /* memory controller: what a recovery-mode card shows */
+
+/* hw-access.md §1.1 (PCI IDs), §1.2 (HW ID and revision), §3.5 (0xf03a0 on CX3/Pro
+ * only), §3.11 (CX2 boot ROM probes 6 start positions, CX3 10). */
+static const struct chip_info chips[] = {
+	[CXSIM_CX2] = {"cx2", 0x190, 0x673C, 0xB0, false, 6},
+	[CXSIM_CX3] = {"cx3", 0x1F5, 0x1003, 0x01, true, 10},
+	[CXSIM_CX3PRO] = {"cx3pro", 0x1F7, 0x1007, 0x00, true, 10},
+};
+
+const struct chip_info *chip_info(enum cxsim_chip chip)
+{
+	return &chips[chip];
+}
+
+const char *cxsim_chip_name(enum cxsim_chip chip)
+{
+	return chips[chip].name;
+}
+
+int cxsim_chip_parse(const char *s, enum cxsim_chip *chip)
+{
+	for (unsigned i = 0; i < sizeof(chips) / sizeof(chips[0]); i++)
+		if (!strcasecmp(s, chips[i].name)) {
+			*chip = (enum cxsim_chip)i;
+			return 0;
+		}
+	return -1;
+}
+
+void card_log(struct cxsim_card *c, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!c->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->log(c->log_ctx, msg);
+}
+
+void cxsim_set_log(struct cxsim_card *c, void (*log)(void *ctx, const char *msg), void *ctx)
+{
+	c->log = log;
+	c->log_ctx = ctx;
+}
+
+void cxsim_params_default(struct cxsim_params *p, enum cxsim_chip chip)
+{
+	memset(p, 0, sizeof(*p));
+	p->chip = chip;
+	p->pci_device = chips[chip].default_pci;
+	p->hw_rev = chips[chip].default_rev;
+	p->subsys_vendor = PCI_VENDOR_MELLANOX;
+	p->subsys_device = 0x0050;
+	snprintf(p->flash_part, sizeof(p->flash_part), "W25Q16");
+	p->seed = 1;
+}
+
+static struct cxsim_card *alloc_card(const struct cxsim_params *p, char *err, size_t errlen)
+{
+	const struct spi_part *part = spi_part_find(p->flash_part);
+	struct cxsim_card *c;
+
+	if (!part) {
+		snprintf(err, errlen, "unknown flash part '%s'", p->flash_part);
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->flash = malloc(part->size))) {
+		free(c);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->p = *p;
+	c->chip = &chips[p->chip];
+	c->flash_size = part->size;
+	memset(c->flash, 0xFF, part->size);
+	return c;
+}
+
+struct cxsim_card *cxsim_new(const struct cxsim_params *p)
+{
+	char err[128];
+	struct cxsim_card *c = alloc_card(p, err, sizeof(err));
+
+	if (c)
+		cxsim_power_cycle(c);
+	return c;
+}
+
+void cxsim_free(struct cxsim_card *c)
+{
+	if (!c)
+		return;
+	free(c->flash);
+	free(c);
+}
+
+static void set_running_identity(struct cxsim_card *c)
+{
+	c->boot_addr = 0;
+	if (c->boot.booted)
+		c->boot_addr = c->boot.start << 8; /* as a burner leaves it, §4.4 (UNCONFIRMED at power-on) */
+}
+
+void cxsim_power_cycle(struct cxsim_card *c)
+{
+	const struct spi_part *part = spi_part_find(c->p.flash_part);
+
+	if (c->powered)
+		spi_nor_power_loss(&c->nor, c->now);
+	if (c->nor.changed)
+		c->flash_dirty = true;
+	spi_nor_init(&c->nor, part, c->flash, c->p.seed, c->p.write_protect);
+	c->powered = true;
+	c->accesses = 0;
+	bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
+	cr_reset(c);
+	gw_reset(c);
+	pcicfg_reset(c);
+	set_running_identity(c);
+}
+
+bool cxsim_powered(const struct cxsim_card *c)
+{
+	return c->powered;
+}
+
+/* One config access: the clock ticks, and a power cut may strike after it. */
+static void tick(struct cxsim_card *c)
+{
+	c->now += CXSIM_CFG_ACCESS_NS;
+	c->cnt.time_ns = c->now;
+	c->accesses++;
+}
+
+static void maybe_cut_power(struct cxsim_card *c)
+{
+	if (c->p.power_cut_after && c->accesses >= c->p.power_cut_after) {
+		card_log(c, "power cut after %llu config accesses", (unsigned long long)c->accesses);
+		spi_nor_power_loss(&c->nor, c->now);
+		if (c->nor.changed)
+			c->flash_dirty = true;
+		c->powered = false;
+		c->p.power_cut_after = 0; /* one shot: the next power-on runs normally */
+	}
+}
+
+uint32_t cxsim_cfg_read(struct cxsim_card *c, unsigned off, unsigned len)
+{
+	uint32_t v;
+
+	if (!c->powered)
+		return len == 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1; /* no device answers */
+	tick(c);
+	c->cnt.cfg_reads++;
+	v = pcicfg_read(c, off, len);
+	maybe_cut_power(c);
+	return v;
+}
+
+void cxsim_cfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len)
+{
+	if (!c->powered)
+		return;
+	tick(c);
+	c->cnt.cfg_writes++;
+	pcicfg_write(c, off, val, len);
+	maybe_cut_power(c);
+}
+
+uint32_t cxsim_bar0_read(struct cxsim_card *c, unsigned off)
+{
+	(void)c;
+	(void)off;
+	return 0xFFFFFFFFu; /* memory decode off: tools fall back to config cycles, §2.2 */
+}
+
+void cxsim_advance(struct cxsim_card *c, uint64_t ns)
+{
+	c->now += ns;
+	c->cnt.time_ns = c->now;
+}
+
+const struct cxsim_counters *cxsim_counters(const struct cxsim_card *c)
+{
+	return &c->cnt;
+}
+
+void cxsim_counters_reset(struct cxsim_card *c)
+{
+	uint64_t t = c->cnt.time_ns;
+
+	memset(&c->cnt, 0, sizeof(c->cnt));
+	memset(&c->nor.stats, 0, sizeof(c->nor.stats));
+	c->cnt.time_ns = t;
+}
+
+const struct cxsim_boot *cxsim_boot_info(const struct cxsim_card *c)
+{
+	return &c->boot;
+}
+
+const struct cxsim_params *cxsim_get_params(const struct cxsim_card *c)
+{
+	return &c->p;
+}
+
+struct cxsim_params *cxsim_params_mut(struct cxsim_card *c)
+{
+	return &c->p;
+}
+
+uint8_t *cxsim_flash(struct cxsim_card *c, size_t *size)
+{
+	*size = c->flash_size;
+	return c->flash;
+}
+
+void cxsim_flash_changed(struct cxsim_card *c)
+{
+	c->flash_dirty = true;
+}
+
+uint16_t cxsim_pci_device_now(const struct cxsim_card *c)
+{
+	/* Recovery ("livefish") ID = HW ID + 1, hw-access.md §1.1, §1.3. */
+	return c->boot.booted ? c->p.pci_device : (uint16_t)(c->chip->hw_id + 1);
+}
+
+uint32_t cxsim_class_now(const struct cxsim_card *c)
+{
+	return c->boot.booted ? CLASS_NETWORK : CLASS_MEMORY;
+}
+
+/* ---- state files: STEM.conf (key=value) and STEM.flash (raw) ---- */
+
+#define U(field) {#field, offsetof(struct cxsim_params, field), sizeof(((struct cxsim_params *)0)->field)}
+static const struct {
+	const char *key;
+	size_t off, size;
+} num_keys[] = {
+	U(pci_device), U(hw_rev), U(subsys_vendor), U(subsys_device), U(wo_addr_window), U(seed),
+	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
+};
+
+static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
+{
+	uint8_t *f = (uint8_t *)p + num_keys[i].off;
+
+	switch (num_keys[i].size) {
+	case 1: *f = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(f, &x, 2); break; }
+	case 8: memcpy(f, &v, 8); break;
+	}
+	if (num_keys[i].size == 1 && (num_keys[i].off == offsetof(struct cxsim_params, wo_addr_window) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, stuck_busy) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_gpio) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_flashprog) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, write_protect)))
+		*f = v != 0;
+}
+
+static unsigned long long get_num(const struct cxsim_params *p, size_t i)
+{
+	const uint8_t *f = (const uint8_t *)p + num_keys[i].off;
+	uint16_t x;
+	uint64_t y;
+
+	switch (num_keys[i].size) {
+	case 1: return *f;
+	case 2: memcpy(&x, f, 2); return x;
+	default: memcpy(&y, f, 8); return y;
+	}
+}
+
+static int parse_conf(FILE *in, struct cxsim_params *p, char *err, size_t errlen)
+{
+	char line[256];
+	int lineno = 0;
+
+	while (fgets(line, sizeof(line), in)) {
+		char *eq, *val, *end;
+		size_t i;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (!(eq = strchr(line, '='))) {
+			snprintf(err, errlen, "line %d: expected key=value", lineno);
+			return -1;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		if (!strcmp(line, "chip")) {
+			if (cxsim_chip_parse(val, &p->chip)) {
+				snprintf(err, errlen, "line %d: unknown chip '%s'", lineno, val);
+				return -1;
+			}
+			continue;
+		}
+		if (!strcmp(line, "flash_part")) {
+			snprintf(p->flash_part, sizeof(p->flash_part), "%s", val);
+			continue;
+		}
+		for (i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
+			if (!strcmp(line, num_keys[i].key))
+				break;
+		if (i == sizeof(num_keys) / sizeof(num_keys[0])) {
+			snprintf(err, errlen, "line %d: unknown key '%s'", lineno, line);
+			return -1;
+		}
+		errno = 0;
+		unsigned long long v = strtoull(val, &end, 0);
+		if (errno || end == val || *end) {
+			snprintf(err, errlen, "line %d: bad number '%s'", lineno, val);
+			return -1;
+		}
+		put_num(p, i, v);
+	}
+	return 0;
+}
+
+struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen)
+{
+	char path[4096];
+	struct cxsim_params p;
+	struct cxsim_card *c;
+	FILE *f;
+
+	cxsim_params_default(&p, CXSIM_CX3);
+	snprintf(path, sizeof(path), "%s.conf", stem);
+	if (!(f = fopen(path, "r"))) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	int rc = parse_conf(f, &p, err, errlen);
+	fclose(f);
+	if (rc || !(c = alloc_card(&p, err, errlen)))
+		return NULL;
+	snprintf(path, sizeof(path), "%s.flash", stem);
+	if (!(f = fopen(path, "rb"))) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		cxsim_free(c);
+		return NULL;
+	}
+	size_t got = fread(c->flash, 1, c->flash_size, f);
+	int extra = fgetc(f);
+	fclose(f);
+	if (got != c->flash_size || extra != EOF) {
+		snprintf(err, errlen, "%s is not %zu bytes (the size of a %s)", path, c->flash_size,
+			 p.flash_part);
+		cxsim_free(c);
+		return NULL;
+	}
+	cxsim_power_cycle(c);
+	c->flash_dirty = false;
+	return c;
+}
+
+static int write_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen)
+{
+	char tmp[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	if (!(f = fopen(tmp, "wb")) || fwrite(buf, 1, len, f) != len || fflush(f) ||
+	    fsync(fileno(f))) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
+{
+	char path[4096], conf[1024];
+	size_t n;
+
+	n = (size_t)snprintf(conf, sizeof(conf),
+			     "# cxsim card parameters (sim/core/cxsim.h struct cxsim_params)\n"
+			     "chip=%s\nflash_part=%s\n", c->chip->name, c->p.flash_part);
+	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]) && n < sizeof(conf); i++)
+		n += (size_t)snprintf(conf + n, sizeof(conf) - n, "%s=0x%llx\n", num_keys[i].key,
+				      get_num(&c->p, i));
+	snprintf(path, sizeof(path), "%s.conf", stem);
+	if (write_atomic(path, conf, n, err, errlen))
+		return -1;
+	if (c->nor.changed)
+		c->flash_dirty = true;
+	snprintf(path, sizeof(path), "%s.flash", stem);
+	if ((c->flash_dirty || access(path, F_OK)) &&
+	    write_atomic(path, c->flash, c->flash_size, err, errlen))
+		return -1;
+	c->flash_dirty = false;
+	c->nor.changed = false;
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* card.h — the model's internals, shared by card.c, pcicfg.c, crspace.c and gateway.c.
+ * Front ends use cxsim.h only. */
+#ifndef CXSIM_CARD_H
+#define CXSIM_CARD_H
+
+#include "cxsim.h"
+#include "spi_nor.h"
+
+/* Chip facts, hw-access.md §1.1–§1.2. */
+struct chip_info {
+	const char *name;
+	uint16_t hw_id;          /* crspace 0xf0014 bits 15:0 */
+	uint16_t default_pci;    /* normal PCI device ID */
+	uint8_t default_rev;     /* 0xf0014 bits 23:16 */
+	bool has_flashprog_sem;  /* 0xf03a0 exists (CX3/Pro only), §3.5 */
+	unsigned boot_positions; /* FS2 start positions the boot ROM searches, §3.11 */
+};
+
+const struct chip_info *chip_info(enum cxsim_chip chip);
+
+/* A read-to-lock semaphore, §3.5: reading returns the old value and takes it when free. */
+struct semaphore {
+	uint32_t value;          /* 0 free, 1 held */
+	bool other_agent;        /* held by someone who is not the client (a fault) */
+};
+
+struct gateway {
+	uint32_t cmd, addr, data[4];
+	bool cs_held;            /* the previous transaction kept chip select asserted */
+};
+
+struct cxsim_card {
+	struct cxsim_params p;
+	const struct chip_info *chip;
+	uint8_t *flash;
+	size_t flash_size;
+	struct spi_nor nor;
+	bool flash_dirty;
+
+	bool powered;
+	struct cxsim_boot boot;
+	uint64_t now;                 /* model clock, ns */
+	uint64_t accesses;            /* config accesses since power-on */
+	struct cxsim_counters cnt;
+
+	/* PCI config space. */
+	uint8_t cfg[CXSIM_CFG_SIZE];
+	uint32_t bar0_lo, bar0_hi;
+	uint32_t win_addr;            /* 0x58 */
+	uint32_t win_data;            /* 0x5c latch (write-only-address variant) */
+
+	/* crspace registers that hold state. */
+	struct semaphore sem_gpio, sem_flashprog, sem_trm;
+	uint32_t boot_addr;           /* 0xf0000 */
+	uint32_t reg_f3834;           /* livefish link-reset tweak, §1.3 */
+	struct gateway gw;
+
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+};
+
+void card_log(struct cxsim_card *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* pcicfg.c */
+void pcicfg_reset(struct cxsim_card *c);
+uint32_t pcicfg_read(struct cxsim_card *c, unsigned off, unsigned len);
+void pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len);
+
+/* crspace.c */
+uint32_t cr_read(struct cxsim_card *c, uint32_t addr);
+void cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
+void cr_reset(struct cxsim_card *c);
+bool card_gpio_sem_held(const struct cxsim_card *c); /* by the client, not another agent */
+
+/* gateway.c */
+uint32_t gw_read(struct cxsim_card *c, uint32_t addr);
+void gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
+void gw_reset(struct cxsim_card *c);
+
+#endif

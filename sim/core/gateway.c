@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gateway.c — the flash gateway at crspace 0xf0400 (hw-access.md §3.1, §3.2).
+ *
+ * Writing the command word with BUSY set runs one SPI transaction on the
+ * chip: select (unless the previous one held chip select), the opcode if the
+ * command phase is on, three address bytes from 0xf0404 if the address phase
+ * is on, then 2^MSIZE data bytes into or out of the four data registers
+ * (first flash byte = most significant byte of data0), and deselect unless
+ * CS_HOLD is set. FLASH_ENABLE (bit 13) must be set on these chips or
+ * nothing reaches the flash. Bank 1 (bit 11) has no chip: reads see 0xFF.
+ */
+#include "card.h"
+
+#define GW_CMD 0xF0400
+#define GW_ADDR 0xF0404
+#define GW_DATA0 0xF0410
+#define GW_DATA3 0xF041C
+
+#define GW_READ_OP (1u << 0)       /* data phase reads the flash, §3.1 */
+#define GW_CMD_PHASE (1u << 2)
+#define GW_ADDR_PHASE (1u << 3)
+#define GW_DATA_PHASE (1u << 4)
+#define GW_CS_HOLD (1u << 5)
+#define GW_MSIZE_SHIFT 8           /* bits 10:8: 2^MSIZE data bytes */
+#define GW_MSIZE_MASK 0x7u
+#define GW_CHIP_SELECT (1u << 11)  /* bank */
+#define GW_FLASH_ENABLE (1u << 13) /* must be 1 on CX2/CX3/CX3 Pro */
+#define GW_ADDR_4BYTE (1u << 14)
+#define GW_OPCODE_SHIFT 16         /* bits 23:16 */
+#define GW_BUSY (1u << 30)
+#define GW_DATA_MAX 16             /* four data registers */
+
+void gw_reset(struct cxsim_card *c)
+{
+	c->gw = (struct gateway){0};
+}
+
+uint32_t gw_read(struct cxsim_card *c, uint32_t addr)
+{
+	if (addr == GW_CMD)
+		return c->gw.cmd;
+	if (addr == GW_ADDR)
+		return c->gw.addr;
+	if (addr >= GW_DATA0 && addr <= GW_DATA3 && !(addr & 3))
+		return c->gw.data[(addr - GW_DATA0) / 4];
+	c->cnt.unmodelled++;
+	card_log(c, "gateway read of unmodelled register 0x%05x", addr);
+	return 0;
+}
+
+static uint8_t data_byte(const struct gateway *g, unsigned i)
+{
+	return (uint8_t)(g->data[i / 4] >> (8 * (3 - i % 4)));
+}
+
+static void set_data_byte(struct gateway *g, unsigned i, uint8_t v)
+{
+	unsigned shift = 8 * (3 - i % 4);
+
+	g->data[i / 4] = (g->data[i / 4] & ~(0xFFu << shift)) | (uint32_t)v << shift;
+}
+
+static void sync_stats(struct cxsim_card *c)
+{
+	c->cnt.bytes_programmed = c->nor.stats.bytes_programmed;
+	c->cnt.bytes_erased = c->nor.stats.bytes_erased;
+	c->cnt.bytes_read = c->nor.stats.bytes_read;
+	c->cnt.erases = c->nor.stats.erases;
+}
+
+static void run(struct cxsim_card *c, uint32_t cmd)
+{
+	struct gateway *g = &c->gw;
+	bool bank1 = cmd & GW_CHIP_SELECT;
+	uint8_t op = (uint8_t)(cmd >> GW_OPCODE_SHIFT);
+	unsigned n = 1u << ((cmd >> GW_MSIZE_SHIFT) & GW_MSIZE_MASK);
+
+	c->cnt.gw_cmds++;
+	if (cmd & GW_CMD_PHASE)
+		c->cnt.gw_by_opcode[op]++;
+	if (!card_gpio_sem_held(c))
+		c->cnt.gw_without_sem++;
+	if (!(cmd & GW_FLASH_ENABLE)) {
+		card_log(c, "gateway command 0x%08x without FLASH_ENABLE: the flash sees nothing", cmd);
+		return;
+	}
+	if (n > GW_DATA_MAX) {
+		card_log(c, "gateway command 0x%08x: MSIZE above 16 bytes, clipped", cmd);
+		n = GW_DATA_MAX;
+	}
+	if (bank1) {
+		/* No chip on bank 1: nothing answers, the data lines float high. */
+		if ((cmd & GW_DATA_PHASE) && (cmd & GW_READ_OP))
+			for (unsigned i = 0; i < n; i++)
+				set_data_byte(g, i, 0xFF);
+		return;
+	}
+	if (!g->cs_held)
+		spi_nor_select(&c->nor, c->now);
+	if (cmd & GW_CMD_PHASE)
+		spi_nor_xfer(&c->nor, op, c->now);
+	if (cmd & GW_ADDR_PHASE) {
+		if (cmd & GW_ADDR_4BYTE)
+			spi_nor_xfer(&c->nor, (uint8_t)(g->addr >> 24), c->now);
+		for (int shift = 16; shift >= 0; shift -= 8)
+			spi_nor_xfer(&c->nor, (uint8_t)(g->addr >> shift), c->now);
+	}
+	if (cmd & GW_DATA_PHASE) {
+		for (unsigned i = 0; i < n; i++) {
+			if (cmd & GW_READ_OP)
+				set_data_byte(g, i, spi_nor_xfer(&c->nor, 0x00, c->now));
+			else
+				spi_nor_xfer(&c->nor, data_byte(g, i), c->now);
+		}
+	}
+	g->cs_held = cmd & GW_CS_HOLD;
+	if (!g->cs_held)
+		spi_nor_deselect(&c->nor, c->now);
+	sync_stats(c);
+}
+
+void gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
+{
+	struct gateway *g = &c->gw;
+
+	if (addr == GW_ADDR) {
+		g->addr = val;
+		return;
+	}
+	if (addr >= GW_DATA0 && addr <= GW_DATA3 && !(addr & 3)) {
+		g->data[(addr - GW_DATA0) / 4] = val;
+		return;
+	}
+	if (addr != GW_CMD) {
+		c->cnt.unmodelled++;
+		card_log(c, "gateway write of unmodelled register 0x%05x", addr);
+		return;
+	}
+	g->cmd = val;
+	if (!(val & GW_BUSY))
+		return;
+	if (c->p.stuck_busy)
+		return; /* the fault: BUSY stays set and the transaction never runs */
+	run(c, val);
+	g->cmd = val & ~GW_BUSY;
+}
