@@ -103,7 +103,7 @@ check: $(CHECK_BINS)
 bench: burner/cxflash $(B)/host/mkfs2
 	scripts/bench.sh $(B)
 
-check-unit: $(UNIT_BINS)
+check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
 FUZZ_SECONDS ?= 60
