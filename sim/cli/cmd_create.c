@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_create.c — `cxsim create`: a new card, its flash empty or holding an FS2 image. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fs2patch.h"
+
+#define CMD "create"
+
+struct create_opts {
+	const char *stem, *chip, *image, *flash;
+	const char *pci_device, *rev, *subsys, *seed, *slot;
+	bool wo_window, empty, corrupt;
+	struct fs2_identity id;
+};
+
+static int parse(int argc, char **argv, struct create_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], **val = NULL;
+
+		if (!strcmp(a, "--chip"))
+			val = &o->chip;
+		else if (!strcmp(a, "--pci-device"))
+			val = &o->pci_device;
+		else if (!strcmp(a, "--rev"))
+			val = &o->rev;
+		else if (!strcmp(a, "--subsys"))
+			val = &o->subsys;
+		else if (!strcmp(a, "--flash"))
+			val = &o->flash;
+		else if (!strcmp(a, "--seed"))
+			val = &o->seed;
+		else if (!strcmp(a, "--image"))
+			val = &o->image;
+		else if (!strcmp(a, "--slot"))
+			val = &o->slot;
+		else if (!strcmp(a, "--psid"))
+			val = &o->id.psid;
+		else if (!strcmp(a, "--vsd"))
+			val = &o->id.vsd;
+		else if (!strcmp(a, "--guid") || !strcmp(a, "--mac")) {
+			bool mac = a[2] == 'm';
+			const char *v = cli_value(argc, argv, &i, CMD);
+
+			if (!v)
+				return -1;
+			if (cli_hex64(v, mac ? 12 : 16, mac ? &o->id.mac : &o->id.guid)) {
+				cli_usage(CMD, "%s: '%s' is not %s", a, v,
+					  mac ? "a MAC (12 hex digits)" : "a GUID (16 hex digits)");
+				return -1;
+			}
+			*(mac ? &o->id.set_mac : &o->id.set_guid) = true;
+			continue;
+		} else if (!strcmp(a, "--wo-window"))
+			o->wo_window = true;
+		else if (!strcmp(a, "--empty"))
+			o->empty = true;
+		else if (!strcmp(a, "--corrupt"))
+			o->corrupt = true;
+		else if (a[0] == '-') {
+			cli_usage(CMD, "unknown option %s", a);
+			return -1;
+		} else if (!o->stem)
+			o->stem = a;
+		else {
+			cli_usage(CMD, "unexpected argument '%s'", a);
+			return -1;
+		}
+		if (val && !(*val = cli_value(argc, argv, &i, CMD)))
+			return -1;
+	}
+	if (!o->stem) {
+		cli_usage(CMD, "which STEM?");
+		return -1;
+	}
+	if (o->empty && (o->image || o->corrupt)) {
+		cli_usage(CMD, "--empty excludes --image and --corrupt");
+		return -1;
+	}
+	if (o->corrupt && !o->image) {
+		cli_usage(CMD, "--corrupt needs an --image to damage");
+		return -1;
+	}
+	if (!o->image && (o->slot || o->id.psid || o->id.vsd || o->id.set_guid || o->id.set_mac)) {
+		cli_usage(CMD, "--slot, --psid, --guid, --mac and --vsd need --image");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_params(const struct create_opts *o, struct cxsim_params *p)
+{
+	enum cxsim_chip chip = CXSIM_CX3;
+	uint64_t v, d;
+
+	if (o->chip && cxsim_chip_parse(o->chip, &chip))
+		return cli_usage(CMD, "--chip: '%s' is not cx2, cx3 or cx3pro", o->chip);
+	cxsim_params_default(p, chip);
+	if (o->pci_device) {
+		if (cli_u64(o->pci_device, 0xFFFF, &v))
+			return cli_usage(CMD, "--pci-device: '%s' is not a 16-bit ID", o->pci_device);
+		p->pci_device = (uint16_t)v;
+	}
+	if (o->rev) {
+		if (cli_u64(o->rev, 0xFF, &v))
+			return cli_usage(CMD, "--rev: '%s' is not 0..255", o->rev);
+		p->hw_rev = (uint8_t)v;
+	}
+	if (o->subsys) {
+		const char *colon = strchr(o->subsys, ':');
+		char vendor[8];
+
+		if (!colon || colon - o->subsys > 6)
+			return cli_usage(CMD, "--subsys: '%s' is not VVVV:DDDD", o->subsys);
+		memcpy(vendor, o->subsys, (size_t)(colon - o->subsys));
+		vendor[colon - o->subsys] = '\0';
+		if (cli_hex64(vendor, 4, &v) || cli_hex64(colon + 1, 4, &d))
+			return cli_usage(CMD, "--subsys: '%s' is not VVVV:DDDD", o->subsys);
+		p->subsys_vendor = (uint16_t)v;
+		p->subsys_device = (uint16_t)d;
+	}
+	if (o->flash) {
+		if (strlen(o->flash) >= sizeof(p->flash_part))
+			return cli_usage(CMD, "--flash: '%s' is too long", o->flash);
+		strcpy(p->flash_part, o->flash);
+	}
+	if (o->seed && cli_u64(o->seed, UINT64_MAX, &p->seed))
+		return cli_usage(CMD, "--seed: '%s' is not a number", o->seed);
+	p->wo_addr_window = o->wo_window;
+	return CLI_OK;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		goto out;
+	buf = malloc(n ? (size_t)n : 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	*len = (size_t)n;
+out:
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* Patch, maybe damage, and install the image; 0 or an exit code. */
+static int install(const struct create_opts *o, struct cxsim_card *c, uint32_t *start)
+{
+	char err[200];
+	size_t len, fsize;
+	uint8_t *img = read_file(o->image, &len), *flash = cxsim_flash(c, &fsize);
+	uint64_t slot = 0;
+	int rc = CLI_OK;
+
+	if (!img)
+		return cli_err("cannot read image %s", o->image);
+	if (o->slot && cli_u64(o->slot, 1, &slot))
+		rc = cli_usage(CMD, "--slot: '%s' is not 0 or 1", o->slot);
+	else if (fs2_patch_identity(img, len, &o->id, err, sizeof(err)))
+		rc = cli_err("%s: %s", o->image, err);
+	else if (o->corrupt && fs2_damage(img, len, err, sizeof(err)))
+		rc = cli_err("%s: %s", o->image, err);
+	else if (fs2_install(flash, fsize, img, len, (unsigned)slot, start, err, sizeof(err)))
+		rc = cli_err("%s: %s", o->image, err);
+	free(img);
+	cxsim_flash_changed(c);
+	return rc;
+}
+
+int cmd_create(int argc, char **argv)
+{
+	struct create_opts o = { 0 };
+	struct cxsim_params p;
+	struct cxsim_card *c;
+	const struct cxsim_boot *bi;
+	uint32_t start = 0;
+	size_t fsize;
+	int rc;
+
+	if (parse(argc, argv, &o))
+		return CLI_USAGE;
+	if ((rc = set_params(&o, &p)))
+		return rc;
+	c = cxsim_new(&p);
+	if (!c)
+		return cli_err("cannot make a %s card with flash part '%s'", cxsim_chip_name(p.chip),
+			       p.flash_part);
+	cxsim_flash(c, &fsize);
+	if (o.image && (rc = install(&o, c, &start))) {
+		cxsim_free(c);
+		return rc;
+	}
+	cxsim_power_cycle(c);   /* the boot ROM looks at what was just installed */
+	bi = cxsim_boot_info(c);
+	if (o.corrupt && bi->booted) {
+		cxsim_free(c);
+		return cli_err("the damaged image still boots (model bug?)");
+	}
+	rc = cli_save(c, o.stem);
+	if (!rc) {
+		printf("created %s: %s %04x:%04x, %s %zu KiB, ", o.stem, cxsim_chip_name(p.chip),
+		       0x15b3, p.pci_device, p.flash_part, fsize / 1024);
+		if (!o.image)
+			printf("empty flash, ");
+		else
+			printf("image %s at 0x%" PRIx32 "%s, ", o.image, start,
+			       o.corrupt ? " (damaged)" : "");
+		if (bi->booted)
+			printf("boots slot %u: FW %u.%u.%u, PSID %s\n", bi->slot, bi->fw_ver[0],
+			       bi->fw_ver[1], bi->fw_ver[2], bi->psid);
+		else
+			printf("recovery mode (PCI ID %04x): %s\n", cxsim_pci_device_now(c), bi->why);
+	}
+	cxsim_free(c);
+	return rc;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_fault.c — `cxsim fault`: change a saved card's fault parameters. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CMD "fault"
+
+static int sem_held(const char *v, struct cxsim_params *p)
+{
+	static const struct {
+		const char *name;
+		bool gpio, flashprog;
+	} kinds[] = {
+		{ "none", false, false }, { "gpio", true, false },
+		{ "flashprog", false, true }, { "both", true, true },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(v, kinds[i].name)) {
+			p->sem_held_gpio = kinds[i].gpio;
+			p->sem_held_flashprog = kinds[i].flashprog;
+			return 0;
+		}
+	return -1;
+}
+
+/* Apply one option to p; 0 or an exit code. */
+static int apply(const char *opt, const char *v, struct cxsim_params *p)
+{
+	if (!strcmp(opt, "--power-cut-after")) {
+		if (cli_u64(v, UINT64_MAX, &p->power_cut_after))
+			return cli_usage(CMD, "%s: '%s' is not a number", opt, v);
+	} else if (!strcmp(opt, "--stuck-busy")) {
+		if (cli_onoff(v, &p->stuck_busy))
+			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
+	} else if (!strcmp(opt, "--write-protect")) {
+		if (cli_onoff(v, &p->write_protect))
+			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
+	} else if (!strcmp(opt, "--sem-held")) {
+		if (sem_held(v, p))
+			return cli_usage(CMD, "%s: '%s' is not none, gpio, flashprog or both", opt, v);
+	} else {
+		return cli_usage(CMD, "unknown option %s", opt);
+	}
+	return CLI_OK;
+}
+
+int cmd_fault(int argc, char **argv)
+{
+	const char *stem = NULL;
+	struct cxsim_card *c;
+	struct cxsim_params p;
+	int i, rc, first_opt = 0;
+
+	/* Every option takes a value: find STEM first, apply the options once loaded. */
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			if (!cli_value(argc, argv, &i, CMD))
+				return CLI_USAGE;
+			first_opt = first_opt ? first_opt : i - 1;
+		} else if (!stem) {
+			stem = argv[i];
+		} else {
+			return cli_usage(CMD, "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!stem)
+		return cli_usage(CMD, "which STEM?");
+	c = cli_load(stem);
+	if (!c)
+		return CLI_FAIL;
+	p = *cxsim_get_params(c);
+	rc = CLI_OK;
+	for (i = 1; i < argc && !rc; i++)
+		if (argv[i][0] == '-') {
+			rc = apply(argv[i], argv[i + 1], &p);
+			i++;
+		}
+	if (!rc && first_opt) {
+		*cxsim_params_mut(c) = p;
+		rc = cli_save(c, stem);
+	}
+	if (!rc)
+		printf("%s: power_cut_after=%llu stuck_busy=%s sem_held_gpio=%s sem_held_flashprog=%s "
+		       "write_protect=%s\n", stem, (unsigned long long)p.power_cut_after,
+		       p.stuck_busy ? "on" : "off", p.sem_held_gpio ? "on" : "off",
+		       p.sem_held_flashprog ? "on" : "off", p.write_protect ? "on" : "off");
+	cxsim_free(c);
+	return rc;
+}

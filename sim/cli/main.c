@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* main.c — cxsim's command table: create, boot-check, fault, serve. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+"usage: cxsim <command> [options]\n"
+"\n"
+"  create STEM [--chip cx2|cx3|cx3pro] [--pci-device ID] [--rev N] [--subsys VVVV:DDDD]\n"
+"         [--flash PART] [--seed N] [--wo-window]\n"
+"         [--image FILE [--slot 0|1] [--psid S] [--guid G] [--mac M] [--vsd S]]\n"
+"         [--empty] [--corrupt]\n"
+"      write a new card to STEM.conf and STEM.flash (default: cx3, empty flash)\n"
+"  boot-check STEM [--json]\n"
+"      power the card on and show what boots: slot, FW version, PSID, GUIDs, MACs, PCI ID\n"
+"  fault STEM [--power-cut-after N] [--stuck-busy on|off]\n"
+"         [--sem-held none|gpio|flashprog|both] [--write-protect on|off]\n"
+"      change a card's fault parameters\n"
+"  serve DIR STEM... [--wall-clock]\n"
+"      serve the cards as a fake sysfs PCI tree at DIR (FUSE) until SIGTERM/SIGINT;\n"
+"      DIR/devices/0000:0N:00.0/ is the N-th card, DIR/cxsim/{clock,power-cycle,stats}\n"
+"      control the simulation\n"
+"\n"
+"Exit status: 0 success, 1 failure, 2 bad command line.\n";
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "create", cmd_create },
+	{ "boot-check", cmd_boot_check },
+	{ "fault", cmd_fault },
+	{ "serve", cmd_serve },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		fputs(usage_text, stdout);
+		return CLI_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "cxsim: unknown command '%s'\n", argv[1]);
+	fputs(usage_text, stderr);
+	return CLI_USAGE;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report.c — boot info, parameters and counters of a card, as JSON (boot-check, stats) or text. */
+#include "report.h"
+
+#include <inttypes.h>
+
+static const char *const guid_names[4] = { "node", "port1", "port2", "sys_image" };
+
+static void fw_version(char *out, size_t n, const struct cxsim_boot *bi)
+{
+	snprintf(out, n, "%u.%u.%u", bi->fw_ver[0], bi->fw_ver[1], bi->fw_ver[2]);
+}
+
+static const char *yes(bool v)
+{
+	return v ? "true" : "false";
+}
+
+void report_boot_json(struct sbuf *b, const struct cxsim_card *c)
+{
+	const struct cxsim_boot *bi = cxsim_boot_info(c);
+	char ver[32];
+	int i;
+
+	sb_printf(b, "{\"booted\":%s", yes(bi->booted));
+	if (bi->booted) {
+		fw_version(ver, sizeof(ver), bi);
+		sb_printf(b, ",\"slot\":%u,\"start\":\"0x%" PRIx32 "\",\"failsafe\":%s,"
+			  "\"valid_images\":%u,\"fw_version\":\"%s\",\"dev_type\":%u,\"psid\":",
+			  bi->slot, bi->start, yes(bi->failsafe), bi->nvalid, ver, bi->dev_type);
+		sb_json_str(b, bi->psid);
+		sb_printf(b, ",\"vsd\":");
+		sb_json_str(b, bi->vsd);
+		sb_printf(b, ",\"guid_entries\":%d,\"guids\":{", bi->nguids);
+		for (i = 0; i < 4; i++)
+			sb_printf(b, "%s\"%s\":\"%016" PRIx64 "\"", i ? "," : "", guid_names[i],
+				  bi->guids[i]);
+		sb_printf(b, "},\"macs\":{\"port1\":\"%012" PRIx64 "\",\"port2\":\"%012" PRIx64 "\"}",
+			  bi->macs[0], bi->macs[1]);
+	} else {
+		sb_printf(b, ",\"recovery_reason\":");
+		sb_json_str(b, bi->why);
+	}
+	sb_printf(b, ",\"pci_vendor\":\"0x%04x\",\"pci_device\":\"0x%04x\",\"class\":\"0x%06x\","
+		  "\"powered\":%s}", PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c),
+		  cxsim_class_now(c), yes(cxsim_powered(c)));
+}
+
+void report_params_json(struct sbuf *b, const struct cxsim_params *p)
+{
+	sb_printf(b, "{\"chip\":\"%s\",\"pci_device\":\"0x%04x\",\"hw_rev\":\"0x%02x\","
+		  "\"subsys\":\"%04x:%04x\",\"flash_part\":", cxsim_chip_name(p->chip),
+		  p->pci_device, p->hw_rev, p->subsys_vendor, p->subsys_device);
+	sb_json_str(b, p->flash_part);
+	sb_printf(b, ",\"wo_addr_window\":%s,\"seed\":%" PRIu64 ",\"power_cut_after\":%" PRIu64
+		  ",\"stuck_busy\":%s,\"sem_held_gpio\":%s,\"sem_held_flashprog\":%s,"
+		  "\"write_protect\":%s}", yes(p->wo_addr_window), p->seed, p->power_cut_after,
+		  yes(p->stuck_busy), yes(p->sem_held_gpio), yes(p->sem_held_flashprog),
+		  yes(p->write_protect));
+}
+
+void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
+{
+	unsigned op, n = 0;
+
+	sb_printf(b, "{\"cfg_reads\":%" PRIu64 ",\"cfg_writes\":%" PRIu64 ",\"cr_reads\":%" PRIu64
+		  ",\"cr_writes\":%" PRIu64 ",\"unmodelled\":%" PRIu64 ",\"gw_cmds\":%" PRIu64
+		  ",\"gw_without_sem\":%" PRIu64 ",\"gw_by_opcode\":{",
+		  k->cfg_reads, k->cfg_writes, k->cr_reads, k->cr_writes, k->unmodelled,
+		  k->gw_cmds, k->gw_without_sem);
+	for (op = 0; op < 256; op++)
+		if (k->gw_by_opcode[op])
+			sb_printf(b, "%s\"0x%02x\":%" PRIu64, n++ ? "," : "", op, k->gw_by_opcode[op]);
+	sb_printf(b, "},\"bytes_programmed\":%" PRIu64 ",\"bytes_erased\":%" PRIu64
+		  ",\"bytes_read\":%" PRIu64 ",\"erases\":%" PRIu64 ",\"time_ns\":%" PRIu64 "}",
+		  k->bytes_programmed, k->bytes_erased, k->bytes_read, k->erases, k->time_ns);
+}
+
+void report_boot_text(FILE *f, const struct cxsim_card *c)
+{
+	const struct cxsim_boot *bi = cxsim_boot_info(c);
+	char ver[32];
+	int i;
+
+	if (!bi->booted) {
+		fprintf(f, "boots:       recovery mode: %s\n", bi->why);
+	} else {
+		fw_version(ver, sizeof(ver), bi);
+		fprintf(f, "boots:       slot %u (0x%" PRIx32 "), %s, %u valid image(s)\n",
+			bi->slot, bi->start, bi->failsafe ? "failsafe" : "not failsafe", bi->nvalid);
+		fprintf(f, "FW version:  %s\n", ver);
+		fprintf(f, "PSID:        %s\n", bi->psid);
+		fprintf(f, "VSD:         %s\n", bi->vsd);
+		fprintf(f, "GUIDs:      ");
+		for (i = 0; i < 4; i++)
+			fprintf(f, " %016" PRIx64, bi->guids[i]);
+		fprintf(f, "%s\n", bi->nguids < 6 ? " (4 entries)" : "");
+		fprintf(f, "MACs:        %012" PRIx64 " %012" PRIx64 "%s\n", bi->macs[0], bi->macs[1],
+			bi->nguids < 6 ? " (derived from the port GUIDs)" : "");
+	}
+	fprintf(f, "PCI ID:      %04x:%04x, class 0x%06x\n", PCI_VENDOR_MELLANOX,
+		cxsim_pci_device_now(c), cxsim_class_now(c));
+}
