@@ -129,7 +129,16 @@ void cxsim_power_cycle(struct cxsim_card *c)
 		spi_nor_power_loss(&c->nor, c->now);
 	if (c->nor.changed)
 		c->flash_dirty = true;
-	spi_nor_init(&c->nor, part, c->flash, c->p.seed, c->p.write_protect);
+	/* Counters run across power cycles; block-protect bits are non-volatile
+	 * on M25P and W25Q parts (volatile on SST, whose table sets them at
+	 * power-on), so they survive too. */
+	bool first = c->nor.part == NULL;
+	struct spi_nor_stats stats = c->nor.stats;
+	uint8_t sr = c->nor.sr;
+	spi_nor_init(&c->nor, part, c->flash, c->p.seed, first && c->p.write_protect);
+	c->nor.stats = stats;
+	if (!first && !part->byte_program)
+		c->nor.sr = (uint8_t)(sr & ~(SPI_SR_WIP | SPI_SR_WEL));
 	c->powered = true;
 	c->accesses = 0;
 	bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
@@ -402,6 +411,8 @@ int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 	char path[4096], conf[1024];
 	size_t n;
 
+	if (!c->nor.part->byte_program)
+		c->p.write_protect = (c->nor.sr & c->nor.part->sr_bp_mask) != 0;
 	n = (size_t)snprintf(conf, sizeof(conf),
 			     "# cxsim card parameters (sim/core/cxsim.h struct cxsim_params)\n"
 			     "chip=%s\nflash_part=%s\n", c->chip->name, c->p.flash_part);
