@@ -109,6 +109,26 @@ static void test_image_boots_with_normal_id(void **state)
 	cxsim_free(c);
 }
 
+static void test_cx2_any_pci_id_boots(void **state)
+{
+	(void)state;
+	struct cxsim_params p;
+	cxsim_params_default(&p, CXSIM_CX2);
+	assert_int_equal(p.pci_device, 0x673c); /* MT26428, hw-access.md §1.1 */
+	p.pci_device = 0x6750;                  /* MT26448, EN */
+	struct cxsim_card *c = cxsim_new(&p);
+	assert_int_equal(cxsim_cfg_read(c, 2, 2), 0x0191);
+	install(c, "--chip cx2 --dump 0 --old-guids");
+	assert_int_equal(cxsim_cfg_read(c, 2, 2), 0x6750);
+	assert_int_equal(cxsim_cfg_read(c, 8, 1), 0xB0);
+	assert_int_equal(cxsim_boot_info(c)->nguids, 4);
+	/* CX2 has no 0xf03a0, but the GPIO semaphore and gateway are the same, §3.11. */
+	assert_int_equal(cr_r(c, 0xf03fc), 0);
+	gw(c, CMD_JEDEC, 0, NULL);
+	assert_int_equal(cr_r(c, 0xf0410) >> 8, 0xEF4015);
+	cxsim_free(c);
+}
+
 static void test_hw_id_per_chip(void **state)
 {
 	(void)state;
@@ -372,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_blank_card_is_in_recovery),
 		cmocka_unit_test(test_image_boots_with_normal_id),
 		cmocka_unit_test(test_hw_id_per_chip),
+		cmocka_unit_test(test_cx2_any_pci_id_boots),
 		cmocka_unit_test(test_config_header),
 		cmocka_unit_test(test_window_normal_and_write_only),
 		cmocka_unit_test(test_semaphores_read_to_lock),
