@@ -48,19 +48,31 @@ static int apply(const char *opt, const char *v, struct cxsim_params *p)
 	return CLI_OK;
 }
 
+/* Apply every "--opt value" pair of argv (STEM skipped) to p; 0 or an exit code. */
+static int apply_all(int argc, char **argv, const char *stem, struct cxsim_params *p)
+{
+	int i, rc;
+
+	for (i = 1; i < argc; i++)
+		if (argv[i] != stem && (rc = apply(argv[i], argv[i + 1], p)))
+			return rc;
+		else if (argv[i] != stem)
+			i++;
+	return CLI_OK;
+}
+
 int cmd_fault(int argc, char **argv)
 {
 	const char *stem = NULL;
 	struct cxsim_card *c;
-	struct cxsim_params p;
-	int i, rc, first_opt = 0;
+	struct cxsim_params p = { 0 };
+	int i, rc;
 
-	/* Every option takes a value: find STEM first, apply the options once loaded. */
+	/* Every option takes a value. */
 	for (i = 1; i < argc; i++) {
 		if (argv[i][0] == '-') {
 			if (!cli_value(argc, argv, &i, CMD))
 				return CLI_USAGE;
-			first_opt = first_opt ? first_opt : i - 1;
 		} else if (!stem) {
 			stem = argv[i];
 		} else {
@@ -69,20 +81,15 @@ int cmd_fault(int argc, char **argv)
 	}
 	if (!stem)
 		return cli_usage(CMD, "which STEM?");
+	if ((rc = apply_all(argc, argv, stem, &p)))   /* check every value before loading */
+		return rc;
 	c = cli_load(stem);
 	if (!c)
 		return CLI_FAIL;
 	p = *cxsim_get_params(c);
-	rc = CLI_OK;
-	for (i = 1; i < argc && !rc; i++)
-		if (argv[i][0] == '-') {
-			rc = apply(argv[i], argv[i + 1], &p);
-			i++;
-		}
-	if (!rc && first_opt) {
-		*cxsim_params_mut(c) = p;
-		rc = cli_save(c, stem);
-	}
+	apply_all(argc, argv, stem, &p);
+	*cxsim_params_mut(c) = p;
+	rc = argc > 2 ? cli_save(c, stem) : CLI_OK;
 	if (!rc)
 		printf("%s: power_cut_after=%llu stuck_busy=%s sem_held_gpio=%s sem_held_flashprog=%s "
 		       "write_protect=%s\n", stem, (unsigned long long)p.power_cut_after,
