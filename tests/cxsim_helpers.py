@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, ROOT
+from conftest import BUILD, ROOT, fix_full_crc, fix_section_crc, run
 
 CXSIM = BUILD / "host" / "cxsim"
 SHIM = BUILD / "host" / "cxsim-sleep.so"
@@ -24,12 +24,7 @@ MSTFLINT = pathlib.Path("/usr/bin/mstflint")
 
 SERVE_START_TIMEOUT = 20    # seconds until "serving ..." appears
 SERVE_STOP_TIMEOUT = 30     # seconds for SIGTERM: save every card, unmount
-MSTFLINT_TIMEOUT = 300      # one mstflint run through FUSE (a burn takes seconds)
-
-
-def run(argv, timeout=120, **kw):
-    return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
-                          errors="replace", stdin=subprocess.DEVNULL, timeout=timeout, **kw)
+# Every other subprocess gets conftest.run's 120 s; a small burn through FUSE takes ~4 s.
 
 
 def bdf(index):
@@ -51,10 +46,23 @@ def device_test_blocker():
         return "no unshare (util-linux)"
     if not MSTFLINT.exists():
         return f"no {MSTFLINT} (Debian package mstflint)"
-    r = run(["unshare", "-m", "--propagation", "private", "true"], timeout=30)
+    r = run(["unshare", "-m", "--propagation", "private", "true"])
     if r.returncode != 0:
         return f"cannot make a mount namespace: {r.stderr.strip()}"
     return None
+
+
+def patch_identity(img_path, mapping, guid, mac):
+    """An image as `cxsim create --guid G --mac M` should install it, patched here
+    independently of cxsim: GUID entries G..G+3, MACs M, M+1, GUID and full CRCs fixed.
+    mapping is mkfs2's --map (sect_GUID = the section's offset and size)."""
+    buf = bytearray(pathlib.Path(img_path).read_bytes())
+    off, size = mapping["sect_GUID"]
+    for i, v in enumerate([guid + k for k in range(4)] + [mac, mac + 1]):
+        buf[off + 16 + 8 * i:off + 24 + 8 * i] = v.to_bytes(8, "big")
+    fix_section_crc(buf, off, size)
+    fix_full_crc(buf, len(buf))
+    return bytes(buf)
 
 
 class Server:
@@ -99,12 +107,12 @@ class Server:
     def advance(self, ns):
         (self.dir / "cxsim" / "clock").write_text(f"advance {ns}\n")
 
-    def mstflint(self, *args, timeout=MSTFLINT_TIMEOUT):
+    def mstflint(self, *args):
         """Unmodified mstflint in a private mount namespace over this tree."""
-        return run([MSTFLINT_NS, self.dir, "--", "mstflint", *args], timeout=timeout)
+        return run([MSTFLINT_NS, self.dir, "--", "mstflint", *args])
 
     def clear_semaphores(self, index=0):
-        return run([MSTFLINT_NS, self.dir, "--clear-semaphores", bdf(index)], timeout=120)
+        return run([MSTFLINT_NS, self.dir, "--clear-semaphores", bdf(index)])
 
     def stop(self):
         """SIGTERM, wait; the server saves every card and writes STEM.stats. Idempotent."""
@@ -118,7 +126,7 @@ class Server:
             self.proc.kill()
             self.returncode = self.proc.wait(timeout=SERVE_STOP_TIMEOUT)
         if os.path.ismount(self.dir):
-            run(["umount", "-l", self.dir], timeout=30)
+            run(["umount", "-l", self.dir])
         return self.returncode
 
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from conftest import CXFLASH, fix_full_crc, fix_section_crc, mstflint, run
-from cxsim_helpers import CXSIM, missing_binaries
+from conftest import CXFLASH, mstflint, run
+from cxsim_helpers import CXSIM, missing_binaries, patch_identity
 from test_oracle import fields
 
 SMALL = "--ddr 2 --ddr-size 0x1000"
@@ -77,13 +77,7 @@ def test_identity_patch_matches_an_independent_patch(images, tmp_path):
     r = cxsim("create", stem, "--chip", "cx3pro", "--image", img, "--slot", "1",
               "--guid", f"{guid:016x}", "--mac", f"{mac:012x}")
     assert r.returncode == 0, r.stderr
-    want = bytearray(img.read_bytes())
-    off, size = m["sect_GUID"]
-    for i, v in enumerate([guid, guid + 1, guid + 2, guid + 3, mac, mac + 1]):
-        want[off + 16 + 8 * i:off + 24 + 8 * i] = v.to_bytes(8, "big")
-    fix_section_crc(want, off, size)
-    fix_full_crc(want, len(want))
-    assert extract(stem, tmp_path / "x.bin") == bytes(want)
+    assert extract(stem, tmp_path / "x.bin") == patch_identity(img, m, guid, mac)
 
 
 def test_psid_and_vsd_patch_verify_under_mstflint(images, tmp_path):

@@ -7,13 +7,15 @@ model time. So the card model is checked against an independent implementation o
 same protocol: query, failsafe burn, read-back, recovery from a corrupt flash and a
 PSID cross-flash. Images are kept small: FUSE serves ~10-25k config accesses/s."""
 import json
+import signal
 import subprocess
 import time
 
 import pytest
 
-from conftest import CXFLASH, fix_full_crc, fix_section_crc, run
-from cxsim_helpers import CXSIM, MSTFLINT_NS, SHIM, bdf, cxsim  # noqa: F401 (fixture)
+from conftest import CXFLASH, run
+from cxsim_helpers import (CXSIM, MSTFLINT_NS, SHIM, bdf, cxsim,  # noqa: F401 (fixture)
+                           patch_identity)
 from test_oracle import fields
 
 SMALL = "--ddr 2 --ddr-size 0x1000"
@@ -123,18 +125,6 @@ def test_burn_newer_fw_keeps_card_identity(cxsim, images, chip):
     assert after["pci_device"] == CHIPS[chip][1]
 
 
-def patch_identity(img_path, mapping, guid=CARD_GUID, mac=CARD_MAC):
-    """The image as the card holds it: GUIDs/MACs set, CRCs fixed (independent of cxsim)."""
-    buf = bytearray(img_path.read_bytes())
-    off, size = mapping["sect_GUID"]
-    values = [guid + i for i in range(4)] + [mac, mac + 1]
-    for i, v in enumerate(values):
-        buf[off + 16 + 8 * i:off + 24 + 8 * i] = v.to_bytes(8, "big")
-    fix_section_crc(buf, off, size)
-    fix_full_crc(buf, len(buf))
-    return bytes(buf)
-
-
 @pytest.mark.parametrize("chip", CHIPS)
 def test_read_image_equals_what_the_card_boots(cxsim, images, chip, tmp_path):
     img, mapping = image(images, chip, OLD_FW, with_map=True)
@@ -147,7 +137,7 @@ def test_read_image_equals_what_the_card_boots(cxsim, images, chip, tmp_path):
     extracted = tmp_path / "extracted.bin"
     ok(run([CXFLASH, "-i", stem.with_suffix(".flash"), "--striped_image", "extract", extracted]))
     assert out.read_bytes() == extracted.read_bytes()
-    assert out.read_bytes() == patch_identity(img, mapping)
+    assert out.read_bytes() == patch_identity(img, mapping, CARD_GUID, CARD_MAC)
 
 
 @pytest.mark.parametrize("chip", CHIPS)
@@ -181,12 +171,34 @@ def test_psid_cross_flash(cxsim, images, chip):
     check_identity(cxsim.boot_check(stem), NEW_FW, CHIPS[chip][0])
 
 
-def test_clear_semaphores_then_query(cxsim, images):
+def test_killed_burn_leaves_semaphores_that_clear_semaphore_frees(cxsim, images):
+    """mstflint killed while it holds the flash semaphores: the next run cannot get them
+    until `--clear-semaphores`; then a burn works. The kill lands before any page program
+    (reads and the erase are single transactions), so no SPI command is left half-sent."""
     stem, _ = new_card(cxsim, images, "cx3")
+    new = image(images, "cx3", NEW_FW, name="new.bin")
     s = cxsim.serve(stem)
+    p = subprocess.Popen([str(MSTFLINT_NS), str(s.dir), "--", "mstflint", "-d", bdf(0), "-i",
+                          str(new), "-y", "burn"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while s.card_stats()["counters"]["cfg_reads"] < 2000 and p.poll() is None:
+            assert time.monotonic() < deadline, "mstflint burn made no progress"
+            time.sleep(0.01)
+        p.send_signal(signal.SIGSTOP)
+        k = s.card_stats()["counters"]
+    finally:
+        p.kill()
+        p.wait(timeout=30)
+    assert k["gw_by_opcode"].get("0x02", 0) == 0, "killed too late: a page program had begun"
+    held = s.mstflint("-d", bdf(0), "q")
+    assert held.returncode != 0 and "semaphore" in held.stdout + held.stderr
     ok(s.clear_semaphores(0))
     assert fields(ok(s.mstflint("-d", bdf(0), "q")).stdout)["PSID"] == CHIPS["cx3"][0]
+    ok(s.mstflint("-d", bdf(0), "-i", new, "-y", "burn"))
     assert s.stop() == 0
+    check_identity(cxsim.boot_check(stem), NEW_FW, CHIPS["cx3"][0])
 
 
 def test_sleep_shim_turns_sleep_into_model_time(cxsim, images):
