@@ -7,12 +7,14 @@
 
 #include "cli.h"
 #include "fs2patch.h"
+#include "report.h"
 
 #define CMD "create"
 
 struct create_opts {
 	const char *stem, *chip, *image, *flash;
 	const char *pci_device, *rev, *subsys, *seed, *slot;
+	uint64_t slot_no;
 	bool wo_window, empty, corrupt;
 	struct fs2_identity id;
 };
@@ -85,6 +87,10 @@ static int parse(int argc, char **argv, struct create_opts *o)
 	}
 	if (o->corrupt && !o->image) {
 		cli_usage(CMD, "--corrupt needs an --image to damage");
+		return -1;
+	}
+	if (o->slot && cli_u64(o->slot, 1, &o->slot_no)) {
+		cli_usage(CMD, "--slot: '%s' is not 0 or 1", o->slot);
 		return -1;
 	}
 	if (!o->image && (o->slot || o->id.psid || o->id.vsd || o->id.set_guid || o->id.set_mac)) {
@@ -162,18 +168,15 @@ static int install(const struct create_opts *o, struct cxsim_card *c, uint32_t *
 	char err[200];
 	size_t len, fsize;
 	uint8_t *img = read_file(o->image, &len), *flash = cxsim_flash(c, &fsize);
-	uint64_t slot = 0;
 	int rc = CLI_OK;
 
 	if (!img)
 		return cli_err("cannot read image %s", o->image);
-	if (o->slot && cli_u64(o->slot, 1, &slot))
-		rc = cli_usage(CMD, "--slot: '%s' is not 0 or 1", o->slot);
-	else if (fs2_patch_identity(img, len, &o->id, err, sizeof(err)))
+	if (fs2_patch_identity(img, len, &o->id, err, sizeof(err)))
 		rc = cli_err("%s: %s", o->image, err);
 	else if (o->corrupt && fs2_damage(img, len, err, sizeof(err)))
 		rc = cli_err("%s: %s", o->image, err);
-	else if (fs2_install(flash, fsize, img, len, (unsigned)slot, start, err, sizeof(err)))
+	else if (fs2_install(flash, fsize, img, len, (unsigned)o->slot_no, start, err, sizeof(err)))
 		rc = cli_err("%s: %s", o->image, err);
 	free(img);
 	cxsim_flash_changed(c);
@@ -212,7 +215,7 @@ int cmd_create(int argc, char **argv)
 	rc = cli_save(c, o.stem);
 	if (!rc) {
 		printf("created %s: %s %04x:%04x, %s %zu KiB, ", o.stem, cxsim_chip_name(p.chip),
-		       0x15b3, p.pci_device, p.flash_part, fsize / 1024);
+		       PCI_VENDOR_MELLANOX, p.pci_device, p.flash_part, fsize / 1024);
 		if (!o.image)
 			printf("empty flash, ");
 		else

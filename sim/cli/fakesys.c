@@ -298,19 +298,28 @@ static bool writable(const struct node *nd)
 	return nd->kind == N_CARD_FILE && (nd->file == F_CONFIG || nd->file == F_RESOURCE0);
 }
 
+/* May a file be opened with this access mode? The clock and power-cycle files are
+ * write-only, like a sysfs trigger. */
+static int check_access(const struct node *nd, int acc)
+{
+	if (nd->kind != N_CARD_FILE && nd->kind != N_CTL_FILE)
+		return -EISDIR;
+	if (acc != O_RDONLY && !writable(nd))
+		return -EACCES;
+	if (acc != O_WRONLY && nd->kind == N_CTL_FILE && nd->file != C_STATS)
+		return -EACCES;
+	return 0;
+}
+
 static int fs_open(const char *path, struct fuse_file_info *fi)
 {
 	struct handle *h;
-	int acc = fi->flags & O_ACCMODE, rc;
+	int rc;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	if ((rc = resolve(path, &h->node)) ||
-	    (rc = (h->node.kind == N_CARD_FILE || h->node.kind == N_CTL_FILE) ? 0 : -EISDIR) ||
-	    (rc = acc != O_RDONLY && !writable(&h->node) ? -EACCES : 0) ||
-	    (rc = acc != O_WRONLY && h->node.kind == N_CTL_FILE && h->node.file != C_STATS
-		  ? -EACCES : 0)) {
+	if ((rc = resolve(path, &h->node)) || (rc = check_access(&h->node, fi->flags & O_ACCMODE))) {
 		free(h);
 		return rc;
 	}
