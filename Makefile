@@ -94,7 +94,8 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lz
 
-CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image
+CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
+              $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 
 # Every test; pytest's summary ("N passed ...") is the last line.
 check: $(CHECK_BINS)

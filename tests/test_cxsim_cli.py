@@ -137,13 +137,13 @@ def test_fault_sets_and_clears_parameters(tmp_path):
     assert int(c["stuck_busy"], 0) == 0 and int(c["power_cut_after"], 0) == 0
 
 
-@pytest.mark.xfail(reason="model: cxsim_save() takes write_protect from the chip's status "
-                   "register, so a changed parameter is lost (reported)")
 def test_fault_write_protect_is_saved(tmp_path):
     stem = tmp_path / "card"
     assert cxsim("create", stem, "--empty").returncode == 0
     assert cxsim("fault", stem, "--write-protect", "on").returncode == 0
     assert int(conf(stem)["write_protect"], 0) == 1
+    assert cxsim("fault", stem, "--write-protect", "off").returncode == 0
+    assert int(conf(stem)["write_protect"], 0) == 0
 
 
 def test_create_parameters_reach_the_card(tmp_path):

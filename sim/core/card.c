@@ -114,6 +114,21 @@ void cxsim_free(struct cxsim_card *c)
 	free(c);
 }
 
+/* p.write_protect is the non-volatile block-protect state of M25P and W25Q
+ * parts: a client's WRSR since power-on updates it; otherwise it is the
+ * parameter as set (cxsim fault). SST protection is volatile and comes from
+ * the part table at every power-on. */
+static void sync_write_protect(struct cxsim_card *c)
+{
+	const struct spi_part *part = c->nor.part;
+
+	if (!part || part->byte_program)
+		return;
+	uint8_t bp = c->nor.sr & part->sr_bp_mask;
+	if (bp != c->sr_bp_power_on)
+		c->p.write_protect = bp != 0;
+}
+
 static void set_running_identity(struct cxsim_card *c)
 {
 	c->boot_addr = 0;
@@ -132,13 +147,11 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	/* Counters run across power cycles; block-protect bits are non-volatile
 	 * on M25P and W25Q parts (volatile on SST, whose table sets them at
 	 * power-on), so they survive too. */
-	bool first = c->nor.part == NULL;
 	struct spi_nor_stats stats = c->nor.stats;
-	uint8_t sr = c->nor.sr;
-	spi_nor_init(&c->nor, part, c->flash, c->p.seed, first && c->p.write_protect);
+	sync_write_protect(c);
+	spi_nor_init(&c->nor, part, c->flash, c->p.seed, c->p.write_protect);
 	c->nor.stats = stats;
-	if (!first && !part->byte_program)
-		c->nor.sr = (uint8_t)(sr & ~(SPI_SR_WIP | SPI_SR_WEL));
+	c->sr_bp_power_on = c->nor.sr & part->sr_bp_mask;
 	c->powered = true;
 	c->accesses = 0;
 	bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
@@ -411,8 +424,7 @@ int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 	char path[4096], conf[1024];
 	size_t n;
 
-	if (!c->nor.part->byte_program)
-		c->p.write_protect = (c->nor.sr & c->nor.part->sr_bp_mask) != 0;
+	sync_write_protect(c);
 	n = (size_t)snprintf(conf, sizeof(conf),
 			     "# cxsim card parameters (sim/core/cxsim.h struct cxsim_params)\n"
 			     "chip=%s\nflash_part=%s\n", c->chip->name, c->p.flash_part);

@@ -37,6 +37,7 @@ struct cxsim_card {
 	size_t flash_size;
 	struct spi_nor nor;
 	bool flash_dirty;
+	uint8_t sr_bp_power_on;       /* block-protect bits as the last power-on set them */
 
 	bool powered;
 	struct cxsim_boot boot;

@@ -316,6 +316,37 @@ static void test_chained_page_program(void **state)
 	cxsim_free(c);
 }
 
+static void test_write_protect_survives_power_cycles(void **state)
+{
+	(void)state;
+	struct cxsim_params p;
+	cxsim_params_default(&p, CXSIM_CX3);
+	p.write_protect = true;
+	struct cxsim_card *c = cxsim_new(&p);
+	uint8_t page[256], got[16];
+	memset(page, 0x5A, sizeof(page));
+	gw(c, CMD_RDSR, 0, NULL);
+	assert_int_not_equal(cr_r(c, 0xf0410) >> 24 & 0x1C, 0); /* BP bits set */
+	program_page(c, 0x1FFF00, page, CS_HOLD);                 /* top of the array */
+	read16(c, 0x1FFF00, got);
+	assert_int_equal(got[0], 0xFF);                           /* silently ignored */
+	cxsim_power_cycle(c);
+	program_page(c, 0x1FFF00, page, CS_HOLD);
+	read16(c, 0x1FFF00, got);
+	assert_int_equal(got[0], 0xFF);
+	/* WREN + WRSR 0 clears the (non-volatile) bits; they stay clear after a power cycle. */
+	gw(c, CMD_WREN, 0, NULL);
+	uint32_t sr0[4] = {0};
+	gw(c, 0x40012014u, 0, sr0);
+	cxsim_advance(c, 100000000);
+	cxsim_power_cycle(c);
+	assert_false(cxsim_get_params(c)->write_protect);
+	program_page(c, 0x1FFF00, page, CS_HOLD);
+	read16(c, 0x1FFF00, got);
+	assert_int_equal(got[0], 0x5A);
+	cxsim_free(c);
+}
+
 static void test_stuck_busy(void **state)
 {
 	(void)state;
@@ -398,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_semaphores_read_to_lock),
 		cmocka_unit_test(test_gateway_jedec_and_bits),
 		cmocka_unit_test(test_chained_page_program),
+		cmocka_unit_test(test_write_protect_survives_power_cycles),
 		cmocka_unit_test(test_stuck_busy),
 		cmocka_unit_test(test_power_cut_and_clock),
 		cmocka_unit_test(test_state_files_round_trip),
