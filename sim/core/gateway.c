@@ -8,6 +8,12 @@
  * (first flash byte = most significant byte of data0), and deselect unless
  * CS_HOLD is set. FLASH_ENABLE (bit 13) must be set on these chips or
  * nothing reaches the flash. Bank 1 (bit 11) has no chip: reads see 0xFF.
+ *
+ * A client that dies between chained transactions leaves chip select
+ * asserted; the next transaction's opcode and address then reach the chip as
+ * more data of the unfinished command (a page program writes them when CS
+ * finally drops). The gateway has no "deselect" of its own in hw-access.md,
+ * so the model clocks on, as wires would: UNCONFIRMED on real silicon.
  */
 #include "card.h"
 
