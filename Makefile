@@ -5,6 +5,7 @@
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed (reported, never asserted)
+#   make cxsim     build the card simulator; make bench-mstflint: mstflint's burn on it
 #   make clean     remove build output
 
 -include config.mak
@@ -37,7 +38,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-unit bench fuzz clean libs mkfs2 asan cxsim
+.PHONY: all deps burner check check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim
 
 all: burner
 
@@ -103,6 +104,10 @@ check: $(CHECK_BINS)
 
 bench: burner/cxflash $(B)/host/mkfs2
 	scripts/bench.sh $(B)
+
+# The baseline: Debian's mstflint burning a 0.96 MiB image into simulated cards (slow: FUSE).
+bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
+	scripts/bench-mstflint.sh $(B)
 
 check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
