@@ -76,6 +76,11 @@ $(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_HDR)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread
 
+# libpci as cxflash links it (static, musl), listing a tree: proves the served tree is one libpci reads.
+$(B)/host/pci-list: tests/helpers/pci_list.c $(SYSROOT)/.stamp
+	@mkdir -p $(@D)
+	$(MUSLCC) $(WARN) -Os -static -isystem $(SYSROOT)/include -o $@ $< -L$(SYSROOT)/lib -lpci -lz
+
 $(B)/host/cxsim-sleep.so: sim/shim/sleep_shim.c
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
@@ -96,7 +101,7 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lz
 
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
-              $(B)/host/cxsim $(B)/host/cxsim-sleep.so
+              $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list
 
 # Every test; pytest's summary ("N passed ...") is the last line.
 check: $(CHECK_BINS)

@@ -88,6 +88,20 @@ def test_tree_shows_every_card(cxsim, images):
     assert s.stop() == 0
 
 
+def test_libpci_finds_the_cards(cxsim, images):
+    """libpci, built as cxflash links it (static musl), pointed at the tree with its
+    sysfs.path parameter, lists every card with its IDs, class and subsystem."""
+    from conftest import BUILD
+    a, _ = new_card(cxsim, images, "cx3")
+    b = cxsim.create("card-empty", "--chip", "cx3pro", "--subsys", "103c:18d6", "--empty")
+    s = cxsim.serve(a, b)
+    r = run([BUILD / "host" / "pci-list", s.dir])
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == [f"{bdf(0)} 15b3:1003 0280 15b3:0050",
+                                     f"{bdf(1)} 15b3:01f8 0500 103c:18d6"], r.stdout
+    assert s.stop() == 0
+
+
 @pytest.mark.parametrize("chip", CHIPS)
 def test_query_shows_installed_image(cxsim, images, chip):
     stem, _ = new_card(cxsim, images, chip)
