@@ -90,10 +90,13 @@ $(B)/tests/test_sim_%: sim/tests/test_%.c $(SIM_CORE) $(SIM_HDR)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  -Isim/core -o $@ $< $(SIM_CORE) -lcmocka
 
-$(B)/tests/%: burner/tests/%.c $(BURNER_LIB) $(BURNER_HDR)
+# Burner tests may drive a simulated card in process (burner/tests/support + sim/core).
+TEST_SUPPORT := $(wildcard burner/tests/support/*.c)
+$(B)/tests/%: burner/tests/%.c $(BURNER_LIB) $(BURNER_HDR) $(TEST_SUPPORT) $(SIM_CORE) $(SIM_HDR)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-	  -Iburner -o $@ $< $(BURNER_LIB) -lcmocka -lz
+	  -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(BURNER_LIB) $(TEST_SUPPORT) $(SIM_CORE) \
+	  -lcmocka -lz
 
 $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 	@mkdir -p $(@D)

@@ -38,6 +38,11 @@ const char *cx_code_name(int code)
 	case CX_EUNSUPPORTED: return "unsupported";
 	case CX_ENOMEM: return "no-memory";
 	case CX_EDECLINED: return "declined";
+	case CX_ENODEV: return "no-device";
+	case CX_EPERM: return "permission";
+	case CX_EBUSY: return "busy";
+	case CX_EFLASH: return "flash";
+	case CX_EPROTECTED: return "write-protected";
 	}
 	return "unknown";
 }

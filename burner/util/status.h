@@ -21,6 +21,11 @@ enum cx_code {
 	CX_EUNSUPPORTED = 8, /* valid request, but not for this image or format */
 	CX_ENOMEM = 9,       /* out of memory */
 	CX_EDECLINED = 10,   /* the user answered no (or could not be asked) */
+	CX_ENODEV = 11,      /* no such card, or it does not answer */
+	CX_EPERM = 12,       /* not allowed: run as root, or the kernel locks PCI access */
+	CX_EBUSY = 13,       /* a flash semaphore is held by someone else */
+	CX_EFLASH = 14,      /* the flash failed: unknown part, timeout, verify mismatch */
+	CX_EPROTECTED = 15,  /* the flash is write-protected */
 };
 
 #define CX_MSG_MAX 320

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* chip.c — identification, recovery mode and the flash semaphores (hw-access.md §1, §3.5). */
+#include <stdio.h>
+
+#include "dev/chip.h"
+
+#define HW_ID_LOCKED 0xBAD0CAFEu   /* crspace locked ("secure host"), §1.2 */
+#define HW_ID_REFUSED 0xBADACCE5u  /* access refused, §1.2 */
+#define CX2_REV 0xB0               /* ConnectX-2; 0xA0 is first-gen ConnectX, unsupported, §1.2 */
+#define CR_LIVEFISH 0x41270        /* > LIVEFISH_MIN in recovery mode, §1.3 */
+#define LIVEFISH_MIN 0xFFF00000u
+#define CR_LINK_RESET 0xF3834      /* bits 28:27 = 2: no auto reset on link down, §1.3 */
+#define LINK_RESET_SHIFT 27
+#define LINK_RESET_MASK (3u << LINK_RESET_SHIFT)
+#define LINK_RESET_OFF (2u << LINK_RESET_SHIFT)
+#define SEM_GPIO 0xF03FC           /* SEMAP63, §3.5 */
+#define SEM_FLASHPROG 0xF03A0      /* HCR flash programming, CX3/Pro, §3.5 */
+#define SEM_GPIO_TRIES 1024        /* GPIO_SEM_TRIES, 1 ms apart, §3.5 */
+#define SEM_FLASHPROG_TRIES 40     /* MAX_FLASH_PROG_SEM_RETRY_CNT, 500 ms apart, §3.5 */
+#define SEM_FLASHPROG_SLEEP_US 500000
+#define SEM_GPIO_SLEEP_US 1000
+
+static const struct chip_desc chips[] = {
+	{CXF_CX2, "ConnectX-2", 0x190, false, 6},
+	{CXF_CX3, "ConnectX-3", 0x1F5, true, 10},
+	{CXF_CX3PRO, "ConnectX-3 Pro", 0x1F7, true, 10},
+};
+
+const struct chip_desc *chip_by_hw_id(uint16_t hw_id)
+{
+	for (unsigned i = 0; i < sizeof(chips) / sizeof(chips[0]); i++)
+		if (chips[i].hw_id == hw_id)
+			return &chips[i];
+	return NULL;
+}
+
+const char *chip_label(const struct chip *c, char *buf, unsigned len)
+{
+	if (c->desc->family == CXF_CX2)
+		snprintf(buf, len, "%s %X%X", c->desc->name, c->rev >> 4, c->rev & 0xF);
+	else
+		snprintf(buf, len, "%s A%u", c->desc->name, c->rev);
+	return buf;
+}
+
+/* mstflint's livefish workaround, §1.3: turn off "auto reset on link down". */
+static int livefish_fixup(struct chip *c, struct cx_status *st)
+{
+	uint32_t v;
+
+	if (cr_read(&c->cr, CR_LIVEFISH, &v, st))
+		return st->code;
+	if (v <= LIVEFISH_MIN)
+		return CX_OK;
+	if (cr_read(&c->cr, CR_LINK_RESET, &v, st))
+		return st->code;
+	return cr_write(&c->cr, CR_LINK_RESET, (v & ~LINK_RESET_MASK) | LINK_RESET_OFF, st);
+}
+
+int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, struct cx_status *st)
+{
+	uint32_t id;
+	int rc;
+
+	*c = (struct chip){.pci_device = pci_device};
+	if ((rc = cr_open(&c->cr, cfg, st)) || (rc = cr_read(&c->cr, CR_HW_ID, &id, st)))
+		return rc;
+	if (id == HW_ID_LOCKED)
+		return cx_fail(st, CX_EPERM, "%s: HW access is disabled on the card (crspace locked)",
+			       cfg->bdf);
+	if (id == 0xFFFFFFFFu || id == HW_ID_REFUSED)
+		return cx_fail(st, CX_ENODEV, "%s: the card refuses register access (HW ID reads 0x%08x)",
+			       cfg->bdf, id);
+	c->desc = chip_by_hw_id(id & 0xFFFF);
+	c->rev = (uint8_t)(id >> 16);
+	if (!c->desc)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: HW ID 0x%x is not a ConnectX-2, -3 or -3 Pro",
+			       cfg->bdf, id & 0xFFFF);
+	if (c->desc->family == CXF_CX2 && c->rev != CX2_REV)
+		return cx_fail(st, CX_EUNSUPPORTED,
+			       "%s: revision 0x%02x of HW ID 0x190 is a first-generation ConnectX, not supported",
+			       cfg->bdf, c->rev);
+	c->recovery = pci_device == (uint16_t)(c->desc->hw_id + 1);
+	if (c->recovery)
+		return livefish_fixup(c, st);
+	return CX_OK;
+}
+
+/* Read-to-lock: a read of 0 means we now hold it, §3.5. */
+static int take(struct chip *c, uint32_t addr, unsigned tries, unsigned sleep_us, bool *held,
+		struct cx_status *st)
+{
+	uint32_t v;
+
+	for (unsigned i = 0; i < tries; i++) {
+		if (cr_read(&c->cr, addr, &v, st))
+			return st->code;
+		if (v == 0) {
+			*held = true;
+			return CX_OK;
+		}
+		cfg_sleep_us(c->cr.cfg, sleep_us);
+	}
+	return cx_fail(st, CX_EBUSY,
+		       "%s: flash semaphore 0x%05x is held by someone else (firmware or another tool); "
+		       "if nothing else is using the card, retry with --clear-semaphore",
+		       c->cr.cfg->bdf, addr);
+}
+
+int chip_lock(struct chip *c, struct cx_status *st)
+{
+	int rc;
+
+	if (c->desc->flashprog_sem && !c->held_flashprog &&
+	    (rc = take(c, SEM_FLASHPROG, SEM_FLASHPROG_TRIES, SEM_FLASHPROG_SLEEP_US, &c->held_flashprog, st)))
+		return rc;
+	if (!c->held_gpio && (rc = take(c, SEM_GPIO, SEM_GPIO_TRIES, SEM_GPIO_SLEEP_US, &c->held_gpio, st))) {
+		chip_unlock(c);
+		return rc;
+	}
+	return CX_OK;
+}
+
+void chip_unlock(struct chip *c)
+{
+	struct cx_status ignore = {0};
+
+	if (c->held_gpio)
+		cr_write(&c->cr, SEM_GPIO, 0, &ignore);
+	if (c->held_flashprog)
+		cr_write(&c->cr, SEM_FLASHPROG, 0, &ignore);
+	c->held_gpio = c->held_flashprog = false;
+}
+
+int chip_clear_semaphores(struct chip *c, struct cx_status *st)
+{
+	if (cr_write(&c->cr, SEM_GPIO, 0, st))
+		return st->code;
+	if (c->desc->flashprog_sem && cr_write(&c->cr, SEM_FLASHPROG, 0, st))
+		return st->code;
+	c->held_gpio = c->held_flashprog = false;
+	return CX_OK;
+}
+
+void chip_close(struct chip *c)
+{
+	if (c->desc)
+		chip_unlock(c);
+	cr_close(&c->cr);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* chip.h — which ConnectX a card is, whether it is in recovery mode, and its locks.
+ *
+ * chip_open() reads the HW ID (hw-access.md §1.2) and matches it against a
+ * table of the three supported chips; a PCI device ID of HW ID + 1 means
+ * recovery ("livefish") mode (§1.3), where it also applies mstflint's
+ * link-reset workaround. chip_lock() takes the flash semaphores as mstflint
+ * does (§3.5): 0xf03a0 first on CX3/CX3 Pro, then 0xf03fc; chip_unlock()
+ * releases what it took. A writer holds them for its whole session.
+ */
+#ifndef CX_CHIP_H
+#define CX_CHIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dev/crspace.h"
+
+enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO };
+
+struct chip_desc {
+	enum cx_family family;
+	const char *name;          /* "ConnectX-2", ... */
+	uint16_t hw_id;            /* crspace 0xf0014 bits 15:0 */
+	bool flashprog_sem;        /* 0xf03a0 exists (CX3/Pro), §3.5 */
+	unsigned start_positions;  /* FS2 start positions searched on flash, §3.11 */
+};
+
+struct chip {
+	struct crspace cr;
+	const struct chip_desc *desc;
+	uint8_t rev;               /* 0xf0014 bits 23:16 */
+	uint16_t pci_device;       /* as the PCI function shows it now */
+	bool recovery;
+	bool held_gpio, held_flashprog;
+};
+
+/* Identify the chip behind cfg; pci_device is the function's device ID. */
+int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, struct cx_status *st);
+
+/* Take the flash semaphores (§3.5); CX_EBUSY with advice if another agent holds one. */
+int chip_lock(struct chip *c, struct cx_status *st);
+void chip_unlock(struct chip *c);
+
+/* --clear-semaphore: release both semaphores whoever holds them. */
+int chip_clear_semaphores(struct chip *c, struct cx_status *st);
+
+/* Unlock and park the window. */
+void chip_close(struct chip *c);
+
+/* "ConnectX-3 A1", "ConnectX-2 B0", ... */
+const char *chip_label(const struct chip *c, char *buf, unsigned len);
+
+/* The table, for lookups by HW ID (e.g. matching an image's tag 10). */
+const struct chip_desc *chip_by_hw_id(uint16_t hw_id);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sim_cfg.c — config space of an in-process cxsim card. */
+#include <stdio.h>
+
+#include "sim_cfg.h"
+
+static int sim_read(void *ctx, unsigned off, uint32_t *val)
+{
+	struct cxsim_card *c = ctx;
+
+	if (!cxsim_powered(c))
+		return *val = 0xFFFFFFFFu, -1;
+	*val = cxsim_cfg_read(c, off, 4);
+	return 0;
+}
+
+static int sim_write(void *ctx, unsigned off, uint32_t val)
+{
+	struct cxsim_card *c = ctx;
+
+	if (!cxsim_powered(c))
+		return -1;
+	cxsim_cfg_write(c, off, val, 4);
+	return 0;
+}
+
+static void sim_sleep(void *ctx, unsigned us)
+{
+	cxsim_advance(ctx, (uint64_t)us * 1000);
+}
+
+static void sim_close(void *ctx)
+{
+	(void)ctx; /* the test owns the card */
+}
+
+static const struct cfg_ops sim_ops = {"cxsim", sim_read, sim_write, sim_sleep, sim_close};
+
+void sim_cfg_attach(struct cfg_dev *d, struct cxsim_card *card, const char *bdf)
+{
+	d->ops = &sim_ops;
+	d->ctx = card;
+	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sim_cfg.h — test-only access method: a cxsim card called in process.
+ * Sleeps become model time (cxsim_advance), so polling loops cost nothing. */
+#ifndef CX_TEST_SIM_CFG_H
+#define CX_TEST_SIM_CFG_H
+
+#include "cxsim.h"
+#include "dev/cfg.h"
+
+void sim_cfg_attach(struct cfg_dev *d, struct cxsim_card *card, const char *bdf);
+
+#endif
