@@ -17,13 +17,13 @@
 
 /* hw-access.md §1.1 (PCI IDs), §1.2 (HW ID and revision), §3.5 (0xf03a0 on CX3/Pro
  * only), §3.11 (CX2 boot ROM probes 6 start positions, CX3 10). */
-static const struct chip_info chips[] = {
+static const struct sim_chip_info chips[] = {
 	[CXSIM_CX2] = {"cx2", 0x190, 0x673C, 0xB0, false, 6},
 	[CXSIM_CX3] = {"cx3", 0x1F5, 0x1003, 0x01, true, 10},
 	[CXSIM_CX3PRO] = {"cx3pro", 0x1F7, 0x1007, 0x00, true, 10},
 };
 
-const struct chip_info *chip_info(enum cxsim_chip chip)
+const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip)
 {
 	return &chips[chip];
 }
@@ -43,7 +43,7 @@ int cxsim_chip_parse(const char *s, enum cxsim_chip *chip)
 	return -1;
 }
 
-void card_log(struct cxsim_card *c, const char *fmt, ...)
+void sim_card_log(struct cxsim_card *c, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -155,9 +155,9 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	c->powered = true;
 	c->accesses = 0;
 	bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
-	cr_reset(c);
-	gw_reset(c);
-	pcicfg_reset(c);
+	sim_cr_reset(c);
+	sim_gw_reset(c);
+	sim_pcicfg_reset(c);
 	set_running_identity(c);
 }
 
@@ -177,7 +177,7 @@ static void tick(struct cxsim_card *c)
 static void maybe_cut_power(struct cxsim_card *c)
 {
 	if (c->p.power_cut_after && c->accesses >= c->p.power_cut_after) {
-		card_log(c, "power cut after %llu config accesses", (unsigned long long)c->accesses);
+		sim_card_log(c, "power cut after %llu config accesses", (unsigned long long)c->accesses);
 		spi_nor_power_loss(&c->nor, c->now);
 		if (c->nor.changed)
 			c->flash_dirty = true;
@@ -194,7 +194,7 @@ uint32_t cxsim_cfg_read(struct cxsim_card *c, unsigned off, unsigned len)
 		return len == 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1; /* no device answers */
 	tick(c);
 	c->cnt.cfg_reads++;
-	v = pcicfg_read(c, off, len);
+	v = sim_pcicfg_read(c, off, len);
 	maybe_cut_power(c);
 	return v;
 }
@@ -205,7 +205,7 @@ void cxsim_cfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned 
 		return;
 	tick(c);
 	c->cnt.cfg_writes++;
-	pcicfg_write(c, off, val, len);
+	sim_pcicfg_write(c, off, val, len);
 	maybe_cut_power(c);
 }
 

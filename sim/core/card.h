@@ -8,7 +8,7 @@
 #include "spi_nor.h"
 
 /* Chip facts, hw-access.md §1.1–§1.2. */
-struct chip_info {
+struct sim_chip_info {
 	const char *name;
 	uint16_t hw_id;          /* crspace 0xf0014 bits 15:0 */
 	uint16_t default_pci;    /* normal PCI device ID */
@@ -17,7 +17,7 @@ struct chip_info {
 	unsigned boot_positions; /* FS2 start positions the boot ROM searches, §3.11 */
 };
 
-const struct chip_info *chip_info(enum cxsim_chip chip);
+const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip);
 
 /* A read-to-lock semaphore, §3.5: reading returns the old value and takes it when free. */
 struct semaphore {
@@ -32,7 +32,7 @@ struct gateway {
 
 struct cxsim_card {
 	struct cxsim_params p;
-	const struct chip_info *chip;
+	const struct sim_chip_info *chip;
 	uint8_t *flash;
 	size_t flash_size;
 	struct spi_nor nor;
@@ -61,22 +61,22 @@ struct cxsim_card {
 	void *log_ctx;
 };
 
-void card_log(struct cxsim_card *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sim_card_log(struct cxsim_card *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* pcicfg.c */
-void pcicfg_reset(struct cxsim_card *c);
-uint32_t pcicfg_read(struct cxsim_card *c, unsigned off, unsigned len);
-void pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len);
+void sim_pcicfg_reset(struct cxsim_card *c);
+uint32_t sim_pcicfg_read(struct cxsim_card *c, unsigned off, unsigned len);
+void sim_pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len);
 
 /* crspace.c */
-uint32_t cr_read(struct cxsim_card *c, uint32_t addr);
-void cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
-void cr_reset(struct cxsim_card *c);
-bool card_gpio_sem_held(const struct cxsim_card *c); /* by the client, not another agent */
+uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr);
+void sim_cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
+void sim_cr_reset(struct cxsim_card *c);
+bool sim_gpio_sem_held(const struct cxsim_card *c); /* by the client, not another agent */
 
 /* gateway.c */
-uint32_t gw_read(struct cxsim_card *c, uint32_t addr);
-void gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
-void gw_reset(struct cxsim_card *c);
+uint32_t sim_gw_read(struct cxsim_card *c, uint32_t addr);
+void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
+void sim_gw_reset(struct cxsim_card *c);
 
 #endif

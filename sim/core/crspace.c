@@ -24,7 +24,7 @@
 #define CR_FW_VERSION_END 0x1F074
 #define LIVEFISH_VALUE 0xFFFFFFFFu /* UNCONFIRMED exact value; anything > 0xfff00000 */
 
-void cr_reset(struct cxsim_card *c)
+void sim_cr_reset(struct cxsim_card *c)
 {
 	c->sem_gpio = (struct semaphore){c->p.sem_held_gpio, c->p.sem_held_gpio};
 	c->sem_flashprog = (struct semaphore){c->p.sem_held_flashprog, c->p.sem_held_flashprog};
@@ -67,15 +67,15 @@ static uint32_t fw_version_reg(const struct cxsim_card *c, uint32_t addr)
 static uint32_t unmodelled(struct cxsim_card *c, uint32_t addr, const char *what)
 {
 	c->cnt.unmodelled++;
-	card_log(c, "crspace %s of unmodelled address 0x%05x", what, addr);
+	sim_card_log(c, "crspace %s of unmodelled address 0x%05x", what, addr);
 	return 0;
 }
 
-uint32_t cr_read(struct cxsim_card *c, uint32_t addr)
+uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr)
 {
 	c->cnt.cr_reads++;
 	if (addr >= CR_GW_FIRST && addr <= CR_GW_LAST)
-		return gw_read(c, addr);
+		return sim_gw_read(c, addr);
 	switch (addr) {
 	case CR_HW_ID:
 		return (uint32_t)c->p.hw_rev << 16 | c->chip->hw_id;
@@ -101,11 +101,11 @@ uint32_t cr_read(struct cxsim_card *c, uint32_t addr)
 	return unmodelled(c, addr, "read");
 }
 
-void cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
+void sim_cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 {
 	c->cnt.cr_writes++;
 	if (addr >= CR_GW_FIRST && addr <= CR_GW_LAST) {
-		gw_write(c, addr, val);
+		sim_gw_write(c, addr, val);
 		return;
 	}
 	switch (addr) {
@@ -129,7 +129,7 @@ void cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 		c->reg_f3834 = val;
 		return;
 	case CR_SW_RESET:
-		card_log(c, "SW reset requested (0x%x): not modelled, power-cycle the card", val);
+		sim_card_log(c, "SW reset requested (0x%x): not modelled, power-cycle the card", val);
 		return;
 	}
 	if (addr >= CR_FLUSH && addr < CR_FLUSH_SLOTS_END)
@@ -137,7 +137,7 @@ void cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 	unmodelled(c, addr, "write");
 }
 
-bool card_gpio_sem_held(const struct cxsim_card *c)
+bool sim_gpio_sem_held(const struct cxsim_card *c)
 {
 	return c->sem_gpio.value && !c->sem_gpio.other_agent;
 }

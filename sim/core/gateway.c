@@ -36,12 +36,12 @@
 #define GW_BUSY (1u << 30)
 #define GW_DATA_MAX 16             /* four data registers */
 
-void gw_reset(struct cxsim_card *c)
+void sim_gw_reset(struct cxsim_card *c)
 {
 	c->gw = (struct gateway){0};
 }
 
-uint32_t gw_read(struct cxsim_card *c, uint32_t addr)
+uint32_t sim_gw_read(struct cxsim_card *c, uint32_t addr)
 {
 	if (addr == GW_CMD)
 		return c->gw.cmd;
@@ -50,7 +50,7 @@ uint32_t gw_read(struct cxsim_card *c, uint32_t addr)
 	if (addr >= GW_DATA0 && addr <= GW_DATA3 && !(addr & 3))
 		return c->gw.data[(addr - GW_DATA0) / 4];
 	c->cnt.unmodelled++;
-	card_log(c, "gateway read of unmodelled register 0x%05x", addr);
+	sim_card_log(c, "gateway read of unmodelled register 0x%05x", addr);
 	return 0;
 }
 
@@ -84,14 +84,14 @@ static void run(struct cxsim_card *c, uint32_t cmd)
 	c->cnt.gw_cmds++;
 	if (cmd & GW_CMD_PHASE)
 		c->cnt.gw_by_opcode[op]++;
-	if (!card_gpio_sem_held(c))
+	if (!sim_gpio_sem_held(c))
 		c->cnt.gw_without_sem++;
 	if (!(cmd & GW_FLASH_ENABLE)) {
-		card_log(c, "gateway command 0x%08x without FLASH_ENABLE: the flash sees nothing", cmd);
+		sim_card_log(c, "gateway command 0x%08x without FLASH_ENABLE: the flash sees nothing", cmd);
 		return;
 	}
 	if (n > GW_DATA_MAX) {
-		card_log(c, "gateway command 0x%08x: MSIZE above 16 bytes, clipped", cmd);
+		sim_card_log(c, "gateway command 0x%08x: MSIZE above 16 bytes, clipped", cmd);
 		n = GW_DATA_MAX;
 	}
 	if (bank1) {
@@ -125,7 +125,7 @@ static void run(struct cxsim_card *c, uint32_t cmd)
 	sync_stats(c);
 }
 
-void gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
+void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 {
 	struct gateway *g = &c->gw;
 
@@ -139,7 +139,7 @@ void gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 	}
 	if (addr != GW_CMD) {
 		c->cnt.unmodelled++;
-		card_log(c, "gateway write of unmodelled register 0x%05x", addr);
+		sim_card_log(c, "gateway write of unmodelled register 0x%05x", addr);
 		return;
 	}
 	g->cmd = val;

@@ -44,7 +44,7 @@ static void put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
-void pcicfg_reset(struct cxsim_card *c)
+void sim_pcicfg_reset(struct cxsim_card *c)
 {
 	uint8_t *h = c->cfg;
 	uint32_t cls = cxsim_class_now(c);
@@ -81,7 +81,7 @@ static uint32_t window_read(struct cxsim_card *c, unsigned reg)
 {
 	if (reg == WIN_ADDR)
 		return c->p.wo_addr_window ? WIN_WO_READBACK : c->win_addr;
-	return cr_read(c, c->win_addr & ~(uint32_t)WIN_WO_READ_FLAG);
+	return sim_cr_read(c, c->win_addr & ~(uint32_t)WIN_WO_READ_FLAG);
 }
 
 static void window_write(struct cxsim_card *c, unsigned reg, uint32_t val)
@@ -90,7 +90,7 @@ static void window_write(struct cxsim_card *c, unsigned reg, uint32_t val)
 		if (reg == WIN_ADDR)
 			c->win_addr = val;
 		else
-			cr_write(c, c->win_addr, val);
+			sim_cr_write(c, c->win_addr, val);
 		return;
 	}
 	/* Write-only address: data first, then the address write runs the
@@ -101,7 +101,7 @@ static void window_write(struct cxsim_card *c, unsigned reg, uint32_t val)
 	}
 	c->win_addr = val;
 	if (!(val & WIN_WO_READ_FLAG))
-		cr_write(c, val, c->win_data);
+		sim_cr_write(c, val, c->win_data);
 }
 
 static uint32_t dword_read(struct cxsim_card *c, unsigned off)
@@ -116,10 +116,10 @@ static uint32_t dword_read(struct cxsim_card *c, unsigned off)
 	       (uint32_t)c->cfg[off + 2] << 16 | (uint32_t)c->cfg[off + 3] << 24;
 }
 
-uint32_t pcicfg_read(struct cxsim_card *c, unsigned off, unsigned len)
+uint32_t sim_pcicfg_read(struct cxsim_card *c, unsigned off, unsigned len)
 {
 	if ((len != 1 && len != 2 && len != 4) || off % len || off + len > CXSIM_CFG_SIZE) {
-		card_log(c, "config read of %u bytes at 0x%x: not a valid access", len, off);
+		sim_card_log(c, "config read of %u bytes at 0x%x: not a valid access", len, off);
 		return 0xFFFFFFFFu;
 	}
 	uint32_t dw = dword_read(c, off & ~3u);
@@ -127,10 +127,10 @@ uint32_t pcicfg_read(struct cxsim_card *c, unsigned off, unsigned len)
 	return len == 4 ? dw : (dw >> shift) & ((1u << (8 * len)) - 1);
 }
 
-void pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len)
+void sim_pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len)
 {
 	if ((len != 1 && len != 2 && len != 4) || off % len || off + len > CXSIM_CFG_SIZE) {
-		card_log(c, "config write of %u bytes at 0x%x: not a valid access", len, off);
+		sim_card_log(c, "config write of %u bytes at 0x%x: not a valid access", len, off);
 		return;
 	}
 	unsigned base = off & ~3u;
