@@ -63,7 +63,7 @@ asan: $(B)/asan/cxflash
 $(B)/asan/cxflash: $(BURNER_SRC) $(BURNER_HDR)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-	  -Iburner -o $@ $(BURNER_SRC) -lz
+	  -Iburner -o $@ $(BURNER_SRC) -lpci -lz
 
 mkfs2: $(B)/host/mkfs2
 $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
@@ -96,12 +96,12 @@ $(B)/tests/%: burner/tests/%.c $(BURNER_LIB) $(BURNER_HDR) $(TEST_SUPPORT) $(SIM
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(BURNER_LIB) $(TEST_SUPPORT) $(SIM_CORE) \
-	  -lcmocka -lz
+	  -lcmocka -lpci -lz
 
 $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 	@mkdir -p $(@D)
 	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lz
+	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lpci -lz
 
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list

@@ -27,6 +27,7 @@ PACKAGES=(
     # --- host builds / tests ----------------------------------------------------------
     zlib1g-dev             # zlib for the glibc/ASan builds and host tools (mkfs2)
     libcmocka-dev          # unit tests (burner/tests)
+    libpci-dev             # libpci for the glibc ASan/test builds of cxflash (the shipped one links our musl libpci.a)
     clang                  # libFuzzer build of the image parser
     libclang-rt-14-dev     # libFuzzer / sanitizer runtimes for clang 14
     llvm                   # llvm-symbolizer, llvm-cov etc.

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pci_enum.c — libpci enumeration of our cards (hw-access.md §1.1). */
+#include <pci/pci.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dev/pci_enum.h"
+
+struct id_row {
+	uint16_t device;
+	enum pci_kind kind;
+	const char *family;
+};
+
+/* hw-access.md §1.1: mlx4's table, mstflint's supported and livefish lists. */
+static const struct id_row ids[] = {
+	{0x6340, PCI_KIND_PF, "ConnectX-2"}, {0x634A, PCI_KIND_PF, "ConnectX-2"},
+	{0x6354, PCI_KIND_PF, "ConnectX-2"}, {0x6368, PCI_KIND_PF, "ConnectX-2"},
+	{0x6372, PCI_KIND_PF, "ConnectX-2"}, {0x6732, PCI_KIND_PF, "ConnectX-2"},
+	{0x673C, PCI_KIND_PF, "ConnectX-2"}, {0x6746, PCI_KIND_PF, "ConnectX-2"},
+	{0x6750, PCI_KIND_PF, "ConnectX-2"}, {0x675A, PCI_KIND_PF, "ConnectX-2"},
+	{0x6764, PCI_KIND_PF, "ConnectX-2"}, {0x676E, PCI_KIND_PF, "ConnectX-2"},
+	{0x6778, PCI_KIND_PF, "ConnectX-2"}, {0x1002, PCI_KIND_VF, "ConnectX-2"},
+	{0x1003, PCI_KIND_PF, "ConnectX-3"}, {0x1005, PCI_KIND_PF, "ConnectX-3"},
+	{0x1006, PCI_KIND_PF, "ConnectX-3"}, {0x1008, PCI_KIND_PF, "ConnectX-3"},
+	{0x1009, PCI_KIND_PF, "ConnectX-3"}, {0x100A, PCI_KIND_PF, "ConnectX-3"},
+	{0x100B, PCI_KIND_PF, "ConnectX-3"}, {0x100C, PCI_KIND_PF, "ConnectX-3"},
+	{0x100D, PCI_KIND_PF, "ConnectX-3"}, {0x100E, PCI_KIND_PF, "ConnectX-3"},
+	{0x100F, PCI_KIND_PF, "ConnectX-3"}, {0x1010, PCI_KIND_PF, "ConnectX-3"},
+	{0x1004, PCI_KIND_VF, "ConnectX-3"}, {0x1007, PCI_KIND_PF, "ConnectX-3 Pro"},
+	{0x0191, PCI_KIND_RECOVERY, "ConnectX-2"}, {0x01F6, PCI_KIND_RECOVERY, "ConnectX-3"},
+	{0x01F8, PCI_KIND_RECOVERY, "ConnectX-3 Pro"},
+};
+
+bool pci_id_known(uint16_t device, enum pci_kind *kind, const char **family)
+{
+	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (ids[i].device == device) {
+			*kind = ids[i].kind;
+			*family = ids[i].family;
+			return true;
+		}
+	return false;
+}
+
+static int by_bdf(const void *a, const void *b)
+{
+	return strcmp(((const struct pci_card *)a)->bdf, ((const struct pci_card *)b)->bdf);
+}
+
+static struct pci_access *open_access(const char *root)
+{
+	struct pci_access *a = pci_alloc();
+
+	if (root)
+		pci_set_param(a, "sysfs.path", (char *)root);
+	a->method = PCI_ACCESS_SYS_BUS_PCI;
+	pci_init(a);
+	pci_scan_bus(a);
+	return a;
+}
+
+int pci_enum(const char *root, struct pci_card *out, int max, int *n, struct cx_status *st)
+{
+	struct pci_access *a = open_access(root);
+
+	*n = 0;
+	for (struct pci_dev *d = a->devices; d; d = d->next) {
+		struct pci_card c = {0};
+		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_SUBSYS);
+		if (d->vendor_id != PCI_VENDOR_MELLANOX ||
+		    !pci_id_known(d->device_id, &c.kind, &c.family) || c.kind == PCI_KIND_VF)
+			continue;
+		if (*n >= max) {
+			pci_cleanup(a);
+			return cx_fail(st, CX_EUNSUPPORTED, "more than %d cards", max);
+		}
+		snprintf(c.bdf, sizeof(c.bdf), "%04x:%02x:%02x.%d", d->domain, d->bus, d->dev, d->func);
+		c.device = d->device_id;
+		c.subsys_vendor = d->subsys_vendor_id;
+		c.subsys_device = d->subsys_id;
+		c.class_code = (uint32_t)d->device_class << 8;
+		out[(*n)++] = c;
+	}
+	pci_cleanup(a);
+	qsort(out, (size_t)*n, sizeof(*out), by_bdf);
+	return CX_OK;
+}
+
+int pci_find(const char *root, const char *bdf, struct pci_card *out, struct cx_status *st)
+{
+	struct pci_card all[PCI_ENUM_MAX];
+	char full[32];
+	int n;
+
+	snprintf(full, sizeof(full), "%s%s", strlen(bdf) <= 7 ? "0000:" : "", bdf);
+	if (pci_enum(root, all, PCI_ENUM_MAX, &n, st))
+		return st->code;
+	for (int i = 0; i < n; i++)
+		if (!strcasecmp(all[i].bdf, full)) {
+			*out = all[i];
+			return CX_OK;
+		}
+	return cx_fail(st, CX_ENODEV, "no ConnectX-2/3/3 Pro card at %s (try 'cxflash list')", full);
+}
