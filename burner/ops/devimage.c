@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devimage.c — locating and reading the image on a card's flash (fs2-format.md §1, §3.4 ri). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/zebra.h"
+#include "ops/devimage.h"
+#include "util/bytes.h"
+
+#define FS_INFO_FAILSAFE 0x8    /* FS info word bit 3, §1.5 */
+#define FS_INFO_LOG2_MASK 0x7   /* bits 2:0 = log2(chunk) - 16, §1.5 */
+#define BOOT2_N_MIN 4           /* CheckBoot2 bounds, §1.3 */
+#define BOOT2_N_MAX 1048576
+#define SECT_END_FF 0xFF000000  /* chain end markers, §1.4 */
+
+struct reader {
+	flash_read_fn rd;
+	void *ctx;
+	struct dev_image *d;
+	uint32_t limit;         /* contiguous bytes the slot can hold */
+};
+
+/* Contiguous read through the zebra translation, one chunk piece at a time. */
+static int cont_read(struct reader *r, uint32_t off, uint8_t *buf, uint32_t len, struct cx_status *st)
+{
+	struct dev_image *d = r->d;
+
+	if ((uint64_t)off + len > r->limit)
+		return cx_fail(st, CX_EIMAGE, "image on flash runs past its slot (0x%x bytes at 0x%x)", len, off);
+	while (len) {
+		uint32_t n = len, phys = off;
+		if (d->failsafe) {
+			uint32_t chunk = 1u << d->log2chunk, room = chunk - (off & (chunk - 1));
+			n = len < room ? len : room;
+			phys = zebra_cont2phys(off, d->log2chunk, d->slot);
+		} else {
+			phys = d->start + off;
+		}
+		if (r->rd(r->ctx, phys, buf, n, st))
+			return st->code;
+		off += n;
+		buf += n;
+		len -= n;
+	}
+	return CX_OK;
+}
+
+static int locate(struct dev_image *d, struct reader *r, uint32_t flash_size, unsigned npos,
+		  struct cx_status *st)
+{
+	uint8_t m[FS2_MAGIC_LEN];
+	uint32_t found[16];
+	int n = 0;
+
+	for (unsigned i = 0; i < npos && i < fs2_nstart_pos; i++) {
+		uint32_t p = fs2_start_pos[i];
+		if ((uint64_t)p + FS2_MAGIC_LEN > flash_size)
+			break;
+		if (r->rd(r->ctx, p, m, sizeof(m), st))
+			return st->code;
+		if (fs2_has_magic(m))
+			found[n++] = p;
+	}
+	if (n == 0)
+		return cx_fail(st, CX_EIMAGE, "no firmware image on the flash (no FS2 magic at any start position)");
+	if (n > 2)
+		return cx_fail(st, CX_EIMAGE, "more than two images on the flash (0x%x, 0x%x, 0x%x): corrupt",
+			       found[0], found[1], found[2]);
+	d->nstarts = n;
+	memcpy(d->starts, found, (size_t)n * sizeof(found[0]));
+	d->start = found[0];
+	return CX_OK;
+}
+
+static int read_header(struct dev_image *d, struct reader *r, uint32_t flash_size, struct cx_status *st)
+{
+	uint8_t h[FS2_BOOT2_START];
+
+	if (r->rd(r->ctx, d->start, h, sizeof(h), st))
+		return st->code;
+	uint32_t fs = be32(h + FS2_OFF_FS_INFO);
+	if (byte_sum32(fs))
+		return cx_fail(st, CX_EIMAGE, "image at 0x%x: corrupted FS info word 0x%08x", d->start, fs);
+	d->failsafe = fs & FS_INFO_FAILSAFE;
+	d->log2chunk = (fs & FS_INFO_LOG2_MASK) + ZEBRA_LOG2CHUNK_MIN;
+	if (d->failsafe) {
+		uint32_t chunk = 1u << d->log2chunk;
+		if (d->start != 0 && d->start != chunk)
+			return cx_fail(st, CX_EIMAGE, "failsafe image at 0x%x: not at 0 or its chunk size 0x%x",
+				       d->start, chunk);
+		d->slot = d->start != 0;
+		r->limit = flash_size / 2;
+	} else {
+		if (d->start != 0)
+			return cx_fail(st, CX_EIMAGE, "non-failsafe image at 0x%x: must start at 0", d->start);
+		r->limit = flash_size;
+	}
+	return CX_OK;
+}
+
+/* Walk BOOT2 blocks and section headers to find where the image ends. */
+static int image_length(struct reader *r, uint32_t *end, struct cx_status *st)
+{
+	uint8_t b[FS2_GPH_SIZE];
+	uint32_t p = FS2_BOOT2_START;
+	int rc;
+
+	for (int boot2 = 0; boot2 < 2; boot2++) {
+		if ((rc = cont_read(r, p, b, 8, st)))
+			return rc;
+		uint32_t type = be32(b), nw = be32(b + 4);
+		if (boot2 == 1 && type >= 1 && type <= FS2_SECT_LAST_KNOWN)
+			break; /* a section, not a second BOOT2, §1.3 */
+		if (nw < BOOT2_N_MIN || nw > BOOT2_N_MAX)
+			return cx_fail(st, CX_EIMAGE, "BOOT2 at 0x%x: size %u out of range", p, nw);
+		p += (nw + 4) * 4;
+	}
+	for (int n = 0; n < FS2_MAX_SECTIONS; n++) {
+		if ((rc = cont_read(r, p, b, FS2_GPH_SIZE, st)))
+			return rc;
+		uint32_t type = be32(b), size = be32(b + 4), next = be32(b + 12);
+		uint64_t dlen = type == FS2_EMT ? ((uint64_t)size + 3) / 4 * 4 : (uint64_t)size * 4;
+		if (dlen > FS2_MAX_SECTION)
+			return cx_fail(st, CX_EIMAGE, "section at 0x%x: size 0x%llx over the limit", p,
+				       (unsigned long long)dlen);
+		uint64_t e = p + FS2_GPH_SIZE + dlen + 4;
+		if (e > r->limit)
+			return cx_fail(st, CX_EIMAGE, "section at 0x%x runs past the image slot", p);
+		*end = (uint32_t)e;
+		if (next == 0 || next == SECT_END_FF)
+			return CX_OK;
+		if (next <= p)
+			return cx_fail(st, CX_EIMAGE, "section at 0x%x points back to 0x%x: the chain loops", p, next);
+		p = next;
+	}
+	return cx_fail(st, CX_EIMAGE, "more than %d sections: the section chain is corrupt", FS2_MAX_SECTIONS);
+}
+
+int devimage_read(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
+		  unsigned npos, struct cx_status *st)
+{
+	struct reader r = {rd, ctx, d, 0};
+	uint32_t end = 0;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if ((rc = locate(d, &r, flash_size, npos, st)) || (rc = read_header(d, &r, flash_size, st)) ||
+	    (rc = image_length(&r, &end, st)))
+		return rc;
+	if (!(d->buf = malloc(end)))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	d->len = end;
+	if ((rc = cont_read(&r, 0, d->buf, end, st)))
+		return rc;
+	struct cx_status pst = {0};
+	d->parse_rc = fs2_parse(d->buf, d->len, &d->img, &pst);
+	memcpy(d->parse_msg, pst.msg, sizeof(d->parse_msg));
+	return CX_OK;
+}
+
+void devimage_free(struct dev_image *d)
+{
+	free(d->buf);
+	d->buf = NULL;
+}

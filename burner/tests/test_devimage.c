@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_devimage.c — reading the image out of a flash dump through the read callback:
+ * both slots, chunk sizes, non-failsafe, how much it reads, and broken chains. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/devimage.h"
+
+struct mem {
+	uint8_t *flash;
+	size_t size;
+	uint64_t bytes_read;
+};
+
+static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
+{
+	struct mem *m = ctx;
+
+	if ((uint64_t)addr + len > m->size)
+		return cx_fail(st, CX_EFLASH, "read past the flash");
+	memcpy(buf, m->flash + addr, len);
+	m->bytes_read += len;
+	return CX_OK;
+}
+
+static uint8_t *gen(const char *opts, size_t *len)
+{
+	char cmd[512], path[] = "/tmp/cx-devimage-XXXXXX";
+	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s", b, path, opts);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	uint8_t *p = malloc(*len);
+	assert_int_equal(fread(p, 1, *len, f), *len);
+	fclose(f);
+	unlink(path);
+	return p;
+}
+
+static void check(const char *img_opts, const char *dump_opts, uint32_t start, unsigned slot,
+		  unsigned npos)
+{
+	char opts[400];
+	size_t ilen, flen;
+	uint8_t *img = gen(img_opts, &ilen);
+	snprintf(opts, sizeof(opts), "%s %s", img_opts, dump_opts);
+	uint8_t *flash = gen(opts, &flen);
+	struct mem m = {flash, flen, 0};
+	struct dev_image d;
+	struct cx_status st = {0};
+
+	assert_int_equal(devimage_read(&d, mem_read, &m, (uint32_t)flen, npos, &st), CX_OK);
+	assert_int_equal(d.parse_rc, CX_OK);
+	assert_int_equal(d.start, start);
+	assert_int_equal(d.slot, slot);
+	assert_int_equal(d.len, ilen);
+	assert_memory_equal(d.buf, img, ilen);
+	/* Headers plus one pass over the image, not the whole flash. */
+	assert_true(m.bytes_read < ilen + 4096);
+	devimage_free(&d);
+	free(img);
+	free(flash);
+}
+
+static void test_slots_and_chunks(void **state)
+{
+	(void)state;
+	check("--chip cx3", "--dump 0", 0, 0, 10);
+	check("--chip cx3", "--dump 1", 0x80000, 1, 10);
+	check("--chip cx3pro --chunk-log 0 --ddr 6 --flash-size 1048576", "--dump 1", 0x10000, 1, 10);
+	check("--chip cx2 --old-guids", "--dump 1 --chunk-log 3", 0x80000, 1, 6);
+}
+
+static void test_non_failsafe(void **state)
+{
+	(void)state;
+	size_t ilen;
+	uint8_t *img = gen("--chip cx3 --no-failsafe", &ilen);
+	uint8_t *flash = malloc(1 << 21);
+	memset(flash, 0xFF, 1 << 21);
+	memcpy(flash, img, ilen);
+	struct mem m = {flash, 1 << 21, 0};
+	struct dev_image d;
+	struct cx_status st = {0};
+	assert_int_equal(devimage_read(&d, mem_read, &m, 1 << 21, 10, &st), CX_OK);
+	assert_false(d.failsafe);
+	assert_int_equal(d.len, ilen);
+	assert_memory_equal(d.buf, img, ilen);
+	devimage_free(&d);
+	free(img);
+	free(flash);
+}
+
+static void test_empty_and_broken(void **state)
+{
+	(void)state;
+	size_t flen;
+	uint8_t *flash = malloc(1 << 21);
+	memset(flash, 0xFF, 1 << 21);
+	struct mem m = {flash, 1 << 21, 0};
+	struct dev_image d;
+	struct cx_status st = {0};
+	assert_int_equal(devimage_read(&d, mem_read, &m, 1 << 21, 10, &st), CX_EIMAGE);
+	assert_non_null(strstr(st.msg, "no firmware image"));
+	devimage_free(&d);
+	free(flash);
+
+	/* A section whose next pointer goes back: refused, not an endless walk. */
+	flash = gen("--chip cx3 --dump 0 --ddr 2", &flen);
+	uint32_t gp = 0x38;
+	gp += (uint32_t)(((uint32_t)flash[gp + 4] << 24 | flash[gp + 5] << 16 | flash[gp + 6] << 8 |
+			  flash[gp + 7]) + 4) * 4;
+	/* second BOOT2 */
+	gp += (uint32_t)(((uint32_t)flash[gp + 4] << 24 | flash[gp + 5] << 16 | flash[gp + 6] << 8 |
+			  flash[gp + 7]) + 4) * 4;
+	memset(flash + gp + 12, 0, 3);
+	flash[gp + 15] = 0x38; /* the first section's next → 0x38 */
+	m = (struct mem){flash, flen, 0};
+	cx_status_clear(&st);
+	assert_int_equal(devimage_read(&d, mem_read, &m, (uint32_t)flen, 10, &st), CX_EIMAGE);
+	assert_non_null(strstr(st.msg, "loops"));
+	devimage_free(&d);
+	free(flash);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slots_and_chunks),
+		cmocka_unit_test(test_non_failsafe),
+		cmocka_unit_test(test_empty_and_broken),
+	};
+	return cmocka_run_group_tests_name("devimage", tests, NULL, NULL);
+}
