@@ -43,6 +43,7 @@ const char *cx_code_name(int code)
 	case CX_EBUSY: return "busy";
 	case CX_EFLASH: return "flash";
 	case CX_EPROTECTED: return "write-protected";
+	case CX_EINTR: return "interrupted";
 	}
 	return "unknown";
 }

@@ -26,6 +26,7 @@ enum cx_code {
 	CX_EBUSY = 13,       /* a flash semaphore is held by someone else */
 	CX_EFLASH = 14,      /* the flash failed: unknown part, timeout, verify mismatch */
 	CX_EPROTECTED = 15,  /* the flash is write-protected */
+	CX_EINTR = 16,       /* interrupted (SIGINT/SIGTERM) at a safe point */
 };
 
 #define CX_MSG_MAX 320
