@@ -23,6 +23,9 @@
 
 struct cli {
 	const char *image;          /* -i FILE */
+	const char *device;         /* -d BDF */
+	const char *sysfs;          /* --sysfs DIR (or $CXFLASH_SYSFS): libpci's sysfs.path */
+	bool clear_sem;             /* --clear-semaphore */
 	bool striped;               /* --striped_image */
 	bool json;                  /* --json */
 	bool yes;                   /* -y: no questions */
@@ -35,7 +38,7 @@ struct cli {
 };
 
 /* Command flag bits. */
-#define CMD_NEEDS_IMAGE 0x1   /* -i FILE is required */
+#define CMD_NEEDS_IMAGE 0x1   /* -i FILE or -d BDF is required */
 #define CMD_WRITES_IMAGE 0x2  /* replaces the image file */
 #define CMD_JSON 0x4          /* has --json output */
 
@@ -66,5 +69,6 @@ int cmd_rrom(struct cli *c, struct cx_status *st);
 int cmd_extract(struct cli *c, struct cx_status *st);
 int cmd_sg(struct cli *c, struct cx_status *st);
 int cmd_sv(struct cli *c, struct cx_status *st);
+int cmd_list(struct cli *c, struct cx_status *st);
 
 #endif

@@ -12,6 +12,8 @@
 /* Exact names only, plus explicit aliases: a mistyped prefix must never pick
  * a command that writes. */
 const struct command cli_commands[] = {
+	{"list", cmd_list, CMD_JSON, 0, 0, "list",
+	 "every ConnectX-2/3/3 Pro card: slot, chip, IDs, OEM, PSID, FW, GUIDs/MACs, ROM, recovery"},
 	{"v", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "v",
 	 "verify every checksum and structure rule of the image"},
 	{"verify", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "verify", "same as v"},
@@ -40,6 +42,9 @@ void cli_usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -i, --image FILE     the firmware image file to work on\n"
+		"  -d, --device BDF     the card at PCI address BDF (see 'cxflash list')\n"
+		"  --sysfs DIR          find cards under DIR instead of /sys/bus/pci ($CXFLASH_SYSFS)\n"
+		"  --clear-semaphore    release the card's flash semaphores first (after a killed tool)\n"
 		"  --striped_image      FILE is a raw flash dump (failsafe, image in either slot)\n"
 		"  --json               print one JSON object instead of text\n"
 		"  -y, --yes            answer yes to every question\n"
@@ -69,9 +74,12 @@ static int run_command(const struct command *cmd, struct cli *c, struct cx_statu
 {
 	if (c->nparams < cmd->min_params || c->nparams > cmd->max_params)
 		return cx_fail(st, CX_EUSAGE, "usage: cxflash -i FILE %s", cmd->usage);
-	if ((cmd->flags & CMD_NEEDS_IMAGE) && !c->image)
-		return cx_fail(st, CX_EUSAGE, "%s needs an image: cxflash -i FILE %s", cmd->name,
+	if ((cmd->flags & CMD_NEEDS_IMAGE) && !c->image && !c->device)
+		return cx_fail(st, CX_EUSAGE, "%s needs an image: cxflash -i FILE %s (or -d BDF)", cmd->name,
 			       cmd->usage);
+	if ((cmd->flags & CMD_WRITES_IMAGE) && c->device)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s on a card comes with the burn support; use it on a file",
+			       cmd->name);
 	return cmd->run(c, st);
 }
 

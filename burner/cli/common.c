@@ -4,9 +4,37 @@
 #include <strings.h>
 
 #include "cli/common.h"
+#include "ops/device.h"
+
+/* From a card: read its image (ops/devimage.h) and parse it like a file. */
+static int open_from_device(struct cli *c, struct imgfile *f, struct cx_status *st)
+{
+	struct device d;
+	struct dev_image di;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	memset(&di, 0, sizeof(di));
+	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
+	if (!rc && d.chip.recovery)
+		rc = cx_fail(st, CX_EIMAGE, "%s is in recovery (livefish) mode: its flash holds no valid image",
+			     d.pci.bdf);
+	if (!rc)
+		rc = device_read_image(&d, &di, st);
+	device_close(&d);
+	if (!rc) {
+		rc = imgfile_open_mem(f, di.buf, di.len, false, st);
+		f->path = c->device;
+		f->start = di.start;
+	}
+	devimage_free(&di);
+	return rc;
+}
 
 int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st)
 {
+	if (c->device)
+		return open_from_device(c, f, st);
 	return imgfile_open(f, c->image, c->striped, st);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options.c — turning argv into a struct cli. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -89,6 +90,16 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 			if (need(argc, argv, i, 1, o, st))
 				return st->code;
 			c->image = argv[++i];
+		} else if (!strcmp(o, "d") || !strcmp(o, "device")) {
+			if (need(argc, argv, i, 1, o, st))
+				return st->code;
+			c->device = argv[++i];
+		} else if (!strcmp(o, "sysfs")) {
+			if (need(argc, argv, i, 1, o, st))
+				return st->code;
+			c->sysfs = argv[++i];
+		} else if (!strcmp(o, "clear_semaphore") || !strcmp(o, "clear-semaphore")) {
+			c->clear_sem = true;
 		} else if (!strcmp(o, "striped_image") || !strcmp(o, "striped-image")) {
 			c->striped = true;
 		} else if (!strcmp(o, "json")) {
@@ -110,5 +121,11 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 	}
 	if (c->command && !strcmp(c->command, "help"))
 		*want_help = true;
+	if (!c->sysfs)
+		c->sysfs = getenv("CXFLASH_SYSFS");
+	if (c->image && c->device && !*want_help)
+		return cx_fail(st, CX_EUSAGE, "give -i FILE or -d BDF, not both (burn, which takes both, comes later)");
+	if (c->device && c->striped)
+		return cx_fail(st, CX_EUSAGE, "--striped_image is for dump files, not for -d");
 	return CX_OK;
 }

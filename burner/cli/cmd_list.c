@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_list.c — `list`: every card, what it is and what it runs. A card that
+ * cannot be read is listed with the reason; the others are still shown. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "ops/device.h"
+#include "ops/oem.h"
+
+#define CR_FW_VERSION 0x1F064 /* running FW version, hw-access.md §1.2 */
+
+struct card_view {
+	struct pci_card pci;
+	char chip[40], flash[48], fw[24], running[24], psid[17], error[CX_MSG_MAX];
+	bool recovery, have_image, have_rom;
+	struct fs2_guids guids;
+	struct rom_info rom;
+	const char *oem;
+};
+
+static void running_version(struct device *d, struct card_view *v)
+{
+	uint32_t w0, w1;
+	struct cx_status st = {0};
+
+	if (cr_read(&d->chip.cr, CR_FW_VERSION, &w0, &st) || cr_read(&d->chip.cr, CR_FW_VERSION + 4, &w1, &st))
+		return;
+	uint16_t ver[3] = {(uint16_t)(w0 >> 16), (uint16_t)(w1 >> 16), (uint16_t)w1};
+	if (ver[0] || ver[1] || ver[2])
+		fmt_fw_version(v->running, sizeof(v->running), ver);
+}
+
+static void inspect(struct cli *c, const struct pci_card *pci, struct card_view *v)
+{
+	struct device d;
+	struct dev_image di;
+	struct cx_status st = {0};
+
+	memset(v, 0, sizeof(*v));
+	memset(&di, 0, sizeof(di));
+	v->pci = *pci;
+	v->oem = oem_from_subsys(pci->subsys_vendor);
+	if (device_open(&d, c->sysfs, pci->bdf, false, &st) == CX_OK) {
+		chip_label(&d.chip, v->chip, sizeof(v->chip));
+		flash_describe(&d.flash, v->flash, sizeof(v->flash));
+		v->recovery = d.chip.recovery;
+		if (!v->recovery) {
+			running_version(&d, v);
+			if (device_read_image(&d, &di, &st) == CX_OK && di.parse_rc == CX_OK) {
+				const struct fs2_info *in = &di.img.info;
+				v->have_image = true;
+				fmt_fw_version(v->fw, sizeof(v->fw), in->fw_ver);
+				snprintf(v->psid, sizeof(v->psid), "%s", in->psid);
+				v->guids = di.img.guids;
+				v->have_rom = di.img.nroms > 0;
+				if (v->have_rom)
+					v->rom = di.img.roms[0];
+				v->oem = oem_name(v->psid, pci->subsys_vendor);
+			} else if (!st.code) {
+				snprintf(v->error, sizeof(v->error), "%s", di.parse_msg);
+			}
+		}
+	}
+	if (st.code)
+		snprintf(v->error, sizeof(v->error), "%s", st.msg);
+	device_close(&d);
+	devimage_free(&di);
+}
+
+static void print_text(const struct card_view *v)
+{
+	char t[12];
+
+	printf("%s  %s  %04x:%04x  subsystem %04x:%04x  %s\n", v->pci.bdf,
+	       v->chip[0] ? v->chip : v->pci.family, 0x15b3, v->pci.device, v->pci.subsys_vendor,
+	       v->pci.subsys_device, v->oem ? v->oem : "OEM unknown");
+	if (v->recovery)
+		printf("    RECOVERY MODE (livefish): no valid firmware on the flash; flash %s\n",
+		       v->flash[0] ? v->flash : "?");
+	if (v->have_image) {
+		printf("    PSID %s  FW %s (running %s)  flash %s\n", v->psid, v->fw,
+		       v->running[0] ? v->running : "n/a", v->flash);
+		printf("    GUIDs %016llx %016llx  MACs %012llx %012llx\n",
+		       (unsigned long long)v->guids.guid[0], (unsigned long long)v->guids.guid[1],
+		       (unsigned long long)v->guids.mac[0], (unsigned long long)v->guids.mac[1]);
+		if (v->have_rom)
+			printf("    ROM %s %d.%d.%d\n", rom_type_name(v->rom.product, t), v->rom.ver[0],
+			       v->rom.ver[1], v->rom.ver[2]);
+	}
+	if (v->error[0])
+		printf("    error: %s\n", v->error);
+}
+
+static void print_json(struct json *j, const struct card_view *v)
+{
+	char t[12], ver[24];
+	static const char *const gname[GUIDS_NGUID] = {"node", "port1", "port2", "sys_image"};
+
+	json_obj(j, NULL);
+	json_str(j, "bdf", v->pci.bdf);
+	json_str(j, "family", v->pci.family);
+	json_str(j, "chip", v->chip[0] ? v->chip : NULL);
+	json_hex(j, "pci_device", v->pci.device, 4);
+	json_hex(j, "subsys_vendor", v->pci.subsys_vendor, 4);
+	json_hex(j, "subsys_device", v->pci.subsys_device, 4);
+	json_str(j, "oem", v->oem);
+	json_bool(j, "recovery", v->recovery);
+	json_str(j, "flash", v->flash[0] ? v->flash : NULL);
+	json_str(j, "psid", v->have_image ? v->psid : NULL);
+	json_str(j, "fw_version", v->have_image ? v->fw : NULL);
+	json_str(j, "fw_running", v->running[0] ? v->running : NULL);
+	if (v->have_image) {
+		json_obj(j, "guids");
+		for (int i = 0; i < GUIDS_NGUID; i++)
+			json_hex(j, gname[i], v->guids.guid[i], 16);
+		json_close(j);
+		json_obj(j, "macs");
+		json_hex(j, "port1", v->guids.mac[0], 12);
+		json_hex(j, "port2", v->guids.mac[1], 12);
+		json_close(j);
+	}
+	if (v->have_rom) {
+		snprintf(ver, sizeof(ver), "%d.%d.%d", v->rom.ver[0], v->rom.ver[1], v->rom.ver[2]);
+		json_obj(j, "rom");
+		json_str(j, "type", rom_type_name(v->rom.product, t));
+		json_str(j, "version", ver);
+		json_close(j);
+	}
+	json_str(j, "error", v->error[0] ? v->error : NULL);
+	json_close(j);
+}
+
+int cmd_list(struct cli *c, struct cx_status *st)
+{
+	struct pci_card cards[PCI_ENUM_MAX];
+	struct card_view *views;
+	int n, rc = pci_enum(c->sysfs, cards, PCI_ENUM_MAX, &n, st);
+
+	if (rc)
+		return rc;
+	if (!(views = calloc((size_t)(n ? n : 1), sizeof(*views))))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++)
+		inspect(c, &cards[i], &views[i]);
+	if (c->json) {
+		struct json j;
+		json_begin(&j, stdout);
+		json_arr(&j, "cards");
+		for (int i = 0; i < n; i++)
+			print_json(&j, &views[i]);
+		json_close(&j);
+		json_end(&j);
+	} else {
+		for (int i = 0; i < n; i++)
+			print_text(&views[i]);
+		printf("%d card%s found\n", n, n == 1 ? "" : "s");
+	}
+	free(views);
+	return CX_OK;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gateway.c — one flash-gateway transaction (hw-access.md §3.2, cntx_exec_cmd*). */
+#include "flash/gateway.h"
+
+void fl_gw_init(struct fl_gw *gw, struct crspace *cr)
+{
+	*gw = (struct fl_gw){.cr = cr};
+}
+
+/* MSIZE for a data phase of len bytes; -1 if len is not 1, 2, 4, 8 or 16. */
+static int msize(unsigned len)
+{
+	for (int m = 0; (1u << m) <= FL_GW_DATA_MAX; m++)
+		if (len == 1u << m)
+			return m;
+	return -1;
+}
+
+static int bad_len(struct fl_gw *gw, unsigned len, struct cx_status *st)
+{
+	return cx_fail(st, CX_EFLASH, "%s: internal error: gateway data phase of %u bytes",
+		       gw->cr->cfg->bdf, len);
+}
+
+int fl_gw_exec(struct fl_gw *gw, uint32_t cmd, struct cx_status *st)
+{
+	uint32_t v;
+	int rc;
+
+	/* BUSY starts it; FLASH_ENABLE is required on these chips; bit 31 (the
+	 * 5th-gen lock) stays clear on the 4th-gen family (§3.1, §3.2 steps 1-4). */
+	cmd |= FL_GW_BUSY | FL_GW_FLASH_ENABLE | (uint32_t)(gw->bank & 1) << FL_GW_BANK_SHIFT;
+	gw->transactions++;
+	if ((rc = cr_write(gw->cr, FL_GW_CMD, cmd, st)))
+		return rc;
+	/* gw_wait_ready: at most FLASH_CMD_CNT reads, no sleep (§3.2 step 6). */
+	for (unsigned i = 0; i < FL_GW_BUSY_POLLS; i++) {
+		gw->busy_polls++;
+		if ((rc = cr_read(gw->cr, FL_GW_CMD, &v, st)))
+			return rc;
+		if (!(v & FL_GW_BUSY))
+			return CX_OK;
+	}
+	return cx_fail(st, CX_EFLASH,
+		       "%s: flash gateway stuck busy: command 0x%08x still running after %u polls "
+		       "(the flash controller does not answer; a power cycle of the host may be needed)",
+		       gw->cr->cfg->bdf, cmd, FL_GW_BUSY_POLLS);
+}
+
+int fl_gw_get(struct fl_gw *gw, uint32_t cmd, uint32_t addr, uint8_t *buf, unsigned len,
+	      struct cx_status *st)
+{
+	int m = msize(len);
+	uint32_t v;
+	int rc;
+
+	if (m < 0)
+		return bad_len(gw, len, st);
+	if ((cmd & FL_GW_ADDR_PHASE) && (rc = cr_write(gw->cr, FL_GW_ADDR, addr, st)))
+		return rc;
+	cmd |= FL_GW_READ_OP | FL_GW_DATA_PHASE | (uint32_t)m << FL_GW_MSIZE_SHIFT;
+	if ((rc = fl_gw_exec(gw, cmd, st)))
+		return rc;
+	/* Big-endian dwords: flash byte 0 is data0[31:24] (§3.1 "Data byte order"). */
+	for (unsigned i = 0; i < len; i += 4) {
+		if ((rc = cr_read(gw->cr, FL_GW_DATA0 + i, &v, st)))
+			return rc;
+		for (unsigned b = 0; b < 4 && i + b < len; b++)
+			buf[i + b] = (uint8_t)(v >> (24 - 8 * b));
+	}
+	return CX_OK;
+}
+
+int fl_gw_set(struct fl_gw *gw, uint32_t cmd, uint32_t addr, const uint8_t *buf, unsigned len,
+	      struct cx_status *st)
+{
+	int m = len ? msize(len) : 0;
+	int rc;
+
+	if (m < 0)
+		return bad_len(gw, len, st);
+	for (unsigned i = 0; i < len; i += 4) {
+		uint32_t v = 0;
+
+		for (unsigned b = 0; b < 4; b++)
+			v |= (uint32_t)(i + b < len ? buf[i + b] : 0) << (24 - 8 * b);
+		if ((rc = cr_write(gw->cr, FL_GW_DATA0 + i, v, st)))
+			return rc;
+	}
+	if ((cmd & FL_GW_ADDR_PHASE) && (rc = cr_write(gw->cr, FL_GW_ADDR, addr, st)))
+		return rc;
+	if (len)
+		cmd |= FL_GW_DATA_PHASE | (uint32_t)m << FL_GW_MSIZE_SHIFT;
+	return fl_gw_exec(gw, cmd, st);
+}
+
+int fl_gw_end_command(struct fl_gw *gw, struct cx_status *st)
+{
+	return fl_gw_exec(gw, 0, st);
+}

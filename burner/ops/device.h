@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* device.h — one card opened for work: its PCI function, chip, flash and locks.
+ *
+ * device_open() finds the function with libpci, opens its config space,
+ * identifies the chip (recovery mode included) and the flash part, and
+ * defers SIGINT/SIGTERM (util/signals.h) until device_close(), which releases
+ * the flash semaphores and parks the crspace window first. The semaphores are
+ * taken by device_lock() for a whole session (hw-access.md §3.5).
+ */
+#ifndef CX_DEVICE_H
+#define CX_DEVICE_H
+
+#include <stdbool.h>
+
+#include "dev/chip.h"
+#include "dev/pci_enum.h"
+#include "flash/flash.h"
+#include "ops/devimage.h"
+
+struct device {
+	struct pci_card pci;
+	struct cfg_dev cfg;
+	struct chip chip;
+	struct flash flash;
+	bool opened, have_chip, have_flash;
+};
+
+/* sysfs_root: NULL for /sys/bus/pci. clear_sem: release both semaphores
+ * first (--clear-semaphore). */
+int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
+		struct cx_status *st);
+
+/* The same on an already opened config space (tests: an in-process card). */
+int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
+		  struct cx_status *st);
+
+int device_lock(struct device *d, struct cx_status *st);
+
+/* Read the image the card holds (devimage.h), under the lock. */
+int device_read_image(struct device *d, struct dev_image *img, struct cx_status *st);
+
+/* Read the whole flash into a malloc'd buffer of d->flash.size bytes. */
+int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st);
+
+void device_close(struct device *d);
+
+#endif
