@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* flash.c — identifying the flash, reading it, and its write protection (hw-access.md §3.4, §3.6, §4.1). */
+/* flash.c — identifying the flash, reading it, its write protection (hw-access.md §3.4, §3.6, §4.1). */
 #include <stdio.h>
 #include <string.h>
 

@@ -29,7 +29,7 @@ int fl_gw_exec(struct fl_gw *gw, uint32_t cmd, struct cx_status *st)
 
 	/* BUSY starts it; FLASH_ENABLE is required on these chips; bit 31 (the
 	 * 5th-gen lock) stays clear on the 4th-gen family (§3.1, §3.2 steps 1-4). */
-	cmd |= FL_GW_BUSY | FL_GW_FLASH_ENABLE | (uint32_t)(gw->bank & 1) << FL_GW_BANK_SHIFT;
+	cmd |= FL_GW_BUSY | FL_GW_FLASH_ENABLE | (gw->bank & FL_GW_BANK_MASK) << FL_GW_BANK_SHIFT;
 	gw->transactions++;
 	if ((rc = cr_write(gw->cr, FL_GW_CMD, cmd, st)))
 		return rc;

@@ -46,7 +46,7 @@
 #define FL_GW_FLASH_ENABLE (1u << 13) /* must be 1 on CX2/CX3/CX3 Pro, §3.1 */
 #define FL_GW_OPCODE_SHIFT 16        /* bits 23:16: SPI opcode, §3.1 */
 #define FL_GW_BUSY (1u << 30)        /* write 1 to start, hardware clears it when done, §3.1 */
-#define FL_GW_BANKS_MAX 2u           /* a 1-bit bank field ([PRE]/[HEAD]), §3.1 */
+#define FL_GW_BANK_MASK 1u           /* the bank field is 1 bit wide ([PRE]/[HEAD]), §3.1 */
 
 #define FL_GW_BUSY_POLLS 5000u       /* FLASH_CMD_CNT: BUSY reads before giving up, §3.2/§3.7 */
 

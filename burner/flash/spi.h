@@ -63,7 +63,7 @@ int fl_spi_rdid(struct flash *f, uint8_t id[3], struct cx_status *st);
 
 /* RES: the electronic signature. Datasheets (M25P) send it after three dummy
  * bytes, i.e. as the 4th byte of the 4-byte window; mstflint takes the 1st
- * (§3.4 step 3 with §3.1). We follow the datasheets: see flash.c. */
+ * (§3.4 step 3 with §3.1). We follow the datasheets (RES_SIG_BYTE in spi.c). */
 int fl_spi_res(struct flash *f, uint8_t *es, struct cx_status *st);
 
 /* WREN as its own transaction, §3.7. */
