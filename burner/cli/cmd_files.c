@@ -84,7 +84,7 @@ int cmd_extract(struct cli *c, struct cx_status *st)
 	struct imgfile f;
 	int rc = open_verified(c, &f, st);
 
-	if (!rc && !strcmp(c->params[0], c->image))
+	if (!rc && c->image && !strcmp(c->params[0], c->image))
 		rc = cx_fail(st, CX_EUSAGE, "extract would overwrite its own input %s", c->image);
 	if (!rc) {
 		rc = file_write(c->params[0], f.cont, f.img.last_addr, st);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pci_enum.c — libpci enumeration of our cards (hw-access.md §1.1). */
 #include <pci/pci.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "dev/cfg.h"
 #include "dev/pci_enum.h"
 
 struct id_row {
@@ -50,23 +54,48 @@ static int by_bdf(const void *a, const void *b)
 	return strcmp(((const struct pci_card *)a)->bdf, ((const struct pci_card *)b)->bdf);
 }
 
-static struct pci_access *open_access(const char *root)
-{
-	struct pci_access *a = pci_alloc();
+/* libpci reports fatal errors through a noreturn callback that would exit the
+ * process; ours jumps back into pci_enum() with the message instead. */
+static jmp_buf pci_bail;
+static char pci_msg[160];
 
+static _Noreturn void pci_error(char *msg, ...)
+{
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(pci_msg, sizeof(pci_msg), msg, ap);
+	va_end(ap);
+	longjmp(pci_bail, 1);
+}
+
+static void pci_quiet(char *msg, ...)
+{
+	(void)msg;
+}
+
+int pci_enum(const char *root, struct pci_card *out, int max, int *n, struct cx_status *st)
+{
+	char dir[4096];
+	struct stat sb;
+	struct pci_access *a;
+
+	*n = 0;
+	snprintf(dir, sizeof(dir), "%s/devices", root ? root : CFG_SYSFS_DEFAULT);
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		return cx_fail(st, CX_ENODEV, "no PCI device tree at %s", dir);
+	a = pci_alloc();
+	a->error = pci_error;
+	a->warning = pci_quiet;
+	if (setjmp(pci_bail)) {
+		pci_cleanup(a);
+		return cx_fail(st, CX_ENODEV, "libpci: %s", pci_msg);
+	}
 	if (root)
 		pci_set_param(a, "sysfs.path", (char *)root);
 	a->method = PCI_ACCESS_SYS_BUS_PCI;
 	pci_init(a);
 	pci_scan_bus(a);
-	return a;
-}
-
-int pci_enum(const char *root, struct pci_card *out, int max, int *n, struct cx_status *st)
-{
-	struct pci_access *a = open_access(root);
-
-	*n = 0;
 	for (struct pci_dev *d = a->devices; d; d = d->next) {
 		struct pci_card c = {0};
 		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_SUBSYS);

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""cxflash on (simulated) cards, end to end through the FUSE sysfs tree that cxsim serves:
+`list`, and `q`, `v`, `dc`, `rrom`, `ri` read from flash, checked against what the card
+boots (cxsim boot-check) and against unmodified mstflint on the same card."""
+import json
+
+import pytest
+
+from conftest import CXFLASH, cx, run
+from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
+from test_oracle import fields
+
+SMALL = "--ddr 2 --ddr-size 0x1000"
+CARD_GUID, CARD_MAC = "0002c90300c0ffe0", "0002c9c0ffe0"
+
+
+def card(cxsim, images, chip="cx3", part="W25Q16", slot=0, extra=(), img_opts=""):
+    img = images.make(f"--chip {chip} {SMALL} {img_opts}")
+    macs = () if "--old-guids" in img_opts else ("--mac", CARD_MAC)
+    stem = cxsim.create(f"card-{chip}-{part}-{slot}", "--chip", chip, "--flash", part, "--image", img,
+                        "--slot", str(slot), "--guid", CARD_GUID, *macs, *extra)
+    return stem
+
+
+def dev(s, *args, index=0):
+    return cx("--sysfs", s.dir, "-d", bdf(index), *args)
+
+
+def test_list_shows_every_card(cxsim, images):
+    a = card(cxsim, images, "cx3")
+    b = card(cxsim, images, "cx3pro", extra=("--subsys", "103c:22f3", "--psid", "HP_1370110017"))
+    c = cxsim.create("livefish", "--chip", "cx3", "--empty")
+    s = cxsim.serve(a, b, c)
+    r = cx("--sysfs", s.dir, "list")
+    assert r.returncode == 0, r.stderr
+    assert "3 cards found" in r.stdout
+    j = json.loads(cx("--sysfs", s.dir, "--json", "list").stdout)["cards"]
+    assert [x["bdf"] for x in j] == [bdf(0), bdf(1), bdf(2)]
+    assert j[0]["chip"] == "ConnectX-3 A1" and j[0]["psid"] == "MT_1090120019"
+    assert j[0]["guids"]["node"] == CARD_GUID and j[0]["macs"]["port1"] == CARD_MAC
+    assert j[0]["fw_version"] == j[0]["fw_running"] == "2.42.5000"
+    assert j[1]["chip"] == "ConnectX-3 Pro A0" and j[1]["oem"] == "HP"
+    assert j[1]["psid"] == "HP_1370110017" and j[1]["subsys_device"] == "22f3"
+    assert j[2]["recovery"] is True and j[2]["pci_device"] == "01f6" and j[2]["psid"] is None
+    assert s.stop() == 0
+
+
+@pytest.mark.parametrize("chip,part,slot", [("cx3", "W25Q16", 0), ("cx3pro", "M25P16", 1),
+                                            ("cx3", "SST25VF016B", 1)])
+def test_query_agrees_with_mstflint(cxsim, images, chip, part, slot):
+    s = cxsim.serve(card(cxsim, images, chip, part, slot))
+    a, b = dev(s, "q", "full"), s.mstflint("-d", bdf(0), "q", "full")
+    assert a.returncode == 0, a.stderr
+    assert b.returncode == 0, b.stdout
+    fa, fb = fields(a.stdout), fields(b.stdout)
+    for k in ("HW IDs", "Image Size", "Chunk Size", "Failsafe"):
+        fa.pop(k, None)
+    fa["Rom Info"] = fa["Rom Info"].split(" devid=")[0]
+    fb.pop("FW Version(Running)", None)
+    assert fa == fb
+    assert fa["GUIDs"].split()[0] == CARD_GUID
+    assert s.stop() == 0
+
+
+def test_cx2_card_reads_without_mstflint(cxsim, images):
+    """mstflint 4.21 has no ConnectX-2; cxflash reads it like the others."""
+    s = cxsim.serve(card(cxsim, images, "cx2", slot=1, img_opts="--old-guids"))
+    r = dev(s, "q")
+    assert r.returncode == 0, r.stderr
+    f = fields(r.stdout)
+    assert f["Device ID"] == "26428" and f["GUIDs"].split()[0] == CARD_GUID
+    assert "derived" in f["MACs"]
+    j = json.loads(cx("--sysfs", s.dir, "--json", "list").stdout)["cards"][0]
+    assert j["chip"] == "ConnectX-2 B0" and j["pci_device"] == "673c"
+    assert s.stop() == 0
+
+
+def test_verify_dc_rrom_ri_from_flash(cxsim, images, tmp_path):
+    stem = card(cxsim, images, "cx3pro", slot=1)
+    s = cxsim.serve(stem)
+    v = dev(s, "v")
+    assert v.returncode == 0 and "verification succeeded" in v.stdout, v.stdout + v.stderr
+    assert "Start address: 0x80000" in v.stdout
+    assert dev(s, "dc").stdout == s.mstflint("-d", bdf(0), "dc").stdout
+    ours, theirs = tmp_path / "ours.rom", tmp_path / "theirs.rom"
+    assert dev(s, "rrom", ours).returncode == 0
+    assert s.mstflint("-d", bdf(0), "rrom", theirs).returncode == 0
+    assert ours.read_bytes() == theirs.read_bytes()
+    ri_ours, ri_theirs = tmp_path / "ri-ours.bin", tmp_path / "ri-theirs.bin"
+    assert dev(s, "ri", ri_ours).returncode == 0
+    assert s.mstflint("-d", bdf(0), "ri", ri_theirs).returncode == 0
+    assert ri_ours.read_bytes() == ri_theirs.read_bytes()
+    assert cx("-i", ri_ours, "v").returncode == 0
+    assert s.stop() == 0
+
+
+def test_reads_what_mstflint_burned(cxsim, images, tmp_path):
+    stem = card(cxsim, images, "cx3")
+    s = cxsim.serve(stem)
+    new = images.make(f"--chip cx3 {SMALL} --fw 2.42.5100 --seed 9")
+    assert s.mstflint("-d", bdf(0), "-i", new, "-y", "burn").returncode == 0
+    q = fields(dev(s, "q").stdout)
+    assert q["FW Version"] == "2.42.5100" and q["GUIDs"].split()[0] == CARD_GUID
+    out = tmp_path / "ri.bin"
+    assert dev(s, "ri", out).returncode == 0
+    m = tmp_path / "ri-m.bin"
+    assert s.mstflint("-d", bdf(0), "ri", m).returncode == 0
+    assert out.read_bytes() == m.read_bytes()
+    assert s.stop() == 0
+
+
+def test_write_only_window_card(cxsim, images):
+    s = cxsim.serve(card(cxsim, images, "cx3", extra=("--wo-window",)))
+    r = dev(s, "q")
+    assert r.returncode == 0 and CARD_GUID in r.stdout, r.stderr
+    assert s.stop() == 0
+
+
+def test_recovery_card_has_no_image(cxsim):
+    s = cxsim.serve(cxsim.create("livefish", "--chip", "cx3pro", "--empty"))
+    r = dev(s, "q")
+    assert r.returncode == 4 and "recovery" in r.stderr
+    assert r.stderr.count("\n") == 1
+    assert s.stop() == 0
+
+
+def test_held_semaphore_then_clear(cxsim, images):
+    stem = card(cxsim, images, "cx3")
+    assert run([__import__("cxsim_helpers").CXSIM, "fault", stem, "--sem-held", "gpio"]).returncode == 0
+    s = cxsim.serve(stem)
+    r = dev(s, "q")
+    assert r.returncode == 13 and "--clear-semaphore" in r.stderr, r.stderr
+    r = dev(s, "--clear-semaphore", "q")
+    assert r.returncode == 0, r.stderr
+    assert s.card_stats()["counters"]["gw_without_sem"] == 0
+    assert s.stop() == 0
+
+
+def test_unknown_bdf_and_no_tree(cxsim, images, tmp_path):
+    s = cxsim.serve(card(cxsim, images, "cx3"))
+    r = cx("--sysfs", s.dir, "-d", "07:00.0", "q")
+    assert r.returncode == 11 and "no ConnectX" in r.stderr
+    r = cx("--sysfs", tmp_path / "nothing", "list")
+    assert r.returncode == 11 and "no PCI device tree" in r.stderr
+    (tmp_path / "empty" / "devices").mkdir(parents=True)
+    r = cx("--sysfs", tmp_path / "empty", "list")
+    assert r.returncode == 0 and "0 cards found" in r.stdout
+    assert s.stop() == 0
