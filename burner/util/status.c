@@ -44,6 +44,7 @@ const char *cx_code_name(int code)
 	case CX_EFLASH: return "flash";
 	case CX_EPROTECTED: return "write-protected";
 	case CX_EINTR: return "interrupted";
+	case CX_EMISMATCH: return "mismatch";
 	}
 	return "unknown";
 }

@@ -27,6 +27,7 @@ enum cx_code {
 	CX_EFLASH = 14,      /* the flash failed: unknown part, timeout, verify mismatch */
 	CX_EPROTECTED = 15,  /* the flash is write-protected */
 	CX_EINTR = 16,       /* interrupted (SIGINT/SIGTERM) at a safe point */
+	CX_EMISMATCH = 17,   /* the image does not fit this card (chip, revision, PSID, size) */
 };
 
 #define CX_MSG_MAX 320
