@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_identity.c — which GUIDs, MACs and VSD a burn leaves on the card. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/identity.h"
+
+struct img {
+	uint8_t *buf;
+	size_t len;
+	struct fs2_image fs;
+};
+
+static void gen(const char *opts, struct img *im)
+{
+	char cmd[512], path[] = "/tmp/cx-ident-XXXXXX";
+	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
+	struct cx_status st = {0};
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s --ddr 1 %s", b, path, opts);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	im->len = (size_t)ftell(f);
+	rewind(f);
+	im->buf = malloc(im->len);
+	assert_int_equal(fread(im->buf, 1, im->len, f), im->len);
+	fclose(f);
+	unlink(path);
+	assert_int_equal(fs2_parse(im->buf, im->len, &im->fs, &st), CX_OK);
+}
+
+/* Decide, apply, re-parse: the result must verify and carry the identity. */
+static void burn_identity(const struct img *card, struct img *img, const struct identity_opts *o,
+			  struct fs2_image *out)
+{
+	struct identity id;
+	struct cx_status st = {0};
+
+	assert_int_equal(identity_decide(card ? &card->fs : NULL, &img->fs, o, &id, &st), CX_OK);
+	assert_int_equal(identity_apply(img->buf, &img->fs, &id, &st), CX_OK);
+	assert_int_equal(fs2_parse(img->buf, img->len, out, &st), CX_OK);
+	assert_int_equal(fs2_verdict(out, &st), CX_OK);
+}
+
+static void test_card_identity_is_kept(void **state)
+{
+	(void)state;
+	struct img card, img;
+	struct fs2_image out;
+	struct identity_opts o = {0};
+	gen("--chip cx3 --guid 0002c90300abcd00 --mac 0002c9abcd00 --vsd CARDVSD", &card);
+	gen("--chip cx3 --fw 2.42.5000 --vsd IMAGEVSD", &img);
+	burn_identity(&card, &img, &o, &out);
+	assert_int_equal(out.guids.guid[0], 0x0002c90300abcd00ull);
+	assert_int_equal(out.guids.guid[3], 0x0002c90300abcd03ull);
+	assert_int_equal(out.guids.mac[1], 0x0002c9abcd01ull);
+	assert_string_equal(out.info.vsd, "CARDVSD");
+	free(card.buf);
+	free(img.buf);
+}
+
+static void test_given_and_image_values(void **state)
+{
+	(void)state;
+	struct img card, img;
+	struct fs2_image out;
+	struct identity_opts o = {0};
+	gen("--chip cx3 --guid 0002c90300abcd00 --mac 0002c9abcd00", &card);
+	gen("--chip cx3 --vsd IMAGEVSD", &img);
+	o.given.have_macs = true;
+	patch_expand_mac(0x0002c9000077ull, o.given.mac);
+	o.use_image_ps = true;
+	burn_identity(&card, &img, &o, &out);
+	assert_int_equal(out.guids.guid[0], 0x0002c90300abcd00ull); /* the card's GUIDs */
+	assert_int_equal(out.guids.mac[0], 0x0002c9000077ull);      /* the given MACs */
+	assert_string_equal(out.info.vsd, "IMAGEVSD");
+	free(img.buf);
+
+	struct identity_opts keep = {.use_image_guids = true, .vsd = "NEW"};
+	gen("--chip cx3 --guid 0002c903000f0000 --mac 0002c90f0000", &img);
+	burn_identity(&card, &img, &keep, &out);
+	assert_int_equal(out.guids.guid[0], 0x0002c903000f0000ull);
+	assert_string_equal(out.info.vsd, "NEW");
+	free(card.buf);
+	free(img.buf);
+}
+
+static void test_old_card_macs_are_derived(void **state)
+{
+	(void)state;
+	struct img card, img;
+	struct fs2_image out;
+	struct identity_opts o = {0};
+	gen("--chip cx2 --old-guids --guid 0002c90300123400", &card);
+	gen("--chip cx2", &img); /* a 6-entry image onto a 4-GUID card: MACs as flint derives them */
+	burn_identity(&card, &img, &o, &out);
+	assert_int_equal(out.guids.mac[0], 0x0002c9123401ull);
+	assert_int_equal(out.guids.mac[1], 0x0002c9123402ull);
+	free(card.buf);
+	free(img.buf);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	struct img img, blank;
+	struct identity id;
+	struct identity_opts o = {0};
+	struct cx_status st = {0};
+	gen("--chip cx3", &img);
+	gen("--chip cx3 --blank-guids", &blank);
+
+	/* Recovery: nothing to carry and nothing given. */
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_EVALUE);
+	assert_non_null(strstr(st.msg, "recovery"));
+	/* Recovery with --use_image_guids: placeholders refused. */
+	cx_status_clear(&st);
+	o.use_image_guids = true;
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_EVALUE);
+	/* Recovery with GUIDs but no MACs on a 6-entry image: refused. */
+	cx_status_clear(&st);
+	o = (struct identity_opts){0};
+	o.given.have_guids = true;
+	patch_expand_guid(0x0002c90300000100ull, o.given.guid);
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_EVALUE);
+	assert_non_null(strstr(st.msg, "--mac"));
+	/* ... and with both it is fine. */
+	cx_status_clear(&st);
+	o.given.have_macs = true;
+	patch_expand_mac(0x0002c9000100ull, o.given.mac);
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	/* A blank card with nothing given; blank GUIDs given; a multicast MAC. */
+	o = (struct identity_opts){0};
+	cx_status_clear(&st);
+	assert_int_equal(identity_decide(&blank.fs, &img.fs, &o, &id, &st), CX_EVALUE);
+	cx_status_clear(&st);
+	o.given.have_guids = o.given.have_macs = true;
+	memset(o.given.guid, 0xFF, sizeof(o.given.guid));
+	patch_expand_mac(0x0002c9000100ull, o.given.mac);
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_EVALUE);
+	assert_non_null(strstr(st.msg, "blank"));
+	cx_status_clear(&st);
+	patch_expand_guid(0x0002c90300000100ull, o.given.guid);
+	patch_expand_mac(0x0102c9000100ull, o.given.mac);
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_EVALUE);
+	assert_non_null(strstr(st.msg, "multicast"));
+	free(img.buf);
+	free(blank.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_card_identity_is_kept),
+		cmocka_unit_test(test_given_and_image_values),
+		cmocka_unit_test(test_old_card_macs_are_derived),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests_name("identity", tests, NULL, NULL);
+}
