@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* burn.c — checks, identity, failsafe write, read-back (fs2-format.md §3.3, §4.2). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/burn.h"
+#include "ops/failsafe.h"
+
+#define CR_BOOT_ADDR 0xF0000   /* boot address register, hw-access.md §4.4 */
+#define BOOT_ADDR_SHIFT 8      /* written as start << 8 on CX2/CX3/CX3 Pro, §4.4 */
+
+struct session {
+	struct device *d;
+	const struct burn_opts *o;
+	struct burn_result *r;
+};
+
+static int io_write(void *ctx, uint32_t phys, const uint8_t *want, uint32_t len, struct cx_status *st)
+{
+	struct session *s = ctx;
+	struct write_progress wp = {.fn = s->o->progress, .arg = s->o->progress_arg,
+				    .if_failed = "the card's running image is intact: it is safe to power off"};
+	int rc = write_region(&s->d->flash, phys, want, len, false, &wp, st);
+
+	s->r->bytes_erased += wp.r.bytes_erased;
+	s->r->bytes_programmed += wp.r.bytes_programmed;
+	return rc;
+}
+
+static int io_read(void *ctx, uint32_t phys, uint8_t *buf, uint32_t len, struct cx_status *st)
+{
+	struct session *s = ctx;
+	return flash_read(&s->d->flash, phys, buf, len, st);
+}
+
+static int io_boot(void *ctx, uint32_t start, struct cx_status *st)
+{
+	struct session *s = ctx;
+	return cr_write(&s->d->chip.cr, CR_BOOT_ADDR, start << BOOT_ADDR_SHIFT, st);
+}
+
+static int ask_all(const struct guard_verdict *v, const struct burn_opts *o, struct cx_status *st)
+{
+	for (int i = 0; i < v->nquestions; i++) {
+		if (!o->confirm)
+			return cx_fail(st, CX_EDECLINED, "%s (not confirmed: nothing written)", v->questions[i]);
+		if (o->confirm(o->confirm_ctx, v->questions[i], st))
+			return st->code ? st->code : cx_fail(st, CX_EDECLINED, "not confirmed: nothing written");
+	}
+	return CX_OK;
+}
+
+/* Everything that can refuse, before anything is written. */
+static int prepare(struct device *d, uint8_t *buf, size_t len, const struct dev_image *cur,
+		   const struct burn_opts *o, struct burn_result *r, struct cx_status *st)
+{
+	struct fs2_image *img = calloc(2, sizeof(*img));
+	struct guard_verdict v;
+	struct identity id;
+	struct cx_status pst = {0};
+	int rc;
+
+	if (!img)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	if ((rc = fs2_parse(buf, len, &img[0], &pst)) ||
+	    ((rc = fs2_verdict(&img[0], &pst)) && rc != CX_EBLANK)) {
+		free(img);
+		return cx_fail(st, rc, "the image does not verify: %s", pst.msg);
+	}
+	if (img[0].last_addr != len) {
+		size_t extra = len - img[0].last_addr;
+		free(img);
+		return cx_fail(st, CX_EIMAGE, "the image file has %zu bytes after its last section: not a released image",
+			       extra);
+	}
+	const struct fs2_image *now = cur ? &cur->img : NULL;
+	struct guard_card gc = {d->chip.desc->hw_id, d->chip.rev, d->flash.size, d->chip.recovery, now};
+	guard_check(&gc, &img[0], &o->guard, &v);
+	if (v.code) {
+		free(img);
+		return cx_fail(st, v.code, "%s", v.reason);
+	}
+	if (now && now->failsafe && img[0].failsafe && now->log2chunk != img[0].log2chunk) {
+		unsigned mine = img[0].log2chunk;
+		free(img);
+		return cx_fail(st, CX_EMISMATCH, "the image's chunk size (0x%x) differs from the card's (0x%x)",
+			       1u << mine, 1u << now->log2chunk);
+	}
+	memcpy(r->new_fw, img[0].info.fw_ver, sizeof(r->new_fw));
+	snprintf(r->new_psid, sizeof(r->new_psid), "%s", img[0].info.psid);
+	if (now) {
+		memcpy(r->old_fw, now->info.fw_ver, sizeof(r->old_fw));
+		snprintf(r->old_psid, sizeof(r->old_psid), "%s", now->info.psid);
+	}
+	if ((rc = identity_decide(now, &img[0], &o->ident, &id, st)) ||
+	    (rc = identity_apply(buf, &img[0], &id, st))) {
+		free(img);
+		return rc;
+	}
+	/* The patched image must verify, GUIDs set, before it goes anywhere. */
+	if ((rc = fs2_parse(buf, len, &img[1], &pst)) || (rc = fs2_verdict(&img[1], &pst))) {
+		free(img);
+		return cx_fail(st, CX_EIMAGE, "internal error: the patched image does not verify (%s)", pst.msg);
+	}
+	free(img);
+	return ask_all(&v, o, st);
+}
+
+int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
+	      struct burn_result *r, struct cx_status *st)
+{
+	struct dev_image cur = {0}, after = {0};
+	uint8_t *buf;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!(buf = malloc(len ? len : 1)))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	memcpy(buf, img, len);
+	if (!d->chip.recovery) {
+		if ((rc = device_read_image(d, &cur, st)))
+			goto out;
+		if (cur.parse_rc) {
+			rc = cx_fail(st, CX_EIMAGE, "the card's image does not parse (%s); burning over it "
+				     "needs the recovery path", cur.parse_msg);
+			goto out;
+		}
+	}
+	if ((rc = prepare(d, buf, len, d->chip.recovery ? NULL : &cur, o, r, st)))
+		goto out;
+	if (!d->chip.recovery && cur.len == len && !memcmp(cur.buf, buf, len)) {
+		r->nothing_to_do = true;
+		r->start = cur.start;
+		goto out;
+	}
+	struct failsafe_plan fp = {d->flash.size, 0, false, !d->chip.recovery, cur.start,
+				   d->chip.desc->start_positions};
+	struct fs2_image *pi = malloc(sizeof(*pi));
+	struct cx_status pst = {0};
+	if (!pi || fs2_parse(buf, len, pi, &pst)) {
+		free(pi);
+		rc = cx_fail(st, CX_ENOMEM, "out of memory");
+		goto out;
+	}
+	fp.failsafe = pi->failsafe;
+	fp.log2chunk = pi->log2chunk;
+	free(pi);
+	if (o->dry_run) {
+		r->start = failsafe_target(&fp);
+		goto out;
+	}
+	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
+		goto out;
+	struct session s = {d, o, r};
+	struct failsafe_io io = {io_write, io_read, io_boot, NULL, &s};
+	if ((rc = device_lock(d, st)) || (rc = flash_prepare_write(&d->flash, st))) {
+		chip_unlock(&d->chip);
+		goto out;
+	}
+	rc = failsafe_burn(&io, &fp, buf, (uint32_t)len, &r->start, st);
+	chip_unlock(&d->chip);
+	if (rc)
+		goto out;
+	/* Read it back the way the card will find it. */
+	if ((rc = device_read_image(d, &after, st)))
+		goto out;
+	if (after.start != r->start || after.len != len || memcmp(after.buf, buf, len))
+		rc = cx_fail(st, CX_EFLASH, "read-back after the burn does not match the image at 0x%x", r->start);
+out:
+	devimage_free(&cur);
+	devimage_free(&after);
+	free(buf);
+	return rc;
+}

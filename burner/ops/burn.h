@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* burn.h — putting a firmware image on a card, failsafe and identity-preserving.
+ *
+ * burn_card() does, in order (fs2-format.md §3.3, §4.2): parse and verify the
+ * image; read the card's current image (unless the card is in recovery mode);
+ * check that the image fits the card (ops/guard.h) and ask the questions a
+ * PSID change or a downgrade needs; decide and patch the identity
+ * (ops/identity.h); then write it failsafe (ops/failsafe.h) with the
+ * diff-aware writer (ops/write.h), and read it back. If the card already
+ * holds exactly that image, nothing is written.
+ *
+ * The backup that must come before any write is the caller's job (it knows
+ * where bundles go); burn_card() writes nothing before its last check passes.
+ */
+#ifndef CX_BURN_H
+#define CX_BURN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ops/device.h"
+#include "ops/guard.h"
+#include "ops/identity.h"
+#include "ops/write.h"
+
+struct burn_opts {
+	struct identity_opts ident;
+	struct guard_opts guard;
+	bool dry_run;
+	/* Ask a yes/no question; CX_OK for yes. NULL: every question is a refusal. */
+	int (*confirm)(void *ctx, const char *question, struct cx_status *st);
+	void *confirm_ctx;
+	/* Called after the checks pass and before the first write (the backup). May be NULL. */
+	int (*before_write)(void *ctx, struct cx_status *st);
+	void *before_ctx;
+	write_progress_fn *progress;
+	void *progress_arg;
+};
+
+struct burn_result {
+	bool nothing_to_do;
+	uint32_t start;              /* where the image went */
+	uint16_t old_fw[3], new_fw[3];
+	char old_psid[17], new_psid[17];
+	uint64_t bytes_erased, bytes_programmed;
+};
+
+int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
+	      struct burn_result *r, struct cx_status *st);
+
+#endif
