@@ -32,6 +32,8 @@ const struct command cli_commands[] = {
 	 "set GUIDs and/or MACs in the image file and fix its CRCs"},
 	{"sv", cmd_sv, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_JSON, 0, 0, "sv --vsd STRING",
 	 "set the vendor-specific data string and fix the CRCs"},
+	{"backup", cmd_backup, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "backup DIR",
+	 "-d BDF only: read the whole flash twice, write a checked bundle into DIR"},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 
