@@ -26,6 +26,12 @@ struct cli {
 	const char *device;         /* -d BDF */
 	const char *sysfs;          /* --sysfs DIR (or $CXFLASH_SYSFS): libpci's sysfs.path */
 	bool clear_sem;             /* --clear-semaphore */
+	bool use_image_guids;       /* --use_image_guids (burn) */
+	bool use_image_ps;          /* --use_image_ps (burn) */
+	bool allow_psid_change;     /* --allow_psid_change (burn) */
+	bool no_backup;             /* --no-backup (burn) */
+	bool dry_run;               /* --dry-run (burn) */
+	const char *backup_dir;     /* --backup-dir DIR (burn) */
 	bool striped;               /* --striped_image */
 	bool json;                  /* --json */
 	bool yes;                   /* -y: no questions */
@@ -41,6 +47,7 @@ struct cli {
 #define CMD_NEEDS_IMAGE 0x1   /* -i FILE or -d BDF is required */
 #define CMD_WRITES_IMAGE 0x2  /* replaces the image file */
 #define CMD_JSON 0x4          /* has --json output */
+#define CMD_IMAGE_AND_DEVICE 0x8 /* takes -i IMAGE and -d BDF together */
 
 struct command {
 	const char *name;
@@ -70,6 +77,7 @@ int cmd_extract(struct cli *c, struct cx_status *st);
 int cmd_sg(struct cli *c, struct cx_status *st);
 int cmd_sv(struct cli *c, struct cx_status *st);
 int cmd_list(struct cli *c, struct cx_status *st);
+int cmd_burn(struct cli *c, struct cx_status *st);
 int cmd_backup(struct cli *c, struct cx_status *st);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/signals.h"
 
 #ifndef CXFLASH_VERSION
 #define CXFLASH_VERSION "0.1.0"
@@ -12,6 +13,8 @@
 /* Exact names only, plus explicit aliases: a mistyped prefix must never pick
  * a command that writes. */
 const struct command cli_commands[] = {
+	{"burn", cmd_burn, CMD_IMAGE_AND_DEVICE | CMD_JSON, 0, 0, "burn",
+	 "-d BDF -i IMAGE: back up the card, then burn failsafe keeping its GUIDs/MACs/VSD"},
 	{"list", cmd_list, CMD_JSON, 0, 0, "list",
 	 "every ConnectX-2/3/3 Pro card: slot, chip, IDs, OEM, PSID, FW, GUIDs/MACs, ROM, recovery"},
 	{"v", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "v",
@@ -54,7 +57,13 @@ void cli_usage(FILE *out)
 		"  --guids G1 G2 G3 G4  four GUIDs (sg)\n"
 		"  --mac M              MACs M, M+1 (sg)\n"
 		"  --macs M1 M2         two MACs (sg)\n"
-		"  --vsd STRING         vendor-specific data, at most 208 characters (sv)\n"
+		"  --vsd STRING         vendor-specific data, at most 208 characters (sv, burn)\n"
+		"  --use_image_guids    burn: keep the image's GUIDs/MACs instead of the card's\n"
+		"  --use_image_ps       burn: keep the image's VSD instead of the card's\n"
+		"  --allow_psid_change  burn: allow a cross-flash to another PSID (asks first)\n"
+		"  --backup-dir DIR     burn: where the backup bundle goes (default cxflash-backups)\n"
+		"  --no-backup          burn: do not back up first (not recommended)\n"
+		"  --dry-run            burn: check everything, write nothing\n"
 		"  -h, --help           this text;  --version  the version\n"
 		"\n"
 		"commands:\n");
@@ -114,6 +123,9 @@ int cli_main(int argc, char **argv)
 	const struct command *cmd = rc ? NULL : find(c.command);
 	if (!rc && !cmd)
 		rc = cx_fail(&st, CX_EUSAGE, "unknown command '%s' (try 'cxflash help')", c.command);
+	/* Signals stay deferred until the verdict is out: a Ctrl-C that stopped a
+	 * write at a safe point must not kill us before we say where it stopped. */
+	sig_defer_begin();
 	if (!rc)
 		rc = run_command(cmd, &c, &st);
 	if (!rc)
@@ -122,5 +134,6 @@ int cli_main(int argc, char **argv)
 		fflush(stdout);
 		fprintf(stderr, "cxflash: %s\n", st.msg[0] ? st.msg : cx_code_name(rc));
 	}
+	sig_defer_end();
 	return rc;
 }

@@ -100,6 +100,20 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 			c->sysfs = argv[++i];
 		} else if (!strcmp(o, "clear_semaphore") || !strcmp(o, "clear-semaphore")) {
 			c->clear_sem = true;
+		} else if (!strcmp(o, "use_image_guids") || !strcmp(o, "use-image-guids")) {
+			c->use_image_guids = true;
+		} else if (!strcmp(o, "use_image_ps") || !strcmp(o, "use-image-ps")) {
+			c->use_image_ps = true;
+		} else if (!strcmp(o, "allow_psid_change") || !strcmp(o, "allow-psid-change")) {
+			c->allow_psid_change = true;
+		} else if (!strcmp(o, "no-backup") || !strcmp(o, "no_backup")) {
+			c->no_backup = true;
+		} else if (!strcmp(o, "dry-run") || !strcmp(o, "dry_run")) {
+			c->dry_run = true;
+		} else if (!strcmp(o, "backup-dir") || !strcmp(o, "backup_dir")) {
+			if (need(argc, argv, i, 1, o, st))
+				return st->code;
+			c->backup_dir = argv[++i];
 		} else if (!strcmp(o, "striped_image") || !strcmp(o, "striped-image")) {
 			c->striped = true;
 		} else if (!strcmp(o, "json")) {
@@ -123,8 +137,8 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 		*want_help = true;
 	if (!c->sysfs)
 		c->sysfs = getenv("CXFLASH_SYSFS");
-	if (c->image && c->device && !*want_help)
-		return cx_fail(st, CX_EUSAGE, "give -i FILE or -d BDF, not both (burn, which takes both, comes later)");
+	if (c->image && c->device && !*want_help && !(c->command && !strcmp(c->command, "burn")))
+		return cx_fail(st, CX_EUSAGE, "give -i FILE or -d BDF, not both (only burn takes both)");
 	if (c->device && c->striped)
 		return cx_fail(st, CX_EUSAGE, "--striped_image is for dump files, not for -d");
 	return CX_OK;

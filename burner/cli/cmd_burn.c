@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_burn.c — `-d BDF -i IMAGE burn`: back up the card, then burn failsafe. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "ops/backup.h"
+#include "ops/burn.h"
+#include "util/fileio.h"
+
+#define DEFAULT_BACKUP_DIR "cxflash-backups"
+
+struct burn_ctx {
+	struct cli *c;
+	struct device *d;
+	struct backup_result backup;
+	bool backed_up;
+};
+
+static int confirm(void *ctx, const char *question, struct cx_status *st)
+{
+	struct burn_ctx *b = ctx;
+	return cli_confirm(b->c, question, st);
+}
+
+static int backup_first(void *ctx, struct cx_status *st)
+{
+	struct burn_ctx *b = ctx;
+
+	if (b->c->no_backup) {
+		fprintf(stderr, "-W- --no-backup: burning WITHOUT a backup of the card's flash\n");
+		return CX_OK;
+	}
+	const char *dir = b->c->backup_dir ? b->c->backup_dir : DEFAULT_BACKUP_DIR;
+	int rc = backup_card(b->d, dir, &b->backup, st);
+	if (!rc) {
+		b->backed_up = true;
+		if (!b->c->json)
+			printf("-I- backup written to %s\n", b->backup.path);
+	}
+	return rc;
+}
+
+static void progress(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
+{
+	(void)wp;
+	if (!isatty(STDERR_FILENO) || !total)
+		return;
+	fprintf(stderr, "\r%-8s %3llu%%", phase, (unsigned long long)(done * 100 / total));
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+int cmd_burn(struct cli *c, struct cx_status *st)
+{
+	struct device d;
+	struct burn_opts o = {0};
+	struct burn_result r;
+	struct burn_ctx b = {.c = c, .d = &d};
+	uint8_t *img = NULL;
+	size_t len;
+	int rc;
+
+	if (!c->device || !c->image)
+		return cx_fail(st, CX_EUSAGE, "burn needs both: cxflash -d BDF -i IMAGE burn");
+	if (c->striped)
+		return cx_fail(st, CX_EUSAGE, "burn takes a released (contiguous) image, not a flash dump; "
+					      "extract it first with --striped_image extract");
+	if ((rc = file_read(c->image, IMGFILE_MAX, &img, &len, st)))
+		return rc;
+	o.ident.given = c->guids;
+	o.ident.vsd = c->vsd;
+	o.ident.use_image_guids = c->use_image_guids;
+	o.ident.use_image_ps = c->use_image_ps;
+	o.guard.allow_psid_change = c->allow_psid_change;
+	o.dry_run = c->dry_run;
+	o.confirm = confirm;
+	o.confirm_ctx = &b;
+	o.before_write = backup_first;
+	o.before_ctx = &b;
+	o.progress = progress;
+	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
+	if (!rc)
+		rc = burn_card(&d, img, len, &o, &r, st);
+	device_close(&d);
+	free(img);
+	if (rc)
+		return rc;
+	char from[24], to[24];
+	fmt_fw_version(from, sizeof(from), r.old_fw);
+	fmt_fw_version(to, sizeof(to), r.new_fw);
+	if (c->json) {
+		struct json j;
+		json_begin(&j, stdout);
+		json_str(&j, "result", r.nothing_to_do ? "nothing-to-do" : c->dry_run ? "dry-run" : "burned");
+		json_str(&j, "from", from);
+		json_str(&j, "to", to);
+		json_str(&j, "psid", r.new_psid);
+		json_int(&j, "start", r.start);
+		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
+		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
+		json_str(&j, "backup", b.backed_up ? b.backup.path : NULL);
+		json_end(&j);
+	} else if (r.nothing_to_do) {
+		printf("-I- the card already holds this image (FW %s, PSID %s): nothing written\n", to, r.new_psid);
+	} else if (c->dry_run) {
+		printf("-I- dry run: FW %s (%s) would go to the slot at 0x%x; nothing written\n", to, r.new_psid, r.start);
+	} else {
+		printf("-I- burned FW %s -> %s (PSID %s) into the slot at 0x%x: %llu bytes erased, %llu programmed.\n"
+		       "-I- Power the machine OFF (cold restart) for the card to load the new firmware.\n",
+		       from, to, r.new_psid, r.start, (unsigned long long)r.bytes_erased,
+		       (unsigned long long)r.bytes_programmed);
+	}
+	return CX_OK;
+}
