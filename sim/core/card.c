@@ -106,6 +106,22 @@ struct cxsim_card *cxsim_new(const struct cxsim_params *p)
 	return c;
 }
 
+struct cxsim_card *cxsim_clone(const struct cxsim_card *c)
+{
+	struct cxsim_card *k = malloc(sizeof(*k));
+
+	if (!k)
+		return NULL;
+	*k = *c;
+	if (!(k->flash = malloc(c->flash_size))) {
+		free(k);
+		return NULL;
+	}
+	memcpy(k->flash, c->flash, c->flash_size);
+	k->nor.mem = k->flash; /* the chip model points into the array it owns */
+	return k;
+}
+
 void cxsim_free(struct cxsim_card *c)
 {
 	if (!c)

@@ -96,6 +96,12 @@ int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 
 void cxsim_free(struct cxsim_card *c);
 
+/* A deep copy: the same flash, registers, chip state and clock. Power-cut
+ * campaigns clone the card at a cut point and power-cycle the clone, which
+ * is what cutting the power at that instant would do, without re-running
+ * the client from the start for every cut. NULL when out of memory. */
+struct cxsim_card *cxsim_clone(const struct cxsim_card *c);
+
 /* Power-on: in-flight flash operations are lost (see cxsim_power_off), the
  * boot ROM scans the flash and the card takes its normal or recovery PCI ID. */
 void cxsim_power_cycle(struct cxsim_card *c);

@@ -4,6 +4,15 @@
 
 #include "sim_cfg.h"
 
+static void (*hook_fn)(void *ctx, struct cxsim_card *card);
+static void *hook_ctx;
+
+void sim_cfg_set_hook(void (*hook)(void *ctx, struct cxsim_card *card), void *ctx)
+{
+	hook_fn = hook;
+	hook_ctx = ctx;
+}
+
 static int sim_read(void *ctx, unsigned off, uint32_t *val)
 {
 	struct cxsim_card *c = ctx;
@@ -11,6 +20,8 @@ static int sim_read(void *ctx, unsigned off, uint32_t *val)
 	if (!cxsim_powered(c))
 		return *val = 0xFFFFFFFFu, -1;
 	*val = cxsim_cfg_read(c, off, 4);
+	if (hook_fn)
+		hook_fn(hook_ctx, c);
 	return 0;
 }
 
@@ -21,6 +32,8 @@ static int sim_write(void *ctx, unsigned off, uint32_t val)
 	if (!cxsim_powered(c))
 		return -1;
 	cxsim_cfg_write(c, off, val, 4);
+	if (hook_fn)
+		hook_fn(hook_ctx, c);
 	return 0;
 }
 

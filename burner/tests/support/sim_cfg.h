@@ -9,4 +9,8 @@
 
 void sim_cfg_attach(struct cfg_dev *d, struct cxsim_card *card, const char *bdf);
 
+/* Call hook(ctx, card) after every config access through any attached card
+ * (one hook for the process: tests are single-threaded). NULL removes it. */
+void sim_cfg_set_hook(void (*hook)(void *ctx, struct cxsim_card *card), void *ctx);
+
 #endif
