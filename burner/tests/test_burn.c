@@ -14,29 +14,14 @@
 
 #include "ops/burn.h"
 #include "sim_cfg.h"
+#include "mkimage.h"
 
 #define CARD_GUID "0002c90300c0ffe0"
 #define CARD_MAC "0002c9c0ffe0"
 
 static uint8_t *gen(const char *opts, size_t *len)
 {
-	char cmd[600], path[] = "/tmp/cx-burn-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s", b, path, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	rewind(f);
-	uint8_t *p = malloc(*len);
-	assert_int_equal(fread(p, 1, *len, f), *len);
-	fclose(f);
-	unlink(path);
-	return p;
+	return mkimage(opts, len);
 }
 
 /* A card holding an image (as a dump in slot 'slot') made from opts, or blank. */

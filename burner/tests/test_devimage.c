@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ops/devimage.h"
+#include "mkimage.h"
 
 struct mem {
 	uint8_t *flash;
@@ -32,23 +33,7 @@ static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct
 
 static uint8_t *gen(const char *opts, size_t *len)
 {
-	char cmd[512], path[] = "/tmp/cx-devimage-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s", b, path, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	rewind(f);
-	uint8_t *p = malloc(*len);
-	assert_int_equal(fread(p, 1, *len, f), *len);
-	fclose(f);
-	unlink(path);
-	return p;
+	return mkimage(opts, len);
 }
 
 static void check(const char *img_opts, const char *dump_opts, uint32_t start, unsigned slot,

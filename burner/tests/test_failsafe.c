@@ -14,6 +14,7 @@
 
 #include "ops/devimage.h"
 #include "ops/failsafe.h"
+#include "mkimage.h"
 
 #define FLASH (2u << 20)
 
@@ -58,23 +59,7 @@ static int mem_boot(void *ctx, uint32_t start, struct cx_status *st)
 
 static uint8_t *gen(const char *opts, size_t *len)
 {
-	char cmd[512], path[] = "/tmp/cx-fs-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s", b, path, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	rewind(f);
-	uint8_t *p = malloc(*len);
-	assert_int_equal(fread(p, 1, *len, f), *len);
-	fclose(f);
-	unlink(path);
-	return p;
+	return mkimage(opts, len);
 }
 
 /* What a boot ROM would find: the lowest valid image, as devimage reads it. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ops/guard.h"
+#include "mkimage.h"
 
 struct img {
 	uint8_t *buf;
@@ -20,23 +21,11 @@ struct img {
 
 static void gen(const char *opts, struct img *im)
 {
-	char cmd[512], path[] = "/tmp/cx-guard-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
 	struct cx_status st = {0};
-	int fd = mkstemp(path);
+	char o[512];
 
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s", b, path, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	fseek(f, 0, SEEK_END);
-	im->len = (size_t)ftell(f);
-	rewind(f);
-	im->buf = malloc(im->len);
-	assert_int_equal(fread(im->buf, 1, im->len, f), im->len);
-	fclose(f);
-	unlink(path);
+	snprintf(o, sizeof(o), "%s", opts);
+	im->buf = mkimage(o, &im->len);
 	assert_int_equal(fs2_parse(im->buf, im->len, &im->fs, &st), CX_OK);
 }
 
