@@ -17,9 +17,9 @@ MKFS2 = BUILD / "host" / "mkfs2"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 
 
-def run(argv, stdin=subprocess.DEVNULL, **kw):
+def run(argv, stdin=subprocess.DEVNULL, timeout=120, **kw):
     return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
-                          errors="replace", stdin=stdin, timeout=120, **kw)
+                          errors="replace", stdin=stdin, timeout=timeout, **kw)
 
 
 def sha256(path):

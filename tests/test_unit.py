@@ -9,7 +9,8 @@ UNIT = sorted((BUILD / "tests").glob("test_*")) if (BUILD / "tests").exists() el
 
 @pytest.mark.parametrize("binary", UNIT, ids=[p.name for p in UNIT])
 def test_cmocka(binary):
-    r = run([binary])
+    # The power-cut campaign (test_powercut) runs thousands of cut points under ASan: minutes.
+    r = run([binary], timeout=1800)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     assert "[  PASSED  ]" in out, out
