@@ -8,8 +8,6 @@
 #include "ops/device.h"
 #include "ops/oem.h"
 
-#define CR_FW_VERSION 0x1F064 /* running FW version, hw-access.md §1.2 */
-
 struct card_view {
 	struct pci_card pci;
 	char chip[40], flash[48], fw[24], running[24], psid[17], error[CX_MSG_MAX];
@@ -21,12 +19,11 @@ struct card_view {
 
 static void running_version(struct device *d, struct card_view *v)
 {
-	uint32_t w0, w1;
+	uint16_t ver[3];
 	struct cx_status st = {0};
 
-	if (cr_read(&d->chip.cr, CR_FW_VERSION, &w0, &st) || cr_read(&d->chip.cr, CR_FW_VERSION + 4, &w1, &st))
+	if (chip_running_fw(&d->chip, ver, &st))
 		return;
-	uint16_t ver[3] = {(uint16_t)(w0 >> 16), (uint16_t)(w1 >> 16), (uint16_t)w1};
 	if (ver[0] || ver[1] || ver[2])
 		fmt_fw_version(v->running, sizeof(v->running), ver);
 }

@@ -19,6 +19,9 @@
 #define SEM_FLASHPROG_TRIES 40     /* MAX_FLASH_PROG_SEM_RETRY_CNT, 500 ms apart, §3.5 */
 #define SEM_FLASHPROG_SLEEP_US 500000
 #define SEM_GPIO_SLEEP_US 1000
+#define CR_FW_VERSION 0x1F064      /* running FW version: MAJOR 31:16, then MINOR 31:16 | SUBMINOR, §1.2 */
+#define CR_BOOT_ADDR 0xF0000       /* boot address register, §4.4 */
+#define BOOT_ADDR_SHIFT 8          /* written as start << 8 on CX2/CX3/CX3 Pro, §4.4 */
 
 static const struct chip_desc chips[] = {
 	{CXF_CX2, "ConnectX-2", 0x190, false, 6},
@@ -130,6 +133,23 @@ void chip_unlock(struct chip *c)
 	if (c->held_flashprog)
 		cr_write(&c->cr, SEM_FLASHPROG, 0, &ignore);
 	c->held_gpio = c->held_flashprog = false;
+}
+
+int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st)
+{
+	uint32_t w0, w1;
+
+	if (cr_read(&c->cr, CR_FW_VERSION, &w0, st) || cr_read(&c->cr, CR_FW_VERSION + 4, &w1, st))
+		return st->code;
+	ver[0] = (uint16_t)(w0 >> 16);
+	ver[1] = (uint16_t)(w1 >> 16);
+	ver[2] = (uint16_t)w1;
+	return CX_OK;
+}
+
+int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st)
+{
+	return cr_write(&c->cr, CR_BOOT_ADDR, start << BOOT_ADDR_SHIFT, st);
 }
 
 int chip_clear_semaphores(struct chip *c, struct cx_status *st)

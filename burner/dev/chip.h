@@ -42,6 +42,13 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, struct c
 int chip_lock(struct chip *c, struct cx_status *st);
 void chip_unlock(struct chip *c);
 
+/* The FW version the card is running (crspace 0x1f064, hw-access.md §1.2);
+ * all zero when none runs (recovery mode). */
+int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st);
+
+/* Where a warm reset boots from: 0xf0000 = start << 8 (hw-access.md §4.4). */
+int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st);
+
 /* --clear-semaphore: release both semaphores whoever holds them. */
 int chip_clear_semaphores(struct chip *c, struct cx_status *st);
 

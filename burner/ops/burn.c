@@ -7,9 +7,6 @@
 #include "ops/burn.h"
 #include "ops/failsafe.h"
 
-#define CR_BOOT_ADDR 0xF0000   /* boot address register, hw-access.md §4.4 */
-#define BOOT_ADDR_SHIFT 8      /* written as start << 8 on CX2/CX3/CX3 Pro, §4.4 */
-
 struct session {
 	struct device *d;
 	const struct burn_opts *o;
@@ -37,7 +34,7 @@ static int io_read(void *ctx, uint32_t phys, uint8_t *buf, uint32_t len, struct 
 static int io_boot(void *ctx, uint32_t start, struct cx_status *st)
 {
 	struct session *s = ctx;
-	return cr_write(&s->d->chip.cr, CR_BOOT_ADDR, start << BOOT_ADDR_SHIFT, st);
+	return chip_set_boot_addr(&s->d->chip, start, st);
 }
 
 static int ask_all(const struct guard_verdict *v, const struct burn_opts *o, struct cx_status *st)
