@@ -27,6 +27,31 @@ static int sem_held(const char *v, struct cxsim_params *p)
 	return -1;
 }
 
+/* "none", or ADDR[:MASK] (MASK 1..0xff, default 0xff: the whole byte). The address
+ * is checked against the flash size once the card is loaded. */
+static int stuck_bits(const char *v, struct cxsim_params *p)
+{
+	char addr[32];
+	const char *colon = strchr(v, ':');
+	uint64_t a, m = 0xFF;
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+
+	if (!strcmp(v, "none")) {
+		p->stuck_addr = 0;
+		p->stuck_mask = 0;
+		return 0;
+	}
+	if (n >= sizeof(addr))
+		return -1;
+	memcpy(addr, v, n);
+	addr[n] = '\0';
+	if (cli_u64(addr, UINT32_MAX, &a) || (colon && (cli_u64(colon + 1, 0xFF, &m) || !m)))
+		return -1;
+	p->stuck_addr = (uint32_t)a;
+	p->stuck_mask = (uint8_t)m;
+	return 0;
+}
+
 /* Apply one option to p; 0 or an exit code. */
 static int apply(const char *opt, const char *v, struct cxsim_params *p)
 {
@@ -39,6 +64,9 @@ static int apply(const char *opt, const char *v, struct cxsim_params *p)
 	} else if (!strcmp(opt, "--write-protect")) {
 		if (cli_onoff(v, &p->write_protect))
 			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
+	} else if (!strcmp(opt, "--stuck-bits")) {
+		if (stuck_bits(v, p))
+			return cli_usage(CMD, "%s: '%s' is not none or ADDR[:MASK] (MASK 0x01..0xff)", opt, v);
 	} else if (!strcmp(opt, "--sem-held")) {
 		if (sem_held(v, p))
 			return cli_usage(CMD, "%s: '%s' is not none, gpio, flashprog or both", opt, v);
@@ -88,13 +116,25 @@ int cmd_fault(int argc, char **argv)
 		return CLI_FAIL;
 	p = *cxsim_get_params(c);
 	apply_all(argc, argv, stem, &p);
+	size_t flash_size;
+	cxsim_flash(c, &flash_size);
+	if (p.stuck_mask && p.stuck_addr >= flash_size) {
+		cxsim_free(c);
+		return cli_usage(CMD, "--stuck-bits: address 0x%x is beyond the %zu KiB flash", p.stuck_addr,
+				 flash_size / 1024);
+	}
 	*cxsim_params_mut(c) = p;
 	rc = argc > 2 ? cli_save(c, stem) : CLI_OK;
-	if (!rc)
+	if (!rc) {
+		char stuck[32] = "none";
+
+		if (p.stuck_mask)
+			snprintf(stuck, sizeof(stuck), "0x%06x:0x%02x", p.stuck_addr, p.stuck_mask);
 		printf("%s: power_cut_after=%llu stuck_busy=%s sem_held_gpio=%s sem_held_flashprog=%s "
-		       "write_protect=%s\n", stem, (unsigned long long)p.power_cut_after,
+		       "write_protect=%s stuck_bits=%s\n", stem, (unsigned long long)p.power_cut_after,
 		       p.stuck_busy ? "on" : "off", p.sem_held_gpio ? "on" : "off",
-		       p.sem_held_flashprog ? "on" : "off", p.write_protect ? "on" : "off");
+		       p.sem_held_flashprog ? "on" : "off", p.write_protect ? "on" : "off", stuck);
+	}
 	cxsim_free(c);
 	return rc;
 }

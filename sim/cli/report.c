@@ -54,9 +54,14 @@ void report_params_json(struct sbuf *b, const struct cxsim_params *p)
 	sb_json_str(b, p->flash_part);
 	sb_printf(b, ",\"wo_addr_window\":%s,\"seed\":%" PRIu64 ",\"power_cut_after\":%" PRIu64
 		  ",\"stuck_busy\":%s,\"sem_held_gpio\":%s,\"sem_held_flashprog\":%s,"
-		  "\"write_protect\":%s}", yes(p->wo_addr_window), p->seed, p->power_cut_after,
-		  yes(p->stuck_busy), yes(p->sem_held_gpio), yes(p->sem_held_flashprog),
-		  yes(p->write_protect));
+		  "\"write_protect\":%s,\"stuck_bits\":", yes(p->wo_addr_window), p->seed,
+		  p->power_cut_after, yes(p->stuck_busy), yes(p->sem_held_gpio),
+		  yes(p->sem_held_flashprog), yes(p->write_protect));
+	if (p->stuck_mask)
+		sb_printf(b, "{\"addr\":\"0x%06" PRIx32 "\",\"mask\":\"0x%02x\"}}", p->stuck_addr,
+			  p->stuck_mask);
+	else
+		sb_printf(b, "null}");
 }
 
 void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)

@@ -166,6 +166,7 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	struct spi_nor_stats stats = c->nor.stats;
 	sync_write_protect(c);
 	spi_nor_init(&c->nor, part, c->flash, c->p.seed, c->p.write_protect);
+	spi_nor_set_stuck(&c->nor, c->p.stuck_addr, c->p.stuck_mask);
 	c->nor.stats = stats;
 	c->sr_bp_power_on = c->nor.sr & part->sr_bp_mask;
 	c->powered = true;
@@ -298,6 +299,7 @@ static const struct {
 } num_keys[] = {
 	U(pci_device), U(hw_rev), U(subsys_vendor), U(subsys_device), U(wo_addr_window), U(seed),
 	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
+	U(stuck_addr), U(stuck_mask),
 };
 
 static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
@@ -307,6 +309,7 @@ static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
 	switch (num_keys[i].size) {
 	case 1: *f = (uint8_t)v; break;
 	case 2: { uint16_t x = (uint16_t)v; memcpy(f, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(f, &x, 4); break; }
 	case 8: memcpy(f, &v, 8); break;
 	}
 	if (num_keys[i].size == 1 && (num_keys[i].off == offsetof(struct cxsim_params, wo_addr_window) ||
@@ -321,11 +324,13 @@ static unsigned long long get_num(const struct cxsim_params *p, size_t i)
 {
 	const uint8_t *f = (const uint8_t *)p + num_keys[i].off;
 	uint16_t x;
+	uint32_t w;
 	uint64_t y;
 
 	switch (num_keys[i].size) {
 	case 1: return *f;
 	case 2: memcpy(&x, f, 2); return x;
+	case 4: memcpy(&w, f, 4); return w;
 	default: memcpy(&y, f, 8); return y;
 	}
 }
@@ -371,6 +376,11 @@ static int parse_conf(FILE *in, struct cxsim_params *p, char *err, size_t errlen
 		unsigned long long v = strtoull(val, &end, 0);
 		if (errno || end == val || *end) {
 			snprintf(err, errlen, "line %d: bad number '%s'", lineno, val);
+			return -1;
+		}
+		if (num_keys[i].size < 8 && v >> (8 * num_keys[i].size)) {
+			snprintf(err, errlen, "line %d: %s=%s does not fit in %zu bytes", lineno, line, val,
+				 num_keys[i].size);
 			return -1;
 		}
 		put_num(p, i, v);

@@ -49,6 +49,8 @@ struct cxsim_params {
 	bool sem_held_gpio;         /* 0xf03fc is held by another agent */
 	bool sem_held_flashprog;    /* 0xf03a0 is held by another agent (CX3/Pro) */
 	bool write_protect;         /* the flash powers on with its block-protect bits set */
+	uint32_t stuck_addr;        /* with stuck_mask: a flash byte with bits that never change */
+	uint8_t stuck_mask;         /* those bits (erase and program leave them as they are); 0 = none */
 };
 
 struct cxsim_counters {

@@ -82,6 +82,8 @@ static void run(struct cxsim_card *c, uint32_t cmd)
 	unsigned n = 1u << ((cmd >> GW_MSIZE_SHIFT) & GW_MSIZE_MASK);
 
 	c->cnt.gw_cmds++;
+	/* Faults may change at run time (cxsim_params_mut): the chip sees them now. */
+	spi_nor_set_stuck(&c->nor, c->p.stuck_addr, c->p.stuck_mask);
 	if (cmd & GW_CMD_PHASE)
 		c->cnt.gw_by_opcode[op]++;
 	if (!sim_gpio_sem_held(c))

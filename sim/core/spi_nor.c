@@ -32,6 +32,10 @@
  *  - SRWD/BPL are plain writable bits: /WP is not modelled (taken as high).
  *  - W25Q TB/SEC/CMP, SR2 and volatile-SR writes are not modelled (SR1 bits 6:5 read 0).
  *
+ * Stuck bits (a fault, spi_nor_set_stuck): in one byte, the bits of a mask keep their
+ * value through every erase and program (also an interrupted one). The command itself
+ * behaves normally (WIP, timing, counters); only a read-back shows it.
+ *
  * Power loss: a page program keeps the prefix of its bytes (in wire order, starting at
  * the start address and wrapping in the page) proportional to the time elapsed; an
  * erase leaves every byte of its region a pseudo-random function of (seed, address).
@@ -108,6 +112,14 @@ static uint8_t undefined_byte(uint64_t seed, uint32_t addr)
 	return (uint8_t)(z >> 56);
 }
 
+/* The value a byte takes when a write turns old into new: stuck bits stay. */
+static uint8_t settle(const struct spi_nor *f, uint32_t addr, uint8_t old, uint8_t new)
+{
+	if (f->stuck_mask && addr == f->stuck_addr)
+		return (uint8_t)((new & ~f->stuck_mask) | (old & f->stuck_mask));
+	return new;
+}
+
 /* Program the first k page bytes in wire order (wmask set), starting at the start
  * address and wrapping within the page. */
 static void program(struct spi_nor *f, unsigned k)
@@ -123,7 +135,7 @@ static void program(struct spi_nor *f, unsigned k)
 
 		if (!f->wmask[off])
 			continue;
-		v = *m & f->wbuf[off];
+		v = settle(f, page + off, *m, *m & f->wbuf[off]);
 		if (v != *m) {
 			*m = v;
 			f->changed = true;
@@ -158,10 +170,12 @@ static void complete(struct spi_nor *f)
 	case SPI_CE:
 		len = erase_len(f, f->busy_op);
 		for (uint32_t i = 0; i < len; i++) {
-			if (f->mem[f->busy_addr + i] != 0xFF) {
-				memset(f->mem + f->busy_addr, 0xFF, len);
+			uint32_t a = f->busy_addr + i;
+			uint8_t v = settle(f, a, f->mem[a], 0xFF);
+
+			if (v != f->mem[a]) {
+				f->mem[a] = v;
 				f->changed = true;
-				break;
 			}
 		}
 		f->stats.bytes_erased += len;
@@ -219,6 +233,12 @@ void spi_nor_init(struct spi_nor *f, const struct spi_part *p, uint8_t *mem, uin
 	f->mem = mem;
 	f->seed = seed;
 	power_on(f, (uint8_t)(p->sr_power_on | (protect ? p->sr_bp_mask : 0)));
+}
+
+void spi_nor_set_stuck(struct spi_nor *f, uint32_t addr, uint8_t mask)
+{
+	f->stuck_addr = addr;
+	f->stuck_mask = mask;
 }
 
 void spi_nor_select(struct spi_nor *f, uint64_t now)
@@ -445,8 +465,11 @@ void spi_nor_power_loss(struct spi_nor *f, uint64_t now)
 		case SPI_CE: {
 			uint32_t len = erase_len(f, f->busy_op);
 
-			for (uint32_t i = 0; i < len; i++)
-				f->mem[f->busy_addr + i] = undefined_byte(f->seed, f->busy_addr + i);
+			for (uint32_t i = 0; i < len; i++) {
+				uint32_t a = f->busy_addr + i;
+
+				f->mem[a] = settle(f, a, f->mem[a], undefined_byte(f->seed, a));
+			}
 			f->changed = true;
 			break;
 		}

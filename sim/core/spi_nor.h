@@ -9,6 +9,8 @@
  * model clock, and while it is set every instruction but RDSR is ignored;
  * programming only clears bits; page program wraps within its 256-byte page;
  * block-protect bits make writes to the protected area silently do nothing.
+ * A fault can make some bits of one byte stuck: no erase or program changes them
+ * (a worn cell), so a read-back after the write shows the difference.
  *
  * Parts come from a table (spi_parts.c): flashrom's way — data, not code per part.
  */
@@ -72,11 +74,18 @@ struct spi_nor {
 	uint64_t busy_start, busy_until;
 	struct spi_nor_stats stats;
 	bool changed;            /* memory was modified since the flag was cleared */
+	/* Fault: the bits of stuck_mask in the byte at stuck_addr never change. */
+	uint32_t stuck_addr;
+	uint8_t stuck_mask;
 };
 
 /* Power-on state; mem keeps its contents. */
 void spi_nor_init(struct spi_nor *f, const struct spi_part *p, uint8_t *mem, uint64_t seed,
 		  bool protect);
+
+/* Make the bits of mask in the byte at addr stuck (mask 0: none). Kept across
+ * spi_nor_power_loss(); spi_nor_init() clears it. */
+void spi_nor_set_stuck(struct spi_nor *f, uint32_t addr, uint8_t mask);
 
 void spi_nor_select(struct spi_nor *f, uint64_t now);
 uint8_t spi_nor_xfer(struct spi_nor *f, uint8_t mosi, uint64_t now);

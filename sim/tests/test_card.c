@@ -386,6 +386,57 @@ static void test_power_cut_and_clock(void **state)
 	cxsim_free(c);
 }
 
+static void test_stuck_bits_fault(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/cxsim-stuck-XXXXXX", stem[64], err[160], path[80];
+	assert_non_null(mkdtemp(dir));
+	snprintf(stem, sizeof(stem), "%s/card", dir);
+	struct cxsim_card *c = card(CXSIM_CX3);
+	uint8_t page[256], got[16];
+	memset(page, 0x00, sizeof(page));
+
+	/* Set at run time (cxsim_params_mut): the next gateway command sees it. */
+	cxsim_params_mut(c)->stuck_addr = 0x30105;
+	cxsim_params_mut(c)->stuck_mask = 0xFF;
+	program_page(c, 0x30100, page, CS_HOLD);
+	read16(c, 0x30100, got);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(got[i], i == 5 ? 0xFF : 0x00);
+	assert_int_equal(cxsim_counters(c)->bytes_programmed, 256); /* the command looked normal */
+
+	/* Saved and loaded with the card (the load is a power-on): still stuck. */
+	assert_int_equal(cxsim_save(c, stem, err, sizeof(err)), 0);
+	cxsim_free(c);
+	c = cxsim_load(stem, err, sizeof(err));
+	assert_non_null(c);
+	assert_int_equal(cxsim_get_params(c)->stuck_addr, 0x30105);
+	assert_int_equal(cxsim_get_params(c)->stuck_mask, 0xFF);
+	erase64(c, 0x30000);
+	program_page(c, 0x30100, page, CS_HOLD);
+	read16(c, 0x30100, got);
+	assert_int_equal(got[4], 0x00);
+	assert_int_equal(got[5], 0xFF);
+	/* Cleared: the byte programs. */
+	cxsim_params_mut(c)->stuck_mask = 0;
+	erase64(c, 0x30000);
+	program_page(c, 0x30100, page, CS_HOLD);
+	read16(c, 0x30100, got);
+	assert_int_equal(got[5], 0x00);
+	cxsim_free(c);
+
+	/* A value too large for its field is refused, not truncated. */
+	snprintf(path, sizeof(path), "%s.conf", stem);
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("stuck_mask=0x100\n", f);
+	fclose(f);
+	assert_null(cxsim_load(stem, err, sizeof(err)));
+	assert_non_null(strstr(err, "stuck_mask"));
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
 static void test_state_files_round_trip(void **state)
 {
 	(void)state;
@@ -432,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_write_protect_survives_power_cycles),
 		cmocka_unit_test(test_stuck_busy),
 		cmocka_unit_test(test_power_cut_and_clock),
+		cmocka_unit_test(test_stuck_bits_fault),
 		cmocka_unit_test(test_state_files_round_trip),
 	};
 	return cmocka_run_group_tests_name("sim_card", tests, NULL, NULL);

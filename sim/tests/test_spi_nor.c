@@ -945,6 +945,89 @@ static void test_power_loss_erase(void **state)
 	rig_free(c);
 }
 
+/* ---- stuck bits (a fault) ---- */
+
+static void test_stuck_bits(void **state)
+{
+	struct rig *r = rig_new("W25Q16", 9, false);
+	struct rig *sst = rig_new("SST25VF016B", 9, false);
+	uint8_t d[8], got[8];
+	(void)state;
+
+	/* A whole byte stuck at 0xFF: the page program around it works, it stays 0xFF,
+	 * and the command looks normal (WIP for tPP, every byte counted). */
+	memset(d, 0x5A, sizeof(d));
+	spi_nor_set_stuck(&r->f, 0x1234, 0xFF);
+	wren(r);
+	pp(r, 0x1230, d, 8);
+	wait_op(r, r->p->t_page_prog);
+	rd(r, 0x1230, got, 8);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(got[i], i == 4 ? 0xFF : 0x5A);
+	assert_int_equal(r->f.stats.bytes_programmed, 8);
+
+	/* Only the bits of the mask: 0x0F stuck at 1, the high nibble programs. */
+	spi_nor_set_stuck(&r->f, 0x1300, 0x0F);
+	d[0] = 0x00;
+	wren(r);
+	pp(r, 0x1300, d, 1);
+	wait_op(r, r->p->t_page_prog);
+	assert_int_equal(r->mem[0x1300], 0x0F);
+
+	/* Stuck at 0: an erase leaves the mask's bits (and only this byte) as they were. */
+	r->mem[0x2000] = 0x00;
+	r->mem[0x2001] = 0x00;
+	spi_nor_set_stuck(&r->f, 0x2000, 0x81);
+	wren(r);
+	erase(r, SPI_SSE, 0x2000);
+	wait_op(r, r->p->t_erase_4k);
+	assert_int_equal(r->mem[0x2000], 0x7E);
+	assert_int_equal(r->mem[0x2001], 0xFF);
+	assert_true(all_ff(r->mem + 0x2002, SZ_4K - 2));
+	/* ... also a 64 KiB erase, and an erase cut by a power loss (the stuck state
+	 * survives the power loss, the rest of the sector is undefined). */
+	wren(r);
+	erase(r, SPI_SE, 0x0000);
+	wait_op(r, r->p->t_erase_64k);
+	assert_int_equal(r->mem[0x2000], 0x7E);
+	for (unsigned i = 0; i < 4; i++) {
+		wren(r);
+		erase(r, SPI_SSE, 0x2000);
+		spi_nor_power_loss(&r->f, r->now + r->p->t_erase_4k / 2);
+		assert_int_equal(r->mem[0x2000] & 0x81, 0x00);
+	}
+
+	/* Cleared: the byte erases and programs again. */
+	spi_nor_set_stuck(&r->f, 0, 0);
+	wren(r);
+	erase(r, SPI_SSE, 0x2000);
+	wait_op(r, r->p->t_erase_4k);
+	assert_int_equal(r->mem[0x2000], 0xFF);
+	wren(r);
+	pp(r, 0x1234, d, 1);
+	wait_op(r, r->p->t_page_prog);
+	assert_int_equal(r->mem[0x1234], 0x00);
+
+	/* SST byte program: the same (after clearing the power-on BP bits). */
+	op1(sst, SPI_EWSR);
+	wrsr(sst, 0x00);
+	assert_int_equal(rdsr(sst), 0x00);
+	spi_nor_set_stuck(&sst->f, 0x40, 0xFF);
+	wren(sst);
+	pp(sst, 0x40, d + 1, 1);
+	wait_op(sst, sst->p->t_page_prog);
+	wren(sst);
+	pp(sst, 0x41, d + 1, 1);
+	wait_op(sst, sst->p->t_page_prog);
+	assert_int_equal(sst->mem[0x40], 0xFF);
+	assert_int_equal(sst->mem[0x41], 0x5A);
+	/* spi_nor_init starts without the fault */
+	spi_nor_init(&sst->f, sst->p, sst->mem, 9, false);
+	assert_int_equal(sst->f.stuck_mask, 0);
+	rig_free(r);
+	rig_free(sst);
+}
+
 /* ---- stats ---- */
 
 static void test_stats(void **state)
@@ -1038,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_sst),
 		cmocka_unit_test(test_power_loss_program),
 		cmocka_unit_test(test_power_loss_erase),
+		cmocka_unit_test(test_stuck_bits),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_wire_edges),
 	};
