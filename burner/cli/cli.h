@@ -48,6 +48,7 @@ struct cli {
 #define CMD_WRITES_IMAGE 0x2  /* replaces the image file */
 #define CMD_JSON 0x4          /* has --json output */
 #define CMD_IMAGE_AND_DEVICE 0x8 /* takes -i IMAGE and -d BDF together */
+#define CMD_WRITES_CARD 0x10  /* with -d BDF (and no -i) writes the card instead of a file */
 
 struct command {
 	const char *name;

@@ -5,41 +5,12 @@
 #include <unistd.h>
 
 #include "cli/common.h"
-#include "ops/backup.h"
 #include "ops/burn.h"
 #include "util/fileio.h"
 
-#define DEFAULT_BACKUP_DIR "cxflash-backups"
-
-struct burn_ctx {
-	struct cli *c;
-	struct device *d;
-	struct backup_result backup;
-	bool backed_up;
-};
-
 static int confirm(void *ctx, const char *question, struct cx_status *st)
 {
-	struct burn_ctx *b = ctx;
-	return cli_confirm(b->c, question, st);
-}
-
-static int backup_first(void *ctx, struct cx_status *st)
-{
-	struct burn_ctx *b = ctx;
-
-	if (b->c->no_backup) {
-		fprintf(stderr, "-W- --no-backup: burning WITHOUT a backup of the card's flash\n");
-		return CX_OK;
-	}
-	const char *dir = b->c->backup_dir ? b->c->backup_dir : DEFAULT_BACKUP_DIR;
-	int rc = backup_card(b->d, dir, &b->backup, st);
-	if (!rc) {
-		b->backed_up = true;
-		if (!b->c->json)
-			printf("-I- backup written to %s\n", b->backup.path);
-	}
-	return rc;
+	return cli_confirm(ctx, question, st);
 }
 
 static void progress(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
@@ -57,7 +28,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	struct device d;
 	struct burn_opts o = {0};
 	struct burn_result r;
-	struct burn_ctx b = {.c = c, .d = &d};
+	struct cli_backup b = {.c = c, .d = &d, .action = "burning"};
 	uint8_t *img = NULL;
 	size_t len;
 	int rc;
@@ -76,8 +47,8 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.guard.allow_psid_change = c->allow_psid_change;
 	o.dry_run = c->dry_run;
 	o.confirm = confirm;
-	o.confirm_ctx = &b;
-	o.before_write = backup_first;
+	o.confirm_ctx = c;
+	o.before_write = cli_backup_first;
 	o.before_ctx = &b;
 	o.progress = progress;
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
@@ -100,7 +71,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 		json_int(&j, "start", r.start);
 		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
 		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
-		json_str(&j, "backup", b.backed_up ? b.backup.path : NULL);
+		json_str(&j, "backup", b.written ? b.r.path : NULL);
 		json_end(&j);
 	} else if (r.nothing_to_do) {
 		printf("-I- the card already holds this image (FW %s, PSID %s): nothing written\n", to, r.new_psid);

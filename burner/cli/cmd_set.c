@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_set.c — `sg` and `sv`: patch GUIDs/MACs or the VSD of an image file.
+/* cmd_set.c — `sg` and `sv`: patch GUIDs/MACs or the VSD of an image file or a card.
  *
  * The patch is made on a copy in memory, re-parsed and verified, and only then
- * written over the file (atomically). A refused request leaves the file as it
- * was, byte for byte. A striped dump keeps its image in the slot it was in.
+ * written: over the file (atomically), or, with -d BDF, onto the card after a
+ * backup, failsafe or in place for blank GUIDs (ops/setid.h). A refused
+ * request leaves the file or the card as it was, byte for byte. A striped
+ * dump keeps its image in the slot it was in.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/common.h"
 #include "image/patch.h"
+#include "ops/setid.h"
 
 static const char *const guid_rows[GUIDS_NGUID] = {"Node  GUID:", "Port1 GUID:", "Port2 GUID:",
 						   "Sys.Image GUID:"};
 static const char *const mac_rows[GUIDS_NMAC] = {"Port1 MAC:", "Port2 MAC:"};
 
-static void show_guid_changes(const struct fs2_guids *now, const struct guid_request *r)
+static void show_guid_changes(const struct fs2_guids *now, const struct guid_request *r, const char *where)
 {
-	printf("    You are about to change the Guids/Macs on the image:\n\n");
+	printf("    You are about to change the Guids/Macs on the %s:\n\n", where);
 	printf("%-20s%-24s%s\n", "", "New Values", "Current Values");
 	for (int i = 0; i < GUIDS_NGUID; i++)
 		printf("        %-16s%016llx        %016llx\n", guid_rows[i],
@@ -106,6 +110,92 @@ static int open_for_patch(struct cli *c, struct imgfile *f, struct cx_status *st
 	return rc;
 }
 
+/* ---- on a card (-d BDF) ---- */
+
+static void progress(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
+{
+	(void)wp;
+	if (!isatty(STDERR_FILENO) || !total)
+		return;
+	fprintf(stderr, "\r%-8s %3llu%%", phase, (unsigned long long)(done * 100 / total));
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+static const char *result_word(const struct cli *c, const struct setid_result *r)
+{
+	return r->nothing_to_do ? "nothing-to-do" : c->dry_run ? "dry-run" : "updated";
+}
+
+static void card_done(struct cli *c, const char *what, const struct setid_result *r, const struct cli_backup *b)
+{
+	if (c->json) {
+		struct json j;
+		json_begin(&j, stdout);
+		json_str(&j, "result", result_word(c, r));
+		json_str(&j, "updated", what);
+		json_str(&j, "device", c->device);
+		json_str(&j, "method", r->in_place ? "in-place" : "failsafe-reburn");
+		json_int(&j, "start", r->start);
+		json_int(&j, "bytes_erased", (long long)r->bytes_erased);
+		json_int(&j, "bytes_programmed", (long long)r->bytes_programmed);
+		json_str(&j, "backup", b->written ? b->r.path : NULL);
+		json_end(&j);
+	} else if (r->nothing_to_do) {
+		printf("-I- the card already holds these %s: nothing written\n", what);
+	} else if (c->dry_run) {
+		printf("-I- dry run: the %s would be %s; nothing written\n", what,
+		       r->in_place ? "programmed in place (blank GUIDs, no erase)" : "re-burned failsafe into the other slot");
+	} else {
+		printf("-I- %s updated on %s %s: %llu bytes erased, %llu programmed.\n"
+		       "-I- Power the machine OFF (cold restart) for the card to use them.\n",
+		       what, c->device, r->in_place ? "in place" : "by a failsafe re-burn",
+		       (unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
+	}
+}
+
+/* Read the card's image, patch a copy as the file path does, ask as the file
+ * path asks, back up, write (ops/setid.h). */
+static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, struct cx_status *st)
+{
+	struct device d;
+	struct dev_image cur = {0};
+	struct cli_backup b = {.c = c, .d = &d, .action = "writing"};
+	struct setid_opts o = {c->dry_run, cli_backup_first, &b, progress, NULL};
+	struct setid_result r = {0};
+	uint8_t *want = NULL;
+	int rc;
+
+	if (c->image)
+		return cx_fail(st, CX_EUSAGE, "%s changes either an image file (-i FILE) or a card (-d BDF), not both",
+			       c->command);
+	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
+	if (!rc)
+		rc = setid_read(&d, &cur, st);
+	if (!rc && !(want = malloc(cur.len)))
+		rc = cx_fail(st, CX_ENOMEM, "out of memory");
+	if (!rc) {
+		memcpy(want, cur.buf, cur.len);
+		rc = fn(want, &cur.img, c, st);
+	}
+	if (!rc)
+		rc = check_result(want, cur.len, st);
+	if (!rc && ask && !c->json) {
+		if (!cur.img.guids.blank)
+			printf("-W- GUIDs are already set, re-burning image with the new GUIDs ...\n");
+		show_guid_changes(&cur.img.guids, &c->guids, "device");
+		rc = cli_confirm(c, " Do you want to continue ?", st);
+	}
+	if (!rc)
+		rc = setid_write(&d, &cur, want, &o, &r, st);
+	device_close(&d);
+	devimage_free(&cur);
+	free(want);
+	if (!rc)
+		card_done(c, what, &r, &b);
+	return rc;
+}
+
 int cmd_sg(struct cli *c, struct cx_status *st)
 {
 	struct imgfile f;
@@ -113,9 +203,11 @@ int cmd_sg(struct cli *c, struct cx_status *st)
 
 	if (!c->guids.have_guids && !c->guids.have_macs)
 		return cx_fail(st, CX_EUSAGE, "sg needs --guid/--guids and/or --mac/--macs");
+	if (c->device)
+		return set_on_card(c, do_sg, "GUIDs/MACs", true, st);
 	rc = open_for_patch(c, &f, st);
 	if (!rc && !c->json)
-		show_guid_changes(&f.img.guids, &c->guids);
+		show_guid_changes(&f.img.guids, &c->guids, "image");
 	if (!rc && !c->json)
 		rc = cli_confirm(c, " Do you want to continue ?", st);
 	if (!rc)
@@ -133,6 +225,8 @@ int cmd_sv(struct cli *c, struct cx_status *st)
 
 	if (!c->vsd)
 		return cx_fail(st, CX_EUSAGE, "sv needs --vsd STRING");
+	if (c->device)
+		return set_on_card(c, do_sv, "VSD", false, st);
 	rc = open_for_patch(c, &f, st);
 	if (!rc)
 		rc = apply(c, &f, do_sv, st);

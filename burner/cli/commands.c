@@ -30,11 +30,12 @@ const struct command cli_commands[] = {
 	{"extract", cmd_extract, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "extract FILE",
 	 "write the contiguous image of a raw flash dump (--striped_image) to FILE"},
 	{"ri", cmd_extract, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "ri FILE", "same as extract"},
-	{"sg", cmd_sg, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_JSON, 0, 0,
+	{"sg", cmd_sg, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_WRITES_CARD | CMD_JSON, 0, 0,
 	 "sg --guid G | --guids G1 G2 G3 G4 [--mac M | --macs M1 M2]",
-	 "set GUIDs and/or MACs in the image file and fix its CRCs"},
-	{"sv", cmd_sv, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_JSON, 0, 0, "sv --vsd STRING",
-	 "set the vendor-specific data string and fix the CRCs"},
+	 "set GUIDs and/or MACs in the image file and fix its CRCs; -d BDF: on the card (backup, failsafe "
+	 "re-burn; in place if blank)"},
+	{"sv", cmd_sv, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_WRITES_CARD | CMD_JSON, 0, 0, "sv --vsd STRING",
+	 "set the vendor-specific data string and fix the CRCs; -d BDF: on the card (backup, failsafe re-burn)"},
 	{"backup", cmd_backup, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "backup DIR",
 	 "-d BDF only: read the whole flash twice, write a checked bundle into DIR"},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
@@ -88,7 +89,7 @@ static int run_command(const struct command *cmd, struct cli *c, struct cx_statu
 	if ((cmd->flags & CMD_NEEDS_IMAGE) && !c->image && !c->device)
 		return cx_fail(st, CX_EUSAGE, "%s needs an image: cxflash -i FILE %s (or -d BDF)", cmd->name,
 			       cmd->usage);
-	if ((cmd->flags & CMD_WRITES_IMAGE) && c->device)
+	if ((cmd->flags & CMD_WRITES_IMAGE) && c->device && !(cmd->flags & CMD_WRITES_CARD))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s on a card comes with the burn support; use it on a file",
 			       cmd->name);
 	return cmd->run(c, st);

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "image/imgfile.h"
+#include "ops/backup.h"
 #include "util/json.h"
 
 /* Open and parse c->image (honouring --striped_image). */
@@ -18,6 +19,19 @@ void fmt_fw_version(char *out, size_t n, const uint16_t v[3]);
 
 /* Ask "question (y/n) [n]" on stdout unless -y; CX_EDECLINED on anything but yes. */
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st);
+
+/* The backup a command that writes a card makes before its first write, as
+ * the before_write callback of ops/burn.h and ops/setid.h (ctx: a struct
+ * cli_backup). Into --backup-dir (default cxflash-backups); with --no-backup
+ * only a warning on stderr that names the action ("burning", ...). */
+struct cli_backup {
+	struct cli *c;
+	struct device *d;
+	const char *action;
+	struct backup_result r;     /* out: the bundle, when written */
+	bool written;               /* out */
+};
+int cli_backup_first(void *ctx, struct cx_status *st);
 
 /* The text label column flint uses: 23 characters. */
 #define LABEL "%-23s"

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* backup_first.c — the backup every command that writes a card makes first (design.md). */
+#include "cli/common.h"
+
+#define DEFAULT_BACKUP_DIR "cxflash-backups"
+
+int cli_backup_first(void *ctx, struct cx_status *st)
+{
+	struct cli_backup *b = ctx;
+
+	if (b->c->no_backup) {
+		fprintf(stderr, "-W- --no-backup: %s WITHOUT a backup of the card's flash\n", b->action);
+		return CX_OK;
+	}
+	int rc = backup_card(b->d, b->c->backup_dir ? b->c->backup_dir : DEFAULT_BACKUP_DIR, &b->r, st);
+	if (!rc) {
+		b->written = true;
+		if (!b->c->json)
+			printf("-I- backup written to %s\n", b->r.path);
+	}
+	return rc;
+}
