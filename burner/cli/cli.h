@@ -31,7 +31,10 @@ struct cli {
 	bool allow_psid_change;     /* --allow_psid_change (burn) */
 	bool no_backup;             /* --no-backup (burn) */
 	bool dry_run;               /* --dry-run (burn) */
-	const char *backup_dir;     /* --backup-dir DIR (burn) */
+	const char *backup_dir;     /* --backup-dir DIR (burn, restore) */
+	bool force;                 /* --force (restore: a bundle of another card) */
+	const char *identity_from;  /* --identity-from BUNDLE (burn: the identity of a backup) */
+	bool nofs;                  /* --nofs (burn: not failsafe, flint's -nofs) */
 	bool striped;               /* --striped_image */
 	bool json;                  /* --json */
 	bool yes;                   /* -y: no questions */
@@ -80,5 +83,6 @@ int cmd_sv(struct cli *c, struct cx_status *st);
 int cmd_list(struct cli *c, struct cx_status *st);
 int cmd_burn(struct cli *c, struct cx_status *st);
 int cmd_backup(struct cli *c, struct cx_status *st);
+int cmd_restore(struct cli *c, struct cx_status *st);
 
 #endif

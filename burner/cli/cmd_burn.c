@@ -2,25 +2,16 @@
 /* cmd_burn.c — `-d BDF -i IMAGE burn`: back up the card, then burn failsafe. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/identity_from.h"
+#include "cli/progress.h"
 #include "ops/burn.h"
 #include "util/fileio.h"
 
 static int confirm(void *ctx, const char *question, struct cx_status *st)
 {
 	return cli_confirm(ctx, question, st);
-}
-
-static void progress(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
-{
-	(void)wp;
-	if (!isatty(STDERR_FILENO) || !total)
-		return;
-	fprintf(stderr, "\r%-8s %3llu%%", phase, (unsigned long long)(done * 100 / total));
-	if (done == total)
-		fputc('\n', stderr);
 }
 
 int cmd_burn(struct cli *c, struct cx_status *st)
@@ -50,8 +41,10 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.confirm_ctx = c;
 	o.before_write = cli_backup_first;
 	o.before_ctx = &b;
-	o.progress = progress;
+	o.progress = cli_progress;
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
+	if (!rc && c->identity_from)
+		rc = cli_identity_from(c, &d, &o.ident, st);
 	if (!rc)
 		rc = burn_card(&d, img, len, &o, &r, st);
 	device_close(&d);

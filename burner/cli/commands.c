@@ -38,6 +38,8 @@ const struct command cli_commands[] = {
 	 "set the vendor-specific data string and fix the CRCs; -d BDF: on the card (backup, failsafe re-burn)"},
 	{"backup", cmd_backup, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "backup DIR",
 	 "-d BDF only: read the whole flash twice, write a checked bundle into DIR"},
+	{"restore", cmd_restore, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "restore BUNDLE",
+	 "-d BDF only: write a backup bundle back, checked before and after"},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -62,9 +64,12 @@ void cli_usage(FILE *out)
 		"  --use_image_guids    burn: keep the image's GUIDs/MACs instead of the card's\n"
 		"  --use_image_ps       burn: keep the image's VSD instead of the card's\n"
 		"  --allow_psid_change  burn: allow a cross-flash to another PSID (asks first)\n"
-		"  --backup-dir DIR     burn: where the backup bundle goes (default cxflash-backups)\n"
-		"  --no-backup          burn: do not back up first (not recommended)\n"
-		"  --dry-run            burn: check everything, write nothing\n"
+		"  --backup-dir DIR     burn, restore: where the backup bundle goes (default cxflash-backups)\n"
+		"  --no-backup          burn, restore: do not back up first (not recommended)\n"
+		"  --dry-run            burn, restore: check everything, write nothing\n"
+		"  --identity-from DIR  burn: GUIDs/MACs/VSD from a backup bundle (recovery mode)\n"
+		"  --nofs               burn: not failsafe, image at the first slot (recovery mode)\n"
+		"  --force              restore: accept a bundle made from another card (asks first)\n"
 		"  -h, --help           this text;  --version  the version\n"
 		"\n"
 		"commands:\n");

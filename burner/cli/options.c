@@ -114,6 +114,14 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 			if (need(argc, argv, i, 1, o, st))
 				return st->code;
 			c->backup_dir = argv[++i];
+		} else if (!strcmp(o, "force")) {
+			c->force = true;
+		} else if (!strcmp(o, "nofs")) {
+			c->nofs = true;
+		} else if (!strcmp(o, "identity-from") || !strcmp(o, "identity_from")) {
+			if (need(argc, argv, i, 1, o, st))
+				return st->code;
+			c->identity_from = argv[++i];
 		} else if (!strcmp(o, "striped_image") || !strcmp(o, "striped-image")) {
 			c->striped = true;
 		} else if (!strcmp(o, "json")) {

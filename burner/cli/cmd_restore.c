@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_restore.c — `-d BDF restore BUNDLE`: write a backup bundle back (ops/restore.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "cli/progress.h"
+#include "ops/restore.h"
+
+#define DEFAULT_BACKUP_DIR "cxflash-backups"
+
+struct restore_ctx {
+	struct cli *c;
+	struct device *d;
+	struct backup_result backup;
+	bool backed_up;
+};
+
+static int confirm(void *ctx, const char *question, struct cx_status *st)
+{
+	struct restore_ctx *x = ctx;
+	return cli_confirm(x->c, question, st);
+}
+
+/* The card as it is now goes into a bundle of its own first: a restore is a write like any other. */
+static int backup_first(void *ctx, struct cx_status *st)
+{
+	struct restore_ctx *x = ctx;
+
+	if (x->c->no_backup) {
+		fprintf(stderr, "-W- --no-backup: restoring WITHOUT a backup of the card's flash as it is now\n");
+		return CX_OK;
+	}
+	int rc = backup_card(x->d, x->c->backup_dir ? x->c->backup_dir : DEFAULT_BACKUP_DIR, &x->backup, st);
+	if (!rc) {
+		x->backed_up = true;
+		if (!x->c->json)
+			printf("-I- backup of the card as it is now written to %s\n", x->backup.path);
+	}
+	return rc;
+}
+
+static const char *result_word(const struct cli *c, const struct restore_result *r)
+{
+	return r->nothing_to_do ? "nothing-to-do" : c->dry_run ? "dry-run" : "restored";
+}
+
+int cmd_restore(struct cli *c, struct cx_status *st)
+{
+	struct device d;
+	struct restore_result r;
+	struct restore_ctx x = {.c = c, .d = &d};
+	struct restore_opts o = {c->force, c->dry_run, confirm, &x, backup_first, &x, cli_progress, NULL};
+	int rc;
+
+	if (c->image || !c->device)
+		return cx_fail(st, CX_EUSAGE, "restore writes a card: cxflash -d BDF restore BUNDLE (not -i FILE)");
+	if ((rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st)) == CX_OK)
+		rc = restore_card(&d, c->params[0], &o, &r, st);
+	device_close(&d);
+	if (rc)
+		return rc;
+	if (c->json) {
+		struct json j;
+		json_begin(&j, stdout);
+		json_str(&j, "result", result_word(c, &r));
+		json_str(&j, "bundle", c->params[0]);
+		json_str(&j, "flash_sha256", r.flash_sha256[0] ? r.flash_sha256 : NULL);
+		json_bool(&j, "identity_checked", r.identity_checked);
+		json_bool(&j, "via_other_slot", r.plan.used_copy);
+		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
+		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
+		json_str(&j, "backup", x.backed_up ? x.backup.path : NULL);
+		json_end(&j);
+	} else if (r.nothing_to_do) {
+		printf("-I- the flash of %s already equals the bundle (sha256 %s): nothing written\n", d.pci.bdf,
+		       r.flash_sha256);
+	} else if (c->dry_run) {
+		printf("-I- dry run: the bundle (%s, FW %s) would be written%s; nothing written\n",
+		       r.id.psid[0] ? r.id.psid : "no image", r.id.fw_version[0] ? r.id.fw_version : "-",
+		       r.plan.used_copy ? " by way of the other slot" : "");
+	} else {
+		printf("-I- restored %s from %s: %llu bytes erased, %llu programmed; flash verified "
+		       "(sha256 %s).\n-I- Power the machine OFF (cold restart) for the card to load it.\n",
+		       d.pci.bdf, c->params[0], (unsigned long long)r.bytes_erased,
+		       (unsigned long long)r.bytes_programmed, r.flash_sha256);
+	}
+	return CX_OK;
+}

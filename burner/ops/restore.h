@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* restore.h — writing a backup bundle (backup.h) back onto its card.
+ *
+ * restore_card() checks everything before it writes anything:
+ *  1. the bundle: backup_verify() (every SHA-256 in SHA256SUMS), then
+ *     flash.bin is read once into memory and hashed again, and that copy is
+ *     what gets written, so a file changed after the check cannot slip in;
+ *  2. the card: same chip family and revision as identity.json records, same
+ *     flash size — never overridable (the flash holds chip-specific code);
+ *  3. the identity: the card's node GUID and first MAC, read from its image,
+ *     must be the bundle's. A different card is refused (CX_EMISMATCH) unless
+ *     force is set, and then the user is asked. A card whose identity cannot
+ *     be read (recovery mode, no image, blank GUIDs) is not refused: the user
+ *     is asked, since restoring such a card is what bundles are for;
+ *  4. the card's whole flash is read; if it already equals the bundle,
+ *     nothing is written.
+ * Then before_write (the caller's backup of the card as it is now), the
+ * write (ops/rewrite.h: in an order that keeps a whole image on the card at
+ * every instant), and a verify: the whole flash is read again and its
+ * SHA-256 must be the bundle's.
+ */
+#ifndef CX_RESTORE_H
+#define CX_RESTORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ops/backup.h"
+#include "ops/device.h"
+#include "ops/rewrite.h"
+#include "ops/write.h"
+
+struct restore_opts {
+	bool force;                 /* accept a bundle of another card (asks) */
+	bool dry_run;               /* check and plan only */
+	/* Ask a yes/no question; CX_OK for yes. NULL: every question is a refusal. */
+	int (*confirm)(void *ctx, const char *question, struct cx_status *st);
+	void *confirm_ctx;
+	int (*before_write)(void *ctx, struct cx_status *st); /* may be NULL */
+	void *before_ctx;
+	write_progress_fn *progress;
+	void *progress_arg;
+};
+
+struct restore_result {
+	struct backup_identity id;  /* the bundle's identity.json */
+	struct rewrite_info plan;
+	bool nothing_to_do;         /* the flash already equals the bundle */
+	bool identity_checked;      /* the card's GUID/MAC were read and matched */
+	uint64_t bytes_erased, bytes_programmed;
+	char flash_sha256[SHA256_HEX_LEN + 1]; /* of the flash as read after the write */
+};
+
+int restore_card(struct device *d, const char *bundle_dir, const struct restore_opts *o,
+		 struct restore_result *r, struct cx_status *st);
+
+#endif

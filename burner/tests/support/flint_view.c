@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flint_view.c — the lowest signed image, read from the model's flash as flint reads it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "flint_view.h"
+#include "ops/devimage.h"
+
+#define ALL_START_POSITIONS 10 /* CX3's count, a superset of CX2's 6 (chip.c, fs2-format.md §3.11) */
+
+struct mem {
+	const uint8_t *flash;
+	size_t size;
+};
+
+static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
+{
+	struct mem *m = ctx;
+
+	if ((uint64_t)addr + len > m->size)
+		return cx_fail(st, CX_EFLASH, "past the flash");
+	memcpy(buf, m->flash + addr, len);
+	return CX_OK;
+}
+
+const char *flint_view_lowest_whole(struct cxsim_card *c, uint16_t *minor)
+{
+	static char why[CX_MSG_MAX + 80];
+	struct mem m;
+	struct dev_image d;
+	struct cx_status st = {0};
+
+	m.flash = cxsim_flash(c, &m.size);
+	if (devimage_read(&d, mem_read, &m, (uint32_t)m.size, ALL_START_POSITIONS, &st)) {
+		snprintf(why, sizeof(why), "%s", st.msg);
+		devimage_free(&d);
+		return why;
+	}
+	if (d.parse_rc || fs2_verdict(&d.img, &st)) {
+		snprintf(why, sizeof(why), "lowest image at 0x%x is broken: %s", d.start,
+			 d.parse_rc ? d.parse_msg : st.msg);
+		devimage_free(&d);
+		return why;
+	}
+	*minor = d.img.info.fw_ver[1];
+	devimage_free(&d);
+	return NULL;
+}

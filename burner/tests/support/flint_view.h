@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flint_view.h — test-only: what flint would read on a card's flash.
+ *
+ * The model's boot ROM skips a broken image for a good one (UNCONFIRMED on
+ * silicon), so "the card booted" alone would let an ordering bug through.
+ * Power-cut tests also require what flint requires: the lowest start position
+ * with the FS2 magic begins an image that parses and verifies. */
+#ifndef CX_TEST_FLINT_VIEW_H
+#define CX_TEST_FLINT_VIEW_H
+
+#include <stdint.h>
+
+#include "cxsim.h"
+
+/* NULL if the lowest signed image on c's flash is whole (*minor = its FW
+ * minor version), else a line saying what is wrong (static storage). */
+const char *flint_view_lowest_whole(struct cxsim_card *c, uint16_t *minor);
+
+#endif

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_restore.c — restore_card() against the card model in process: a bundle made
+ * with backup_card() comes back byte for byte after burns moved the image (also when
+ * the card runs from the very slot the bundle must rewrite), refusals write nothing,
+ * a recovery-mode card is restored from its bundle, and a power cut at every k-th
+ * config access of the hardest restore always leaves a card that boots. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/burn.h"
+#include "ops/restore.h"
+#include "flint_view.h"
+#include "sim_cfg.h"
+#include "mkimage.h"
+
+#define CARD_GUID 0x0002c90300c0ffe0ull
+#define CARD_MAC 0x0002c9c0ffe0ull
+#define IMG "--chip cx3 --ddr 2 --ddr-size 0x2000"
+
+static void make_tmpdir(char *out, size_t n)
+{
+	snprintf(out, n, "/tmp/cxflash-restore-XXXXXX");
+	assert_non_null(mkdtemp(out));
+}
+
+static void rm_rf(const char *path)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A CX3 card (W25Q16 unless part) holding FW 2.<minor>.0 with the card's identity in slot 'slot'. */
+static struct cxsim_card *card(const char *part, enum cxsim_chip chip, int minor, int slot, uint64_t guid)
+{
+	struct cxsim_params p;
+	char o[400];
+	size_t fsize, len;
+
+	cxsim_params_default(&p, chip);
+	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
+	struct cxsim_card *c = cxsim_new(&p);
+	uint8_t *flash = cxsim_flash(c, &fsize);
+	snprintf(o, sizeof(o), "--chip %s --ddr 2 --ddr-size 0x2000 --fw 2.%d.0 --guid %016llx --mac %012llx "
+		 "--dump %d --flash-size %zu", chip == CXSIM_CX3PRO ? "cx3pro" : "cx3", minor,
+		 (unsigned long long)guid, (unsigned long long)(guid & 0xffffffull) | 0x0002c9000000ull, slot, fsize);
+	uint8_t *d = mkimage(o, &len);
+	assert_int_equal(len, fsize);
+	memcpy(flash, d, len);
+	free(d);
+	cxsim_flash_changed(c);
+	cxsim_power_cycle(c);
+	return c;
+}
+
+static void open_dev(struct device *d, struct cxsim_card *c)
+{
+	struct cfg_dev cfg;
+	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
+	struct cx_status st = {0};
+
+	sim_cfg_attach(&cfg, c, pci.bdf);
+	assert_int_equal(device_attach(d, cfg, &pci, false, &st), CX_OK);
+}
+
+static int yes(void *ctx, const char *q, struct cx_status *st)
+{
+	(void)st;
+	(void)q;
+	(*(int *)ctx)++;
+	return CX_OK;
+}
+
+static void backup(struct cxsim_card *c, const char *dir, struct backup_result *r)
+{
+	struct device d;
+	struct cx_status st = {0};
+
+	open_dev(&d, c);
+	assert_int_equal(backup_card(&d, dir, r, &st), CX_OK);
+	device_close(&d);
+}
+
+static void burn(struct cxsim_card *c, int minor)
+{
+	struct device d;
+	struct burn_opts o = {0};
+	struct burn_result r;
+	struct cx_status st = {0};
+	char opts[200];
+	size_t len;
+
+	snprintf(opts, sizeof(opts), IMG " --fw 2.%d.0 --seed %d", minor, minor);
+	uint8_t *img = mkimage(opts, &len);
+	open_dev(&d, c);
+	int rc = burn_card(&d, img, len, &o, &r, &st);
+	device_close(&d);
+	free(img);
+	if (rc)
+		fail_msg("burn 2.%d: %s", minor, st.msg);
+	cxsim_power_cycle(c);
+}
+
+static int restore(struct cxsim_card *c, const char *bundle, struct restore_opts *o, struct restore_result *r,
+		   struct cx_status *st)
+{
+	struct device d;
+
+	open_dev(&d, c);
+	int rc = restore_card(&d, bundle, o, r, st);
+	device_close(&d);
+	cxsim_power_cycle(c);
+	return rc;
+}
+
+static uint8_t *flash_copy(struct cxsim_card *c, size_t *n)
+{
+	uint8_t *f = cxsim_flash(c, n), *copy = malloc(*n);
+	assert_non_null(copy);
+	memcpy(copy, f, *n);
+	return copy;
+}
+
+/* After two burns the card runs from slot 0 again, with other firmware: the
+ * bundle's slot 0 cannot be rewritten in place, so the restore goes through slot 1. */
+static void test_restore_gives_back_the_flash(void **state)
+{
+	(void)state;
+	char dir[64];
+	struct backup_result b;
+	struct restore_result r;
+	struct cx_status st = {0};
+	int asked = 0;
+	size_t n, m;
+
+	make_tmpdir(dir, sizeof(dir));
+	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
+	uint8_t *orig = flash_copy(c, &n);
+	backup(c, dir, &b);
+	for (int burns = 1; burns <= 2; burns++) {
+		for (int k = 1; k <= burns; k++)
+			burn(c, 40 + k); /* one burn: the card runs from slot 1; two: from slot 0 again */
+		struct restore_opts o = {.confirm = yes, .confirm_ctx = &asked};
+		cx_status_clear(&st);
+		assert_int_equal(restore(c, b.path, &o, &r, &st), CX_OK);
+		assert_true(r.identity_checked);
+		assert_int_equal(r.plan.used_copy, burns == 2);
+		uint8_t *now = cxsim_flash(c, &m);
+		assert_int_equal(m, n);
+		assert_memory_equal(now, orig, n);
+		assert_string_equal(r.flash_sha256, b.flash_sha256);
+		assert_int_equal(cxsim_boot_info(c)->fw_ver[1], 40);
+		assert_int_equal(cxsim_boot_info(c)->guids[0], CARD_GUID);
+	}
+	assert_int_equal(asked, 0); /* the same card: no question */
+
+	/* Once more onto a card that already equals the bundle: nothing written. */
+	struct restore_opts o = {0};
+	struct cxsim_card *same = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
+	cxsim_counters_reset(same);
+	assert_int_equal(restore(same, b.path, &o, &r, &st), CX_OK);
+	assert_true(r.nothing_to_do);
+	assert_int_equal(cxsim_counters(same)->erases, 0);
+	cxsim_free(same);
+	free(orig);
+	cxsim_free(c);
+	rm_rf(dir);
+}
+
+static void expect_refused(struct cxsim_card *c, const char *bundle, struct restore_opts *o, int code,
+			   const char *words)
+{
+	struct restore_result r;
+	struct cx_status st = {0};
+	size_t n;
+	uint8_t *before = flash_copy(c, &n);
+
+	cxsim_counters_reset(c);
+	assert_int_equal(restore(c, bundle, o, &r, &st), code);
+	if (!strstr(st.msg, words))
+		fail_msg("'%s' does not say '%s'", st.msg, words);
+	assert_int_equal(cxsim_counters(c)->erases, 0);
+	assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
+	assert_memory_equal(cxsim_flash(c, &n), before, n);
+	free(before);
+}
+
+static void test_refusals_write_nothing(void **state)
+{
+	(void)state;
+	char dir[64], path[BACKUP_PATH_MAX + 16];
+	struct backup_result b;
+	struct restore_opts o = {0};
+	int asked = 0;
+
+	make_tmpdir(dir, sizeof(dir));
+	struct cxsim_card *mine = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
+	backup(mine, dir, &b);
+
+	/* Another card of the same kind: refused, and with --force only after a yes. */
+	struct cxsim_card *other = card("W25Q16", CXSIM_CX3, 41, 1, 0x0002c90300aaaa00ull);
+	expect_refused(other, b.path, &o, CX_EMISMATCH, "another card");
+	o.force = true;
+	expect_refused(other, b.path, &o, CX_EDECLINED, "another card");
+	o.confirm = yes;
+	o.confirm_ctx = &asked;
+	struct restore_result r;
+	struct cx_status st = {0};
+	assert_int_equal(restore(other, b.path, &o, &r, &st), CX_OK);
+	assert_int_equal(asked, 1);
+	assert_int_equal(cxsim_boot_info(other)->guids[0], CARD_GUID);
+	cxsim_free(other);
+
+	/* Another chip, and a bundle whose flash.bin changed: never, force or not. */
+	struct cxsim_card *pro = card("W25Q16", CXSIM_CX3PRO, 40, 0, CARD_GUID);
+	expect_refused(pro, b.path, &o, CX_EMISMATCH, "ConnectX-3 Pro");
+	cxsim_free(pro);
+	snprintf(path, sizeof(path), "%s/flash.bin", b.path);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, 0x1234, SEEK_SET);
+	fputc(0x5a, f);
+	fclose(f);
+	expect_refused(mine, b.path, &o, CX_EIMAGE, "flash.bin");
+	cxsim_free(mine);
+	rm_rf(dir);
+}
+
+/* A card in recovery mode cannot say who it is: the user is asked, then the bundle brings it back. */
+static void test_recovery_card_restored(void **state)
+{
+	(void)state;
+	char dir[64];
+	struct backup_result b;
+	struct restore_result r;
+	struct cx_status st = {0};
+	int asked = 0;
+	size_t n;
+
+	make_tmpdir(dir, sizeof(dir));
+	struct cxsim_card *c = card("M25P16", CXSIM_CX3, 40, 1, CARD_GUID);
+	backup(c, dir, &b);
+	uint8_t *flash = cxsim_flash(c, &n);
+	memset(flash, 0xFF, n); /* a flash that lost everything */
+	cxsim_flash_changed(c);
+	cxsim_power_cycle(c);
+	assert_int_equal(cxsim_pci_device_now(c), 0x1f6); /* recovery ID = HW ID + 1 */
+	struct restore_opts o = {0};
+	expect_refused(c, b.path, &o, CX_EDECLINED, "recovery mode");
+	o.confirm = yes;
+	o.confirm_ctx = &asked;
+	assert_int_equal(restore(c, b.path, &o, &r, &st), CX_OK);
+	assert_int_equal(asked, 1);
+	assert_int_equal(cxsim_pci_device_now(c), 0x1003);
+	assert_int_equal(cxsim_boot_info(c)->guids[0], CARD_GUID);
+	assert_int_equal(cxsim_boot_info(c)->fw_ver[1], 40);
+	cxsim_free(c);
+	rm_rf(dir);
+}
+
+/* Power cut during the restore that must go through the other slot. */
+struct campaign {
+	bool armed;
+	uint64_t accesses, cuts, booted[3];
+	unsigned every;
+	char failure[CX_MSG_MAX + 200];
+};
+
+static void cut_here(void *ctx, struct cxsim_card *card)
+{
+	struct campaign *k = ctx;
+
+	if (!k->armed || ++k->accesses % k->every || k->failure[0])
+		return;
+	struct cxsim_card *clone = cxsim_clone(card);
+	if (!clone) {
+		snprintf(k->failure, sizeof(k->failure), "out of memory");
+		return;
+	}
+	cxsim_power_cycle(clone);
+	const struct cxsim_boot *b = cxsim_boot_info(clone);
+	uint16_t minor = 0;
+	const char *why = flint_view_lowest_whole(clone, &minor);
+	k->cuts++;
+	if (why)
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: %s", (unsigned long long)k->accesses, why);
+	else if (minor != b->fw_ver[1])
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: flint would read FW minor %u, the boot "
+			 "ROM boots %u", (unsigned long long)k->accesses, minor, b->fw_ver[1]);
+	else if (!b->booted)
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: recovery mode (%s)",
+			 (unsigned long long)k->accesses, b->why);
+	else if (b->guids[0] != CARD_GUID)
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: identity lost", (unsigned long long)k->accesses);
+	else if (b->fw_ver[1] == 40)
+		k->booted[0]++;
+	else if (b->fw_ver[1] == 42)
+		k->booted[1]++;
+	else
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: boots FW minor %u",
+			 (unsigned long long)k->accesses, b->fw_ver[1]);
+	cxsim_free(clone);
+}
+
+static int arm(void *ctx, struct cx_status *st)
+{
+	(void)st;
+	((struct campaign *)ctx)->armed = true;
+	return CX_OK;
+}
+
+static void test_powercut_during_restore(void **state)
+{
+	(void)state;
+	char dir[64];
+	struct backup_result b;
+	struct restore_result r;
+	struct cx_status st = {0};
+	size_t n;
+
+	make_tmpdir(dir, sizeof(dir));
+	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
+	uint8_t *orig = flash_copy(c, &n);
+	backup(c, dir, &b);
+	burn(c, 41);
+	burn(c, 42); /* back on slot 0: the restore must go by way of slot 1 */
+
+	struct campaign k = {.every = 1000};
+	struct restore_opts o = {.before_write = arm, .before_ctx = &k};
+	sim_cfg_set_hook(cut_here, &k);
+	int rc = restore(c, b.path, &o, &r, &st);
+	sim_cfg_set_hook(NULL, NULL);
+	if (k.failure[0])
+		fail_msg("%s", k.failure);
+	assert_int_equal(rc, CX_OK);
+	assert_true(r.plan.used_copy);
+	printf("restore by way of the other slot: %llu config accesses while writing and verifying, %llu cut "
+	       "points: %llu booted the old FW, %llu the bundle's\n", (unsigned long long)k.accesses,
+	       (unsigned long long)k.cuts, (unsigned long long)k.booted[1], (unsigned long long)k.booted[0]);
+	assert_true(k.cuts >= 2000);
+	assert_true(k.booted[0] > 0 && k.booted[1] > 0);
+	assert_memory_equal(cxsim_flash(c, &n), orig, n);
+	free(orig);
+	cxsim_free(c);
+	rm_rf(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_restore_gives_back_the_flash),
+		cmocka_unit_test(test_refusals_write_nothing),
+		cmocka_unit_test(test_recovery_card_restored),
+		cmocka_unit_test(test_powercut_during_restore),
+	};
+	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);
+}
