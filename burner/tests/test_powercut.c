@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_powercut.c — power cut at every k-th config access of a ~1 MiB burn.
+/* test_powercut.c — power cut at every k-th config access of a write to a card.
  *
- * The burn runs once against the card model in process; after every k-th
+ * The write runs once against the card model in process; after every k-th
  * config access the card is cloned and the clone power-cycled, which is what
  * cutting the power at that instant does (the model applies the half-done
  * page program or erase). Each clone must come up in normal mode, booting
- * the old or the new firmware, with the card's GUIDs and MACs. */
+ * the state before the write or the one after it, and the lowest image with
+ * a signature must be whole and say the same as what boots (flint reads that
+ * one). The writes: a ~1 MiB burn (old or new FW, the card's identity either
+ * way), and sg and sv on a card whose GUIDs are set (old or new GUIDs/MACs,
+ * old or new VSD, same FW), each in one slot direction.
+ *
+ * sg on blank GUIDs programs them in place, as flint does, which is not
+ * failsafe (ops/setid.h): that campaign cuts at every access and pins down
+ * what a cut can leave: the blank card, the new GUIDs, or recovery mode
+ * (never a card that boots other GUIDs), the modelled length of the unsafe
+ * window, and the way back from recovery mode (burn with the GUIDs). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,23 +27,30 @@
 #include <unistd.h>
 
 #include "ops/burn.h"
+#include "ops/setid.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 
 #define CARD_GUID 0x0002c90300c0ffe0ull
 #define CARD_MAC 0x0002c9c0ffe0ull
-#define CUT_EVERY 2000 /* config accesses between cut points */
+#define NEW_GUID 0x0002c90300abc120ull
+#define NEW_MAC 0x0002c9abc120ull
+#define NEW_VSD "set by sv during a power-cut campaign"
+#define MIN_CUTS 2000
 
-struct campaign {
-	uint64_t accesses, cuts, booted_old, booted_new;
-	uint16_t old_minor, new_minor;
-	char failure[CX_MSG_MAX + 200];
+/* What a card boots, as far as these campaigns tell states apart. */
+struct state {
+	uint16_t minor;
+	uint64_t guid, mac;
+	char vsd[209];
 };
 
-static uint8_t *gen(const char *opts, size_t *len)
-{
-	return mkimage(opts, len);
-}
+struct campaign {
+	uint64_t every;          /* config accesses between cut points */
+	uint64_t accesses, cuts, booted[2];
+	struct state want[2];    /* [0] before the write, [1] after it */
+	char failure[CX_MSG_MAX + 200];
+};
 
 struct mem {
 	const uint8_t *flash;
@@ -50,10 +67,32 @@ static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct
 	return CX_OK;
 }
 
+static struct state state_of_boot(const struct cxsim_boot *b)
+{
+	struct state s = {.minor = b->fw_ver[1], .guid = b->guids[0], .mac = b->macs[0]};
+	memcpy(s.vsd, b->vsd, sizeof(s.vsd));
+	return s;
+}
+
+static bool same(const struct state *a, const struct state *b)
+{
+	return a->minor == b->minor && a->guid == b->guid && a->mac == b->mac && !strcmp(a->vsd, b->vsd);
+}
+
+static const char *describe(const struct state *s)
+{
+	static char out[2][300];
+	static int k;
+	k ^= 1;
+	snprintf(out[k], sizeof(out[k]), "FW minor %u, GUID %016llx, MAC %012llx, VSD '%s'", s->minor,
+		 (unsigned long long)s->guid, (unsigned long long)s->mac, s->vsd);
+	return out[k];
+}
+
 /* Stricter than the model's boot ROM (which skips a bad image for a good one,
  * UNCONFIRMED on silicon): the lowest image with a signature must be whole,
  * as flint reads it. */
-static const char *lowest_image_is_whole(struct cxsim_card *clone, uint16_t *minor)
+static const char *lowest_image_is_whole(struct cxsim_card *clone, struct state *s)
 {
 	static char why[CX_MSG_MAX + 80];
 	struct mem m;
@@ -72,7 +111,10 @@ static const char *lowest_image_is_whole(struct cxsim_card *clone, uint16_t *min
 		devimage_free(&d);
 		return why;
 	}
-	*minor = d.img.info.fw_ver[1];
+	s->minor = d.img.info.fw_ver[1];
+	s->guid = d.img.guids.guid[0];
+	s->mac = d.img.guids.mac[0];
+	snprintf(s->vsd, sizeof(s->vsd), "%s", d.img.info.vsd);
 	devimage_free(&d);
 	return NULL;
 }
@@ -81,7 +123,7 @@ static void cut_here(void *ctx, struct cxsim_card *card)
 {
 	struct campaign *k = ctx;
 
-	if (++k->accesses % CUT_EVERY || k->failure[0])
+	if (++k->accesses % k->every || k->failure[0])
 		return;
 	struct cxsim_card *clone = cxsim_clone(card);
 	if (!clone) {
@@ -90,51 +132,48 @@ static void cut_here(void *ctx, struct cxsim_card *card)
 	}
 	cxsim_power_cycle(clone);
 	const struct cxsim_boot *b = cxsim_boot_info(clone);
-	uint16_t minor = 0;
-	const char *why = lowest_image_is_whole(clone, &minor);
+	struct state flint, boots = state_of_boot(b);
+	const char *why = lowest_image_is_whole(clone, &flint);
+	unsigned long long at = (unsigned long long)k->accesses;
 	k->cuts++;
 	if (why)
-		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: %s", (unsigned long long)k->accesses, why);
-	else if (minor != b->fw_ver[1])
-		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: flint would read FW minor %u, "
-			 "the boot ROM boots %u", (unsigned long long)k->accesses, minor, b->fw_ver[1]);
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: %s", at, why);
 	else if (!b->booted)
-		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: card in recovery mode (%s)",
-			 (unsigned long long)k->accesses, b->why);
-	else if (b->guids[0] != CARD_GUID || b->macs[0] != CARD_MAC)
-		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: identity lost (GUID %016llx)",
-			 (unsigned long long)k->accesses, (unsigned long long)b->guids[0]);
-	else if (b->fw_ver[1] == k->old_minor)
-		k->booted_old++;
-	else if (b->fw_ver[1] == k->new_minor)
-		k->booted_new++;
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: card in recovery mode (%s)", at, b->why);
+	else if (!same(&flint, &boots))
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: flint would read %s, the boot ROM boots %s",
+			 at, describe(&flint), describe(&boots));
+	else if (same(&boots, &k->want[0]))
+		k->booted[0]++;
+	else if (same(&boots, &k->want[1]))
+		k->booted[1]++;
 	else
-		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: boots FW minor %u",
-			 (unsigned long long)k->accesses, b->fw_ver[1]);
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: boots %s; neither the old %s nor the new %s",
+			 at, describe(&boots), describe(&k->want[0]), describe(&k->want[1]));
 	cxsim_free(clone);
 }
 
-static void campaign(const char *part, int slot)
+/* A CX3 with part 'part' whose image (opts) is in slot 'slot'; the other slot holds an
+ * older image whose signature a previous burn cleared, as on a card that has been
+ * burned before: the new image must erase its way in. */
+static struct cxsim_card *card(const char *part, const char *opts, int slot)
 {
 	struct cxsim_params p;
 	size_t fsize, len;
-	char opts[300];
+	char o[400];
 
 	cxsim_params_default(&p, CXSIM_CX3);
 	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
 	struct cxsim_card *c = cxsim_new(&p);
 	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(opts, sizeof(opts), "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.40.7000 "
-		 "--guid %016llx --mac %012llx --dump %d --flash-size %zu",
+	snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx --dump %d --flash-size %zu", opts,
 		 (unsigned long long)CARD_GUID, (unsigned long long)CARD_MAC, slot, fsize);
-	uint8_t *d = gen(opts, &len);
+	uint8_t *d = mkimage(o, &len);
 	memcpy(flash, d, len);
 	free(d);
-	/* The other slot holds an older image whose signature a previous burn cleared,
-	 * as on a card that has been burned before: the new image must erase its way in. */
-	snprintf(opts, sizeof(opts), "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.10.100 --seed 9 "
+	snprintf(o, sizeof(o), "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.10.100 --seed 9 "
 		 "--dump %d --flash-size %zu", 1 - slot, fsize);
-	d = gen(opts, &len);
+	d = mkimage(o, &len);
 	size_t other = (size_t)(1 - slot) * 0x80000;
 	for (size_t chunk = other; chunk < fsize; chunk += 0x100000)
 		memcpy(flash + chunk, d + chunk, 0x80000);
@@ -142,45 +181,235 @@ static void campaign(const char *part, int slot)
 	free(d);
 	cxsim_flash_changed(c);
 	cxsim_power_cycle(c);
-	uint8_t *img = gen("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
+	assert_true(cxsim_boot_info(c)->booted);
+	return c;
+}
 
-	struct campaign k = {.old_minor = 40, .new_minor = 42};
+static void attach(struct device *dev, struct cxsim_card *c)
+{
 	struct cfg_dev cfg;
 	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
+	struct cx_status st = {0};
+
+	sim_cfg_attach(&cfg, c, pci.bdf);
+	assert_int_equal(device_attach(dev, cfg, &pci, false, &st), CX_OK);
+}
+
+/* After the write: the card itself boots the new state, and the cut points saw both. */
+static void report(const char *what, struct cxsim_card *c, struct campaign *k)
+{
+	printf("%s: %llu config accesses, %llu cut points (every %llu): %llu booted the old state, %llu the new\n",
+	       what, (unsigned long long)k->accesses, (unsigned long long)k->cuts, (unsigned long long)k->every,
+	       (unsigned long long)k->booted[0], (unsigned long long)k->booted[1]);
+	if (k->failure[0])
+		fail_msg("%s: %s", what, k->failure);
+	assert_true(k->cuts >= MIN_CUTS);
+	assert_true(k->booted[0] > 0 && k->booted[1] > 0);
+	assert_true(cxsim_counters(c)->erases > 0); /* the campaign covered cuts during erases */
+	cxsim_power_cycle(c);
+	struct state now = state_of_boot(cxsim_boot_info(c));
+	if (!same(&now, &k->want[1]))
+		fail_msg("%s: after the write the card boots %s, not %s", what, describe(&now), describe(&k->want[1]));
+}
+
+static void burn_campaign(const char *part, int slot)
+{
+	struct cxsim_card *c = card(part, "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.40.7000", slot);
+	size_t len;
+	uint8_t *img = mkimage("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
+	struct campaign k = {.every = 2000};
 	struct device dev;
 	struct burn_opts o = {0};
 	struct burn_result r;
 	struct cx_status st = {0};
+	char what[80];
 
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(&dev, cfg, &pci, false, &st), CX_OK);
+	k.want[0] = k.want[1] = state_of_boot(cxsim_boot_info(c));
+	k.want[1].minor = 42;
+	attach(&dev, c);
 	sim_cfg_set_hook(cut_here, &k);
 	int rc = burn_card(&dev, img, len, &o, &r, &st);
 	sim_cfg_set_hook(NULL, NULL);
 	device_close(&dev);
 	assert_int_equal(rc, CX_OK);
-	printf("%s, slot %d -> %d: %llu config accesses, %llu cut points: %llu booted the old FW, %llu the new\n", part, slot, 1 - slot,
-	       (unsigned long long)k.accesses, (unsigned long long)k.cuts, (unsigned long long)k.booted_old,
-	       (unsigned long long)k.booted_new);
-	if (k.failure[0])
-		fail_msg("%s: %s", part, k.failure);
-	assert_true(k.cuts >= 2000);
-	assert_true(k.booted_old > 0 && k.booted_new > 0);
-	assert_true(cxsim_counters(c)->erases > 0); /* the campaign covered cuts during erases */
+	snprintf(what, sizeof(what), "burn on %s, slot %d -> %d", part, slot, 1 - slot);
+	report(what, c, &k);
 	free(img);
 	cxsim_free(c);
+}
+
+/* sg or sv: setid_read, the patch cxflash makes, then setid_write with the cuts. */
+static void setid_campaign(const char *part, int slot, bool sg)
+{
+	/* ~0.23 MiB: keeps each cut point cheap, so 2,000 of them fit the time budget. */
+	struct cxsim_card *c = card(part, "--chip cx3 --ddr 14 --ddr-size 0x4000 --fw 2.40.7000 --vsd OLD", slot);
+	struct campaign k = {.every = 500};
+	struct device dev;
+	struct dev_image cur;
+	struct setid_opts o = {0};
+	struct setid_result r;
+	struct cx_status st = {0};
+	char what[80];
+
+	k.want[0] = k.want[1] = state_of_boot(cxsim_boot_info(c));
+	attach(&dev, c);
+	assert_int_equal(setid_read(&dev, &cur, &st), CX_OK);
+	assert_false(cur.img.guids.blank);
+	uint8_t *want = malloc(cur.len);
+	assert_non_null(want);
+	memcpy(want, cur.buf, cur.len);
+	if (sg) {
+		struct guid_request g = {.have_guids = true, .have_macs = true};
+		patch_expand_guid(NEW_GUID, g.guid);
+		patch_expand_mac(NEW_MAC, g.mac);
+		assert_int_equal(patch_guids(want, &cur.img, &g, &st), CX_OK);
+		k.want[1].guid = NEW_GUID;
+		k.want[1].mac = NEW_MAC;
+	} else {
+		assert_int_equal(patch_vsd(want, &cur.img, NEW_VSD, &st), CX_OK);
+		snprintf(k.want[1].vsd, sizeof(k.want[1].vsd), "%s", NEW_VSD);
+	}
+	sim_cfg_set_hook(cut_here, &k);
+	int rc = setid_write(&dev, &cur, want, &o, &r, &st);
+	sim_cfg_set_hook(NULL, NULL);
+	device_close(&dev);
+	devimage_free(&cur);
+	free(want);
+	if (rc)
+		fail_msg("%s", st.msg);
+	assert_false(r.in_place);
+	snprintf(what, sizeof(what), "%s on %s, slot %d -> %d", sg ? "sg" : "sv", part, slot, 1 - slot);
+	report(what, c, &k);
+	cxsim_free(c);
+}
+
+/* In-place sg on blank GUIDs, cut at every config access. */
+struct in_place_cuts {
+	uint64_t accesses, blank, set, recovery, other;
+	uint64_t t_first, t_last;          /* model time of the first and last cut into recovery */
+	struct cxsim_card *first_recovery; /* a clone kept to bring back */
+};
+
+static void cut_in_place(void *ctx, struct cxsim_card *card)
+{
+	struct in_place_cuts *k = ctx;
+	struct cxsim_card *clone = cxsim_clone(card);
+
+	k->accesses++;
+	if (!clone) {
+		k->other++;
+		return;
+	}
+	cxsim_power_cycle(clone);
+	const struct cxsim_boot *b = cxsim_boot_info(clone);
+	if (!b->booted) {
+		uint64_t t = cxsim_counters(card)->time_ns;
+		k->t_first = k->recovery++ ? k->t_first : t;
+		k->t_last = t;
+		if (!k->first_recovery) {
+			k->first_recovery = clone;
+			return;
+		}
+	} else if (b->guids[0] == UINT64_MAX && b->guids[1] == UINT64_MAX && b->guids[3] == UINT64_MAX) {
+		k->blank++;
+	} else if (b->guids[0] == NEW_GUID && b->guids[3] == NEW_GUID + 3 && b->macs[1] == NEW_MAC + 1) {
+		k->set++;
+	} else {
+		k->other++;
+	}
+	cxsim_free(clone);
+}
+
+static void test_powercut_sg_blank_in_place(void **state)
+{
+	(void)state;
+	struct cxsim_params p;
+	size_t fsize, len;
+	char o[200];
+
+	cxsim_params_default(&p, CXSIM_CX3);
+	struct cxsim_card *c = cxsim_new(&p);
+	uint8_t *flash = cxsim_flash(c, &fsize);
+	snprintf(o, sizeof(o), "--chip cx3 --ddr 3 --blank-guids --dump 0 --flash-size %zu", fsize);
+	uint8_t *d = mkimage(o, &len);
+	memcpy(flash, d, len);
+	free(d);
+	cxsim_flash_changed(c);
+	cxsim_power_cycle(c);
+
+	struct in_place_cuts k = {0};
+	struct device dev;
+	struct dev_image cur;
+	struct setid_opts so = {0};
+	struct setid_result r;
+	struct cx_status st = {0};
+	struct guid_request g = {.have_guids = true, .have_macs = true};
+	patch_expand_guid(NEW_GUID, g.guid);
+	patch_expand_mac(NEW_MAC, g.mac);
+	attach(&dev, c);
+	assert_int_equal(setid_read(&dev, &cur, &st), CX_OK);
+	uint8_t *want = malloc(cur.len);
+	assert_non_null(want);
+	memcpy(want, cur.buf, cur.len);
+	assert_int_equal(patch_guids(want, &cur.img, &g, &st), CX_OK);
+	sim_cfg_set_hook(cut_in_place, &k);
+	int rc = setid_write(&dev, &cur, want, &so, &r, &st);
+	sim_cfg_set_hook(NULL, NULL);
+	device_close(&dev);
+	devimage_free(&cur);
+	free(want);
+	assert_int_equal(rc, CX_OK);
+	assert_true(r.in_place);
+	printf("sg in place on blank GUIDs (W25Q16): %llu cut points (every access): %llu boot blank, %llu the new "
+	       "GUIDs, %llu recovery mode (a window of %.2f ms modelled), %llu other\n",
+	       (unsigned long long)k.accesses, (unsigned long long)k.blank, (unsigned long long)k.set,
+	       (unsigned long long)k.recovery, (double)(k.t_last - k.t_first) / 1e6, (unsigned long long)k.other);
+	assert_int_equal(k.other, 0);
+	assert_true(k.blank > 0 && k.set > 0);
+	assert_true(k.t_last - k.t_first < 5000000); /* a few page programs, not an erase */
+	assert_int_equal(cxsim_counters(c)->erases, 0);
+	cxsim_free(c);
+
+	/* The way back from a cut inside the window: sg refuses, burn with the GUIDs restores. */
+	assert_non_null(k.first_recovery);
+	struct cxsim_card *x = k.first_recovery;
+	d = mkimage("--chip cx3 --ddr 3", &len);
+	struct burn_opts bo = {.ident.given = g};
+	struct burn_result br;
+	attach(&dev, x);
+	assert_int_equal(setid_read(&dev, &cur, &st), CX_EUNSUPPORTED);
+	cx_status_clear(&st);
+	assert_int_equal(burn_card(&dev, d, len, &bo, &br, &st), CX_OK);
+	device_close(&dev);
+	free(d);
+	cxsim_power_cycle(x);
+	assert_true(cxsim_boot_info(x)->booted);
+	assert_int_equal(cxsim_boot_info(x)->guids[0], NEW_GUID);
+	cxsim_free(x);
 }
 
 static void test_powercut_w25q(void **state)
 {
 	(void)state;
-	campaign("W25Q16", 0); /* slot 0 -> 1 */
+	burn_campaign("W25Q16", 0); /* slot 0 -> 1 */
 }
 
 static void test_powercut_m25p(void **state)
 {
 	(void)state;
-	campaign("M25P16", 1); /* slot 1 -> 0: the new image is the lower one */
+	burn_campaign("M25P16", 1); /* slot 1 -> 0: the new image is the lower one */
+}
+
+static void test_powercut_sg(void **state)
+{
+	(void)state;
+	setid_campaign("W25Q16", 1, true); /* slot 1 -> 0 */
+}
+
+static void test_powercut_sv(void **state)
+{
+	(void)state;
+	setid_campaign("M25P16", 0, false); /* slot 0 -> 1 */
 }
 
 int main(void)
@@ -188,6 +417,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_powercut_w25q),
 		cmocka_unit_test(test_powercut_m25p),
+		cmocka_unit_test(test_powercut_sg),
+		cmocka_unit_test(test_powercut_sv),
+		cmocka_unit_test(test_powercut_sg_blank_in_place),
 	};
 	return cmocka_run_group_tests_name("powercut", tests, NULL, NULL);
 }
