@@ -168,9 +168,6 @@ def test_write_protected_flash_refuses(cxsim, images, tmp_path, part):
     card.assert_boots(NEW_FW, slot=1)
 
 
-@pytest.mark.xfail(strict=True, reason="cxflash bug: the write-protect refusal (burner/flash/flash.c "
-                   "flash_prepare_write) is longer than CX_MSG_MAX (320, burner/util/status.h) and is "
-                   "cut mid-word ('...with an SPI programme')")
 def test_write_protect_message_is_whole(cxsim, images, tmp_path):
     card = Card(cxsim, images, "wp-msg")
     card.fault("--write-protect", "on")

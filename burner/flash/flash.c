@@ -155,18 +155,16 @@ int flash_prepare_write(struct flash *f, struct cx_status *st)
 	if (sr & f->part->bp_mask) {
 		if (flash_clears_protection(f))
 			return cx_fail(st, CX_EPROTECTED,
-				       "%s: the flash (%s) stays write-protected: its status register reads 0x%02x "
-				       "after writing 0x%02x to it; the board may hold its /WP pin low. "
-				       "Nothing was erased or written", bdf, f->part->name, sr, f->part->init_sr);
+				       "%s: the flash (%s) stays write-protected (status register 0x%02x after "
+				       "writing 0x%02x): the board may hold its /WP pin low. Nothing was erased "
+				       "or written", bdf, f->part->name, sr, f->part->init_sr);
 		/* Other parts: §4.1 item 5. A protected block ignores erase and program
 		 * without an error; writing anyway would only fail at the verify. */
 		return cx_fail(st, CX_EPROTECTED,
-			       "%s: the flash (%s) is write-protected: its status register reads 0x%02x, "
-			       "block-protect bits BP2..BP0 = %u, so erase and program would silently do "
-			       "nothing to the protected blocks. Nothing was erased or written. cxflash (like "
-			       "mstflint) does not clear these bits on this part: clear them with an SPI "
-			       "programmer on the flash chip, then retry", bdf, f->part->name, sr,
-			       (sr & FL_SR_BP_MASK) >> FL_SR_BP_SHIFT);
+			       "%s: the flash (%s) is write-protected (status register 0x%02x, BP2..BP0 = %u). "
+			       "Nothing was erased or written. Like mstflint, cxflash does not clear these "
+			       "bits on this part: clear them with an SPI programmer, then retry", bdf,
+			       f->part->name, sr, (sr & FL_SR_BP_MASK) >> FL_SR_BP_SHIFT);
 	}
 	f->write_ready = true;
 	return CX_OK;
