@@ -9,9 +9,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "image/patch.h"
 #include "ops/setid.h"
 
@@ -112,16 +112,6 @@ static int open_for_patch(struct cli *c, struct imgfile *f, struct cx_status *st
 
 /* ---- on a card (-d BDF) ---- */
 
-static void progress(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
-{
-	(void)wp;
-	if (!isatty(STDERR_FILENO) || !total)
-		return;
-	fprintf(stderr, "\r%-8s %3llu%%", phase, (unsigned long long)(done * 100 / total));
-	if (done == total)
-		fputc('\n', stderr);
-}
-
 static const char *result_word(const struct cli *c, const struct setid_result *r)
 {
 	return r->nothing_to_do ? "nothing-to-do" : c->dry_run ? "dry-run" : "updated";
@@ -161,7 +151,7 @@ static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, s
 	struct device d;
 	struct dev_image cur = {0};
 	struct cli_backup b = {.c = c, .d = &d, .action = "writing"};
-	struct setid_opts o = {c->dry_run, cli_backup_first, &b, progress, NULL};
+	struct setid_opts o = {c->dry_run, cli_backup_first, &b, cli_progress, NULL};
 	struct setid_result r = {0};
 	uint8_t *want = NULL;
 	int rc;
