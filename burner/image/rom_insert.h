@@ -2,14 +2,19 @@
 /* rom_insert.h — carrying the card's expansion ROM into a new image, as flint's burn
  * does (fs2-format.md §4.5, §1.2, §1.4, §2.2).
  *
- * THE RULE (flint 4.21, BRO_DEFAULT). When the image to burn has no ROM section and the
- * card's current image has one, flint splices the card's ROM into the new image before it
- * patches GUIDs/MACs/VSD and writes. With -use_image_rom the image is burned as it is.
- * When the image has its own ROM, the image's ROM is burned (flint asks first when the
- * card has one too and neither carries a Product Version; -y answers "use the image's").
- * The Product-Version and FW >= 2.6.1410 conditions of dealWithExpRom do not stop the
- * splice: when they fail, burnRomOptions stays BRO_DEFAULT and Fs2Burn splices anyway
- * because the image has no ROM. rom_carry_needed() is this rule; rom_insert() is the splice.
+ * THE RULE (flint 4.21 burn on FS2, Fs2Burn 1673-1683). When the image to burn has no ROM
+ * section with data and the card's current image has one, flint splices the card's ROM
+ * into the new image before it patches GUIDs/MACs/VSD and writes. With -use_image_rom
+ * (BRO_ONLY_FROM_IMG, flint/subcommands.cpp 2558) the image is burned as it is. When the
+ * image has its own ROM, the image's ROM is burned, without a question.
+ * dealWithExpRom (subcommands.cpp 3032-3129) looks as if it asked "Use the ROM from the
+ * image file" and kept the card's ROM only when neither image has a Product Version, but
+ * on FS2 that branch is dead in 4.21: Fs2Operations::FwQuery reports the chip as
+ * CT_CONNECTX3 (fs2_ops.cpp 911), which IS_HCA() does not list, so burnRomOptions stays
+ * BRO_DEFAULT and Fs2Burn splices whenever the image has no ROM. Checked with mstflint:
+ * Product Versions on both sides do not stop the splice, and with ROMs on both sides and
+ * no Product Version nothing is asked and the image's ROM is burned.
+ * rom_carry_needed() is this rule; rom_insert() is the splice.
  *
  * WHERE THE ROM GOES, and what changes (mstflint v4.21.0-1, mlxfwops/lib/fs2_ops.cpp,
  * UpdateRomInImage 1456-1576, called from IntegrateDevRomInImage 1578-1617):
