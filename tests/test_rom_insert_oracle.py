@@ -13,6 +13,7 @@ difference is the ROM splice. Two more burns pin the other two branches of the r
 rom_insert() is reached through a small helper (tests/helpers/rom_insert_tool.c) compiled
 here from the image-layer sources. Cost: four burns over FUSE, about 5 s each on an idle
 2-core machine (27 s each at a load of 9)."""
+import os
 import pathlib
 import subprocess
 
@@ -31,7 +32,7 @@ IMAGE_SOURCES = ["image/rom_insert.c", "image/fs2.c", "image/crc16.c", "image/in
 @pytest.fixture(scope="module")
 def rom_insert_tool(tmp_path_factory):
     out = tmp_path_factory.mktemp("tool") / "rom-insert"
-    argv = ["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE", "-O1",
+    argv = [os.environ.get("HOSTCC", "gcc"), "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE", "-O1",
             f"-I{ROOT / 'burner'}", "-o", out, ROOT / "tests" / "helpers" / "rom_insert_tool.c",
             *[ROOT / "burner" / s for s in IMAGE_SOURCES]]
     r = run(argv)

@@ -185,6 +185,7 @@ static int splice(struct fs2_image *p, const uint8_t *img, const uint8_t *rom, s
 	int n = make_plan(p, plan);
 	uint64_t total = new_size(p, plan, n, rom_len);
 
+	/* Beyond 16 MiB the 24-bit IMAGE_INFO pointer could not name its section. */
 	if (total > FS2_MAX_IMAGE || total > INFO_PTR_ADDR_MASK)
 		return cx_fail(st, CX_EVALUE,
 			       "with the 0x%zx-byte ROM the image would be 0x%llx bytes: too large",
