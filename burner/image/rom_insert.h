@@ -30,7 +30,8 @@
  *   - Every section CRC is recomputed over header + data (AddNewSect 1436-1455).
  *   - 0x34 (GUID pointer) = the GUID section's new data address (1536-1539).
  *   - 0x2C (IMAGE_INFO pointer) = the info section's new data address, bits 31:24 the
- *     checksum byte 0x100 - (sum of the three low bytes), taken mod 256 (1540-1552).
+ *     checksum byte 0x100 - (sum of the three low bytes), taken mod 256 (1540-1552);
+ *     left alone when there is no IMAGE_INFO section.
  *   - 0x30 (image size) = the new size, the end of the last section (1556-1567). Bytes of
  *     the old file after the last section, or between sections, are gone.
  *   - 0x20 bits 23:16 are cleared (1569-1573); bits 15:0, the full-image CRC, are left
@@ -52,12 +53,13 @@
  *     entries become ordinary values. We keep the blank marks (GUID CRC and full CRC
  *     0xFFFF); the burn's identity patch then writes the same bytes flint does.
  *   - Two GUID or two IMAGE_INFO sections: flint points 0x34/0x2C at the last one, we at
- *     the first (the one fs2_parse() and flint's query read).
- *   - An image whose ROM section holds data: flint (when told to keep the card's ROM)
- *     replaces it; rom_insert() refuses, since by the rule above the image's ROM is used.
+ *     the first (the one fs2_parse() requires them to name).
+ *   - An image whose ROM section holds data: rom_insert() refuses it. (UpdateRomInImage
+ *     would replace that ROM, but flint 4.21 never asks it to on FS2: the path that keeps
+ *     the card's ROM over the image's, BRO_FROM_DEV_IF_EXIST, is unreachable, see above.)
  *     A ROM section with no data counts as no ROM, as in flint (exp_rom_found is
  *     "ROM data not empty"): it is dropped, and the new ROM goes to the second position or
- *     to the empty one's place, whichever comes first (1507).
+ *     to the empty one's place, whichever comes first (1507, 1524).
  */
 #ifndef CX_ROM_INSERT_H
 #define CX_ROM_INSERT_H
