@@ -2,12 +2,17 @@
 /* burn.h — putting a firmware image on a card, failsafe and identity-preserving.
  *
  * burn_card() does, in order (fs2-format.md §3.3, §4.2): parse and verify the
- * image; read the card's current image (unless the card is in recovery mode);
+ * image; read the structure, GUID and IMAGE_INFO sections of the card's
+ * current image (devimage_read_meta; unless the card is in recovery mode);
  * check that the image fits the card (ops/guard.h) and ask the questions a
  * PSID change or a downgrade needs; decide and patch the identity
- * (ops/identity.h); then write it failsafe (ops/failsafe.h) with the
- * diff-aware writer (ops/write.h), and read it back. If the card already
- * holds exactly that image, nothing is written.
+ * (ops/identity.h); compare the card's image with the patched one, byte for
+ * byte as read from the flash, up to the first difference: if the card
+ * already holds exactly that image, nothing is written. Otherwise write it
+ * failsafe (ops/failsafe.h) with the diff-aware writer (ops/write.h), which
+ * verifies every byte it changes, and check what that verify cannot: the
+ * card's lowest image is the new one and walks (headers, GUID and IMAGE_INFO)
+ * as the image does (burn.c argues why this replaces a whole read-back).
  *
  * The backup that must come before any write is the caller's job (it knows
  * where bundles go); burn_card() writes nothing before its last check passes.

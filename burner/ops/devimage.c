@@ -12,18 +12,23 @@
 #define BOOT2_N_MIN 4           /* CheckBoot2 bounds, §1.3 */
 #define BOOT2_N_MAX 1048576
 #define SECT_END_FF 0xFF000000  /* chain end markers, §1.4 */
+#define CMP_BLOCK 16u           /* devimage_same's step: one flash read transaction (hw-access.md §3.6) */
 
 struct reader {
 	flash_read_fn rd;
 	void *ctx;
-	struct dev_image *d;
+	const struct dev_image *d;
 	uint32_t limit;         /* contiguous bytes the slot can hold */
+	uint8_t *meta;          /* devimage_read_meta: what the walk reads is kept here, at its offset */
+	struct dev_image *keep; /* ... and its range recorded here */
+	/* The first GUID and IMAGE_INFO sections the walk met (fs2_parse takes the first). */
+	uint32_t guid_off, guid_len, info_off, info_len;
 };
 
 /* Contiguous read through the zebra translation, one chunk piece at a time. */
 static int cont_read(struct reader *r, uint32_t off, uint8_t *buf, uint32_t len, struct cx_status *st)
 {
-	struct dev_image *d = r->d;
+	const struct dev_image *d = r->d;
 
 	if ((uint64_t)off + len > r->limit)
 		return cx_fail(st, CX_EIMAGE, "image on flash runs past its slot (0x%x bytes at 0x%x)", len, off);
@@ -43,6 +48,24 @@ static int cont_read(struct reader *r, uint32_t off, uint8_t *buf, uint32_t len,
 		len -= n;
 	}
 	return CX_OK;
+}
+
+/* Meta read: keep [off, off + len) of what was read, and remember that it was. */
+static void keep(struct reader *r, uint32_t off, const uint8_t *buf, uint32_t len)
+{
+	struct dev_image *d = r->keep;
+	struct devimage_range *last = d && d->nknown ? &d->known[d->nknown - 1] : NULL;
+
+	if (!r->meta)
+		return;
+	memcpy(r->meta + off, buf, len);
+	if (last && off >= last->off && off <= last->off + last->len) {
+		if (off + len > last->off + last->len)
+			last->len = off + len - last->off;
+	} else if (d->nknown < DEVIMAGE_MAX_KNOWN) {
+		d->known[d->nknown++] = (struct devimage_range){off, len};
+	}
+	/* The walk bounds the ranges (FS2_MAX_SECTIONS headers): the array cannot fill. */
 }
 
 static int locate(struct dev_image *d, struct reader *r, uint32_t flash_size, unsigned npos,
@@ -72,11 +95,10 @@ static int locate(struct dev_image *d, struct reader *r, uint32_t flash_size, un
 	return CX_OK;
 }
 
-static int read_header(struct dev_image *d, struct reader *r, uint32_t flash_size, struct cx_status *st)
+static int read_header(struct dev_image *d, struct reader *r, uint32_t flash_size, uint8_t h[FS2_BOOT2_START],
+		       struct cx_status *st)
 {
-	uint8_t h[FS2_BOOT2_START];
-
-	if (r->rd(r->ctx, d->start, h, sizeof(h), st))
+	if (r->rd(r->ctx, d->start, h, FS2_BOOT2_START, st))
 		return st->code;
 	uint32_t fs = be32(h + FS2_OFF_FS_INFO);
 	if (byte_sum32(fs))
@@ -95,6 +117,7 @@ static int read_header(struct dev_image *d, struct reader *r, uint32_t flash_siz
 			return cx_fail(st, CX_EIMAGE, "non-failsafe image at 0x%x: must start at 0", d->start);
 		r->limit = flash_size;
 	}
+	d->slot_limit = r->limit;
 	return CX_OK;
 }
 
@@ -108,6 +131,7 @@ static int image_length(struct reader *r, uint32_t *end, struct cx_status *st)
 	for (int boot2 = 0; boot2 < 2; boot2++) {
 		if ((rc = cont_read(r, p, b, 8, st)))
 			return rc;
+		keep(r, p, b, 8);
 		uint32_t type = be32(b), nw = be32(b + 4);
 		if (boot2 == 1 && type >= 1 && type <= FS2_SECT_LAST_KNOWN)
 			break; /* a section, not a second BOOT2, §1.3 */
@@ -118,6 +142,7 @@ static int image_length(struct reader *r, uint32_t *end, struct cx_status *st)
 	for (int n = 0; n < FS2_MAX_SECTIONS; n++) {
 		if ((rc = cont_read(r, p, b, FS2_GPH_SIZE, st)))
 			return rc;
+		keep(r, p, b, FS2_GPH_SIZE);
 		uint32_t type = be32(b), size = be32(b + 4), next = be32(b + 12);
 		uint64_t dlen = type == FS2_EMT ? ((uint64_t)size + 3) / 4 * 4 : (uint64_t)size * 4;
 		if (dlen > FS2_MAX_SECTION)
@@ -126,6 +151,13 @@ static int image_length(struct reader *r, uint32_t *end, struct cx_status *st)
 		uint64_t e = p + FS2_GPH_SIZE + dlen + 4;
 		if (e > r->limit)
 			return cx_fail(st, CX_EIMAGE, "section at 0x%x runs past the image slot", p);
+		if (type == FS2_GUID && !r->guid_len) {
+			r->guid_off = p;
+			r->guid_len = (uint32_t)(e - p);
+		} else if (type == FS2_IMG_INFO && !r->info_len) {
+			r->info_off = p;
+			r->info_len = (uint32_t)(e - p);
+		}
 		*end = (uint32_t)e;
 		if (next == 0 || next == SECT_END_FF)
 			return CX_OK;
@@ -136,25 +168,103 @@ static int image_length(struct reader *r, uint32_t *end, struct cx_status *st)
 	return cx_fail(st, CX_EIMAGE, "more than %d sections: the section chain is corrupt", FS2_MAX_SECTIONS);
 }
 
-int devimage_read(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
-		  unsigned npos, struct cx_status *st)
+/* Meta read: a section read whole (header, data, CRC dword). */
+static int read_section(struct reader *r, uint32_t off, uint32_t len, struct cx_status *st)
 {
-	struct reader r = {rd, ctx, d, 0};
+	int rc;
+
+	if (!len)
+		return CX_OK;
+	if ((rc = cont_read(r, off, r->meta + off, len, st)))
+		return rc;
+	keep(r, off, r->meta + off, len);
+	return CX_OK;
+}
+
+static int read_image(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size, unsigned npos,
+		      bool meta, struct cx_status *st)
+{
+	struct reader r = {.rd = rd, .ctx = ctx, .d = d, .keep = d};
+	uint8_t h[FS2_BOOT2_START];
 	uint32_t end = 0;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if ((rc = locate(d, &r, flash_size, npos, st)) || (rc = read_header(d, &r, flash_size, st)) ||
-	    (rc = image_length(&r, &end, st)))
+	d->meta = meta;
+	if ((rc = locate(d, &r, flash_size, npos, st)) || (rc = read_header(d, &r, flash_size, h, st)))
 		return rc;
-	if (!(d->buf = malloc(end)))
+	/* Meta: the walk's bytes go straight to their place; the slot bounds the image. */
+	if (meta && !(r.meta = d->buf = calloc(r.limit, 1)))
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	d->len = end;
-	if ((rc = cont_read(&r, 0, d->buf, end, st)))
+	keep(&r, 0, h, sizeof(h));
+	if ((rc = image_length(&r, &end, st)))
 		return rc;
+	if (meta) {
+		if ((rc = read_section(&r, r.guid_off, r.guid_len, st)) ||
+		    (rc = read_section(&r, r.info_off, r.info_len, st)))
+			return rc;
+		uint8_t *shrunk = realloc(d->buf, end);
+		d->buf = shrunk ? shrunk : d->buf;
+	} else {
+		if (!(d->buf = malloc(end)))
+			return cx_fail(st, CX_ENOMEM, "out of memory");
+		if ((rc = cont_read(&r, 0, d->buf, end, st)))
+			return rc;
+	}
+	d->len = end;
 	struct cx_status pst = {0};
 	d->parse_rc = fs2_parse(d->buf, d->len, &d->img, &pst);
 	memcpy(d->parse_msg, pst.msg, sizeof(d->parse_msg));
+	return CX_OK;
+}
+
+int devimage_read(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
+		  unsigned npos, struct cx_status *st)
+{
+	return read_image(d, rd, ctx, flash_size, npos, false, st);
+}
+
+int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
+		       unsigned npos, struct cx_status *st)
+{
+	return read_image(d, rd, ctx, flash_size, npos, true, st);
+}
+
+bool devimage_known_match(const struct dev_image *d, const uint8_t *want, size_t len)
+{
+	if (!d->buf || d->len != len)
+		return false;
+	if (!d->meta)
+		return !memcmp(d->buf, want, len);
+	for (int i = 0; i < d->nknown; i++)
+		if (memcmp(d->buf + d->known[i].off, want + d->known[i].off, d->known[i].len))
+			return false;
+	return true;
+}
+
+int devimage_same(const struct dev_image *d, flash_read_fn rd, void *ctx, const uint8_t *want, size_t len,
+		  bool *same, struct cx_status *st)
+{
+	struct reader r = {.rd = rd, .ctx = ctx, .d = d, .limit = d->slot_limit};
+	uint8_t blk[CMP_BLOCK];
+	int rc;
+
+	*same = false;
+	if (!devimage_known_match(d, want, len))
+		return CX_OK;
+	if (!d->meta) {
+		*same = true;
+		return CX_OK;
+	}
+	/* The ranges already read are read again (~2.5 KiB): simpler than skipping them. */
+	for (uint32_t off = 0, n; off < len; off += n) {
+		n = len - off < CMP_BLOCK ? (uint32_t)(len - off) : CMP_BLOCK;
+		if ((rc = cont_read(&r, off, blk, n, st)))
+			return rc;
+		if (memcmp(blk, want + off, n))
+			return CX_OK;
+	}
+	*same = true;
 	return CX_OK;
 }
 

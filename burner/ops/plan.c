@@ -32,10 +32,15 @@ struct run {
 
 struct ctx {
 	const uint8_t *have, *want;
+	plan_read_fn *rd;            /* plan_make_reading: fills have as classify() goes */
+	void *rd_ctx;
+	uint8_t *fill;               /* ... into this (= have) */
+	uint32_t known;              /* ... which holds the flash's bytes below this address */
+	uint64_t read_bytes;
 	uint32_t base, end;          /* the region */
 	const struct plan_geom *g;
 	struct plan *p;              /* NULL while only costing */
-	int rc;                      /* CX_ENOMEM from an append */
+	int rc;                      /* CX_ENOMEM from an append, or rd's error */
 	uint32_t lo;                 /* the extent: aligned to the largest unit */
 	struct sector *sect;
 	uint64_t *best[PLAN_MAX_UNITS]; /* cheapest way to bring each unit of each level to want */
@@ -201,7 +206,21 @@ static uint64_t refill(struct ctx *c, uint32_t u, uint32_t size)
 	return ns + (size - verified) * c->g->read_byte_ns;
 }
 
-/* Level 0: what each sector needs on its own. */
+/* plan_make_reading: read the block holding a, up to hi (the sector's end in
+ * the region). false with c->rc set if the callback failed. */
+static bool read_block(struct ctx *c, uint32_t a, uint32_t hi)
+{
+	uint32_t e = min32((a | (PLAN_READ_BLOCK - 1)) + 1, hi);
+
+	if ((c->rc = c->rd(c->rd_ctx, a, c->fill + (a - c->base), e - a)))
+		return false;
+	c->read_bytes += e - a;
+	c->known = e;
+	return true;
+}
+
+/* Level 0: what each sector needs on its own. The scan stops at the first
+ * byte that needs an erase, so when reading it stops reading there too. */
 static void classify(struct ctx *c, uint32_t i)
 {
 	const struct plan_geom *g = c->g;
@@ -212,6 +231,9 @@ static void classify(struct ctx *c, uint32_t i)
 
 	*s = (struct sector){.state = S_CLEAN, .partial = lo != u || hi != u + size};
 	for (uint32_t a = lo; a < hi && s->state != S_ERASE; a++) {
+		if (c->rd && a >= c->known && !read_block(c, a, hi))
+			return;
+
 		uint8_t h = c->have[a - c->base], w = c->want[a - c->base];
 
 		if (h == w)
@@ -297,6 +319,7 @@ static bool geom_ok(const struct plan_geom *g)
 
 static void ctx_free(struct ctx *c)
 {
+	free(c->fill);
 	free(c->sect);
 	for (unsigned k = 0; k < PLAN_MAX_UNITS; k++) {
 		free(c->best[k]);
@@ -304,53 +327,84 @@ static void ctx_free(struct ctx *c)
 	}
 }
 
-int plan_make(const uint8_t *have, const uint8_t *want, uint32_t base, uint32_t len,
-	      const struct plan_geom *g, struct plan *p)
+/* plan_make and plan_make_reading: c holds the region, want and the source of have. */
+static int make(struct ctx *c, struct plan *p)
 {
-	struct ctx c = {.have = have, .want = want, .base = base, .end = base + len, .g = g};
+	const struct plan_geom *g = c->g;
 	uint32_t top, hi, ntop;
 
-	/* nothing_to_do stays false unless planning succeeds: a caller that
-	 * ignores a failure must not take it for "already written". */
-	*p = (struct plan){.base = base, .len = len};
-	if (!geom_ok(g) || base > PLAN_MAX_END || len > PLAN_MAX_END - base)
+	if (c->rd && !(c->fill = malloc(c->end - c->base)))
+		return CX_ENOMEM;
+	if (c->rd)
+		c->have = c->fill;
+	top = g->unit[g->nunits - 1].size;
+	c->lo = c->base & ~(top - 1);
+	hi = (uint32_t)(((uint64_t)c->end + top - 1) & ~(uint64_t)(top - 1));
+	ntop = (hi - c->lo) / top;
+	if (!(c->sect = calloc((hi - c->lo) / g->unit[0].size, sizeof(*c->sect))))
+		return CX_ENOMEM;
+	for (unsigned k = 0; k < g->nunits; k++) {
+		uint32_t n = (hi - c->lo) / g->unit[k].size;
+
+		if (!(c->best[k] = calloc(n, sizeof(*c->best[k]))) ||
+		    !(c->whole[k] = calloc(n, sizeof(*c->whole[k]))))
+			return CX_ENOMEM;
+	}
+	/* Costs bottom-up, then the plan top-down. */
+	for (uint32_t i = 0; i < (hi - c->lo) / g->unit[0].size && !c->rc; i++)
+		classify(c, i);
+	p->read_bytes = c->read_bytes;
+	if (c->rc)
+		return c->rc;
+	for (unsigned k = 1; k < g->nunits; k++)
+		for (uint32_t i = 0; i < (hi - c->lo) / g->unit[k].size; i++)
+			choose(c, k, i);
+	c->p = p;
+	for (uint32_t i = 0; i < ntop; i++) {
+		emit(c, g->nunits - 1, i);
+		p->est_ns += c->best[g->nunits - 1][i];
+	}
+	if (c->rc) {
+		plan_free(p);
+		return c->rc;
+	}
+	p->nothing_to_do = p->nsteps == 0;
+	return CX_OK;
+}
+
+/* nothing_to_do stays false unless planning succeeds: a caller that ignores
+ * a failure must not take it for "already written". */
+static int start(struct ctx *c, struct plan *p)
+{
+	uint32_t len = c->end - c->base; /* exact even where base + len wrapped */
+	int rc;
+
+	*p = (struct plan){.base = c->base, .len = len};
+	if (!geom_ok(c->g) || c->base > PLAN_MAX_END || len > PLAN_MAX_END - c->base)
 		return CX_EVALUE;
 	if (!len) {
 		p->nothing_to_do = true;
 		return CX_OK;
 	}
-	top = g->unit[g->nunits - 1].size;
-	c.lo = base & ~(top - 1);
-	hi = (uint32_t)(((uint64_t)c.end + top - 1) & ~(uint64_t)(top - 1));
-	ntop = (hi - c.lo) / top;
-	if (!(c.sect = calloc((hi - c.lo) / g->unit[0].size, sizeof(*c.sect))))
-		return CX_ENOMEM;
-	for (unsigned k = 0; k < g->nunits; k++) {
-		uint32_t n = (hi - c.lo) / g->unit[k].size;
+	rc = make(c, p);
+	ctx_free(c);
+	return rc;
+}
 
-		if (!(c.best[k] = calloc(n, sizeof(*c.best[k]))) || !(c.whole[k] = calloc(n, sizeof(*c.whole[k])))) {
-			ctx_free(&c);
-			return CX_ENOMEM;
-		}
-	}
-	/* Costs bottom-up, then the plan top-down. */
-	for (uint32_t i = 0; i < (hi - c.lo) / g->unit[0].size; i++)
-		classify(&c, i);
-	for (unsigned k = 1; k < g->nunits; k++)
-		for (uint32_t i = 0; i < (hi - c.lo) / g->unit[k].size; i++)
-			choose(&c, k, i);
-	c.p = p;
-	for (uint32_t i = 0; i < ntop; i++) {
-		emit(&c, g->nunits - 1, i);
-		p->est_ns += c.best[g->nunits - 1][i];
-	}
-	ctx_free(&c);
-	if (c.rc) {
-		plan_free(p);
-		return c.rc;
-	}
-	p->nothing_to_do = p->nsteps == 0;
-	return CX_OK;
+int plan_make(const uint8_t *have, const uint8_t *want, uint32_t base, uint32_t len,
+	      const struct plan_geom *g, struct plan *p)
+{
+	struct ctx c = {.have = have, .want = want, .base = base, .end = base + len, .g = g};
+
+	return start(&c, p);
+}
+
+int plan_make_reading(plan_read_fn *rd, void *ctx, const uint8_t *want, uint32_t base, uint32_t len,
+		      const struct plan_geom *g, struct plan *p)
+{
+	struct ctx c = {.want = want, .rd = rd, .rd_ctx = ctx, .base = base, .end = base + len, .g = g};
+
+	return start(&c, p);
 }
 
 static void print_size(FILE *out, uint32_t n)

@@ -2,9 +2,11 @@
 /* plan.h — which erase units to erase and which bytes to program so that the
  * flash goes from what it holds to what it must hold, at the least modelled cost.
  *
- * Pure: no I/O (memory only: the plan and some working arrays), so the
- * policy is tested from tables like flashrom's tests/erase_func_algo.c
- * (style.md Lessons 6). write.h carries a plan out on a card.
+ * No I/O of its own, so the policy is tested from tables like flashrom's
+ * tests/erase_func_algo.c (style.md Lessons 6). plan_make() is given what
+ * the flash holds; plan_make_reading() asks a callback for it as it goes
+ * and reads no more than the decisions need (below). write.h carries a plan
+ * out on a card.
  *
  * For each smallest erase unit ("sector") the region touches:
  *  - have == want                      → nothing;
@@ -32,6 +34,17 @@
  * sector erases would: every sector it covers that reaches outside the region
  * must need an erase anyway.
  *
+ * What must be read: a sector that needs an erase is erased whatever the
+ * rest of it holds, and its cost (refilling it from want, kept bytes and a
+ * verify) does not depend on have either; only the sectors found identical
+ * or program-only need every byte of have (a program-only sector programs
+ * exactly the bytes that differ). So plan_make_reading() reads each sector's
+ * bytes inside the region PLAN_READ_BLOCK at a time, in address order, and
+ * stops at the first block holding a byte that needs an erase. It makes the
+ * same plan plan_make() makes from the whole of have. Bytes outside the
+ * region are never read here: the executor reads kept bytes in full, just
+ * before the erase that takes them.
+ *
  * The plan is a list of steps in address order. A step is one erase unit:
  * either erased and then programmed, or programmed only; its program ranges
  * follow it in address order. A step is the unit of interruption and of
@@ -48,6 +61,9 @@
 #define PLAN_MAX_END (16u << 20)     /* 3-byte SPI addresses: no flash cxflash drives is larger (parts.h) */
 #define PLAN_MAX_PAGE 4096u          /* largest program page the planner accepts (ours: 256) */
 #define PLAN_MAX_RUNS_PER_PAGE 8     /* more runs in one page are joined: bounds the plan's size */
+#define PLAN_READ_BLOCK 16u          /* plan_make_reading() reads this much at a time, aligned: the
+                                      * flash's read transaction (hw-access.md §3.6), so stopping at
+                                      * a block wastes no read */
 
 /* One erase size and what one erase of it costs. */
 struct plan_unit {
@@ -94,9 +110,16 @@ struct plan {
 	uint64_t erase_bytes;
 	uint64_t program_bytes;      /* in ranges from want */
 	uint64_t keep_bytes;         /* in ranges from the flash (an upper bound: 0xFF is not sent) */
-	uint64_t est_ns;             /* modelled time to carry the plan out, verification included */
+	uint64_t est_ns;             /* modelled time to carry the plan out, verification included
+	                              * (not the reading that made it: see read_bytes) */
 	bool nothing_to_do;          /* the flash already holds want */
+	uint64_t read_bytes;         /* bytes plan_make_reading() asked its callback for (0: plan_make) */
 };
+
+/* Read [addr, addr + len) of the flash into buf (len <= PLAN_READ_BLOCK, in
+ * one aligned block). CX_OK, or the caller's error code: planning stops and
+ * plan_make_reading() returns it (the callback keeps its own message). */
+typedef int plan_read_fn(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len);
 
 /* Plan [base, base + len): have = what the flash holds there, want = what it
  * must hold (len bytes each). p is always initialised, so plan_free() is safe
@@ -104,6 +127,12 @@ struct plan {
  * geometry that breaks the rules above; CX_ENOMEM. */
 int plan_make(const uint8_t *have, const uint8_t *want, uint32_t base, uint32_t len,
 	      const struct plan_geom *g, struct plan *p);
+
+/* The same plan, reading what the flash holds through rd (see "What must be
+ * read" above). The geometry and region are checked before the first read.
+ * Errors as plan_make(), or rd's. */
+int plan_make_reading(plan_read_fn *rd, void *ctx, const uint8_t *want, uint32_t base, uint32_t len,
+		      const struct plan_geom *g, struct plan *p);
 
 /* The --dry-run listing: "erase 64 KiB at 0x80000", "program 4096 bytes at
  * 0x80000" (adjacent ranges printed as one), then the totals. */

@@ -35,7 +35,7 @@
 #define ERASE_POLL_NS (300 * US)     /* ... then every 300 µs: on average half of that is lost */
 #define PP_POLL_NS (10 * US)         /* page program: every 10 µs, plus one status read */
 
-#define READ_CHUNK 0x10000u          /* write_region reads in 64 KiB pieces: progress, signals */
+#define READ_CHUNK 0x10000u          /* write_region reports its reading progress every 64 KiB */
 
 /* Typical datasheet times of the families in parts.c. A family not listed
  * is modelled like the W25Q (if it has 4 KiB sectors) or the M25P (if not):
@@ -342,26 +342,33 @@ out:
 	return rc;
 }
 
-/* Read [base, base + len) with progress, stopping (safely) on a signal. */
-static int read_region(struct flash *f, uint32_t base, uint8_t *buf, uint32_t len, struct write_progress *wp,
-		       struct cx_status *st)
+/* What the planner reads (plan_make_reading): progress every READ_CHUNK of
+ * the region, and a signal stops it safely (nothing is changed yet). */
+struct have_reader {
+	struct flash *f;
+	struct write_progress *wp;
+	struct cx_status *st;
+	uint32_t base, len;
+	uint32_t next_report;        /* region offset of the next progress report */
+	bool failed;                 /* the error planning returns is ours */
+};
+
+static int read_have(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len)
 {
+	struct have_reader *h = ctx;
+	uint32_t off = addr - h->base;
 	int rc;
 
-	for (uint32_t off = 0, n; off < len; off += n) {
-		/* Pieces end on READ_CHUNK boundaries: no 16-byte block is read twice. */
-		n = READ_CHUNK - (base + off) % READ_CHUNK;
-		n = n < len - off ? n : len - off;
-
-		progress(wp, WRITE_PHASE_READ, off, len);
-		if (sig_pending())
-			return cx_fail(st, CX_EINTR, "%s: interrupted while reading the flash at 0x%06x", bdf(f),
-				       base + off);
-		if ((rc = flash_read(f, base + off, buf + off, n, st)))
-			return rc;
+	if (off >= h->next_report) {
+		progress(h->wp, WRITE_PHASE_READ, off, h->len);
+		h->next_report = (off / READ_CHUNK + 1) * READ_CHUNK;
 	}
-	progress(wp, WRITE_PHASE_READ, len, len);
-	return CX_OK;
+	if (sig_pending())
+		rc = cx_fail(h->st, CX_EINTR, "%s: interrupted while reading the flash at 0x%06x", bdf(h->f), addr);
+	else
+		rc = flash_read(h->f, addr, buf, len, h->st);
+	h->failed = rc != CX_OK;
+	return rc;
 }
 
 int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t len, bool dry_run,
@@ -372,36 +379,35 @@ int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t l
 	uint64_t t0 = now_ns();
 	struct plan_geom g;
 	struct plan p = {0};
-	uint8_t *have = NULL;
+	struct have_reader h = {f, NULL, st, base, len, 0, false};
 	int rc;
 
-	wp = wp ? wp : &none;
+	h.wp = wp = wp ? wp : &none;
 	wp->r = (struct write_report){.done_upto = base, .fail_addr = base};
 	if ((uint64_t)base + len > f->size)
 		return cx_fail(st, CX_EVALUE, "%s: a write of 0x%x bytes at 0x%06x is beyond the end of the %u KiB "
 			       "flash; nothing was changed", bdf(f), len, base, f->size / 1024);
-	if (!(have = malloc(len ? len : 1)))
-		return cx_fail(st, CX_ENOMEM, "out of memory for a copy of %u KiB of flash", len / 1024);
 	write_geometry(f, &g);
-	if ((rc = read_region(f, base, have, len, wp, st))) {
-		rc = explain(st, rc, wp, base, base + len);
+	if ((rc = plan_make_reading(read_have, &h, want, base, len, &g, &p))) {
+		if (h.failed)
+			rc = explain(st, rc, wp, base, base + len);
+		else
+			rc = cx_fail(st, rc, "%s: cannot plan a write of 0x%x bytes at 0x%06x (%s); nothing was "
+				     "changed", bdf(f), len, base,
+				     rc == CX_ENOMEM ? "out of memory" : "bad region or geometry");
 		goto out;
 	}
-	if ((rc = plan_make(have, want, base, len, &g, &p))) {
-		rc = cx_fail(st, rc, "%s: cannot plan a write of 0x%x bytes at 0x%06x (%s); nothing was changed",
-			     bdf(f), len, base, rc == CX_ENOMEM ? "out of memory" : "bad region or geometry");
-		goto out;
-	}
+	progress(wp, WRITE_PHASE_READ, len, len);
 	if (dry_run) {
 		plan_report(&wp->r, &p);
 		plan_print(&p, wp->out ? wp->out : stdout);
 	} else {
 		rc = write_execute(f, &p, want, base, wp, st);
 	}
-	wp->r.est_ns += (uint64_t)len * g.read_byte_ns;
+	wp->r.plan_read_bytes = p.read_bytes;
+	wp->r.est_ns += p.read_bytes * g.read_byte_ns;
 out:
 	tally(&wp->r, f, &s0, t0);
 	plan_free(&p);
-	free(have);
 	return rc;
 }

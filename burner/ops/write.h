@@ -13,6 +13,14 @@
  * (0xFF, or the kept bytes) and compares it. Every byte an erase or program
  * can have changed is compared once, and no byte is read twice.
  *
+ * What CX_OK from write_region() proves, and what callers may build on
+ * (ops/burn.c drops a whole-image read-back on it): every byte of the region
+ * an erase or program could change was read back after it and compared, and
+ * every other byte was read while planning and found equal to want (only
+ * identical and program-only units are left unerased, and those are read
+ * whole). Bytes outside the region are unchanged: kept bytes are read whole
+ * before their unit's erase and verified after it.
+ *
  * Interruption: sig_pending() (util/signals.h) is checked before each step,
  * a point where no unit is half done; a pending signal stops the write with
  * CX_EINTR. The caller must have called sig_defer_begin().
@@ -29,7 +37,7 @@
  * call. write_execute() calls flash_prepare_write() before the first step, so
  * a write-protected part is refused before anything is erased.
  *
- * Costs: write_geometry() gives plan_make() the part's erase units and a
+ * Costs: write_geometry() gives the planner the part's erase units and a
  * time model built from datasheet typicals (write.c): the plan's est_ns can
  * be compared with what the write took.
  */
@@ -44,14 +52,17 @@
 #include "ops/plan.h"
 #include "util/status.h"
 
-#define WRITE_PHASE_READ "read"      /* write_region: reading what the flash holds */
+#define WRITE_PHASE_READ "read"      /* write_region: reading what the flash holds (as far as the
+                                      * plan needs: plan.h); done may jump past units not read whole */
 #define WRITE_PHASE_WRITE "write"    /* erasing, programming and verifying */
 
 struct write_report {
 	/* The plan. */
 	uint32_t plan_erases;
 	uint64_t plan_erase_bytes, plan_program_bytes, plan_keep_bytes;
-	uint64_t est_ns;             /* plan's modelled time (write_region adds its read) */
+	uint64_t est_ns;             /* plan's modelled time (write_region adds the reading that
+	                              * planning did) */
+	uint64_t plan_read_bytes;    /* write_region: bytes read while planning (plan.h read_bytes) */
 	bool nothing_to_do;
 	uint32_t steps_total, steps_done;
 
@@ -91,8 +102,13 @@ void write_geometry(const struct flash *f, struct plan_geom *g);
 int write_execute(struct flash *f, const struct plan *p, const uint8_t *want, uint32_t base,
 		  struct write_progress *wp, struct cx_status *st);
 
-/* Make [base, base + len) hold want: read it, plan, execute (dry_run: list the
- * plan instead and change nothing). wp may be NULL. */
+/* Make [base, base + len) hold want: plan, reading what the flash holds as
+ * far as the plan needs it (plan_make_reading: a unit that must be erased is
+ * read only up to its first 16 bytes that need the erase; identical and
+ * program-only units are read whole), then execute (dry_run: list the plan
+ * instead and change nothing; the listing is the plan a full read would
+ * give). A signal or a failed read while planning changes nothing. wp may be
+ * NULL. */
 int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t len, bool dry_run,
 		 struct write_progress *wp, struct cx_status *st);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_devimage.c — reading the image out of a flash dump through the read callback:
- * both slots, chunk sizes, non-failsafe, how much it reads, and broken chains. */
+ * both slots, chunk sizes, non-failsafe, how much it reads, and broken chains; the
+ * meta read a burn uses and the byte-for-byte "same image?" comparison. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image/zebra.h"
 #include "ops/devimage.h"
 #include "mkimage.h"
 
@@ -122,12 +124,128 @@ static void test_empty_and_broken(void **state)
 	free(flash);
 }
 
+/* The meta read: what a burn's checks need, from ~1.5 KiB of flash. */
+static void meta_matches_full(const char *img_opts, const char *dump_opts, unsigned npos)
+{
+	char opts[400];
+	size_t ilen, flen;
+	uint8_t *img = gen(img_opts, &ilen);
+	snprintf(opts, sizeof(opts), "%s %s", img_opts, dump_opts);
+	uint8_t *flash = gen(opts, &flen);
+	struct mem m = {flash, flen, 0};
+	struct dev_image full, meta;
+	struct cx_status st = {0};
+
+	assert_int_equal(devimage_read(&full, mem_read, &m, (uint32_t)flen, npos, &st), CX_OK);
+	m.bytes_read = 0;
+	assert_int_equal(devimage_read_meta(&meta, mem_read, &m, (uint32_t)flen, npos, &st), CX_OK);
+	assert_true(m.bytes_read < 4096);
+	assert_true(meta.meta && !full.meta);
+	assert_int_equal(meta.parse_rc, CX_OK);
+	assert_int_equal(meta.start, full.start);
+	assert_int_equal(meta.slot, full.slot);
+	assert_int_equal(meta.len, ilen);
+	assert_int_equal(meta.img.nitems, full.img.nitems);
+	for (int i = 0; i < full.img.nitems; i++) {
+		assert_int_equal(meta.img.items[i].off, full.img.items[i].off);
+		assert_int_equal(meta.img.items[i].len, full.img.items[i].len);
+	}
+	assert_string_equal(meta.img.info.psid, full.img.info.psid);
+	assert_string_equal(meta.img.info.vsd, full.img.info.vsd);
+	assert_memory_equal(meta.img.info.fw_ver, full.img.info.fw_ver, sizeof(full.img.info.fw_ver));
+	assert_memory_equal(&meta.img.guids, &full.img.guids, sizeof(full.img.guids));
+	assert_int_equal(meta.img.failsafe, full.img.failsafe);
+	assert_int_equal(meta.img.log2chunk, full.img.log2chunk);
+	assert_true(devimage_known_match(&meta, img, ilen));
+	assert_true(devimage_known_match(&full, img, ilen));
+	assert_false(devimage_known_match(&meta, img, ilen - 4));
+	/* The GUID section is among what was read. */
+	img[full.img.guid_ptr] ^= 1;
+	assert_false(devimage_known_match(&meta, img, ilen));
+	devimage_free(&full);
+	devimage_free(&meta);
+	free(img);
+	free(flash);
+}
+
+static void test_meta_read(void **state)
+{
+	(void)state;
+	meta_matches_full("--chip cx3 --ddr 12", "--dump 0", 10);
+	meta_matches_full("--chip cx3 --ddr 12", "--dump 1", 10);
+	meta_matches_full("--chip cx2 --old-guids", "--dump 1 --chunk-log 3", 6);
+	meta_matches_full("--chip cx3pro --chunk-log 0 --ddr 6 --flash-size 1048576", "--dump 1", 10);
+}
+
+/* "Same image?" from the flash's bytes: equal, another version, and the same
+ * version with one byte damaged deep inside (stored CRCs and versions would
+ * say "same"). */
+static void test_same(void **state)
+{
+	(void)state;
+	const char *opts = "--chip cx3 --ddr 12 --fw 2.42.5000";
+	char o[200];
+	size_t ilen, flen, olen;
+	uint8_t *img = gen(opts, &ilen);
+	snprintf(o, sizeof(o), "%s --dump 1", opts);
+	uint8_t *flash = gen(o, &flen);
+	uint8_t *other = gen("--chip cx3 --ddr 12 --fw 2.42.6000", &olen);
+	struct mem m = {flash, flen, 0};
+	struct dev_image d;
+	struct cx_status st = {0};
+	bool same;
+
+	assert_int_equal(devimage_read_meta(&d, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	m.bytes_read = 0;
+	assert_int_equal(devimage_same(&d, mem_read, &m, img, ilen, &same, &st), CX_OK);
+	assert_true(same);
+	assert_int_equal(m.bytes_read, ilen); /* every byte, once */
+
+	/* Another version of the same length: the boot record's full CRC already
+	 * differs in what the meta read holds, so nothing more is read. */
+	assert_int_equal(olen, ilen);
+	m.bytes_read = 0;
+	assert_int_equal(devimage_same(&d, mem_read, &m, other, olen, &same, &st), CX_OK);
+	assert_false(same);
+	assert_int_equal(m.bytes_read, 0);
+
+	/* One byte of a DDR section damaged on the flash, in slot 1's second chunk. */
+	const struct fs2_item *ddr = NULL;
+	for (int i = 0; i < d.img.nitems && !ddr; i++)
+		if (d.img.items[i].kind == FS2_ITEM_SECTION && d.img.items[i].type == FS2_DDR &&
+		    d.img.items[i].off > ilen / 2)
+			ddr = &d.img.items[i];
+	assert_non_null(ddr);
+	uint32_t at = ddr->data_off + 100;
+	uint32_t phys = zebra_cont2phys(at, d.log2chunk, d.slot);
+	flash[phys] ^= 0x10;
+	m.bytes_read = 0;
+	assert_int_equal(devimage_same(&d, mem_read, &m, img, ilen, &same, &st), CX_OK);
+	assert_false(same);
+	assert_int_equal(m.bytes_read, (at / 16 + 1) * 16); /* stopped at that block */
+	devimage_free(&d);
+
+	/* A whole read answers from memory. */
+	m.bytes_read = 0;
+	assert_int_equal(devimage_read(&d, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	uint64_t whole = m.bytes_read;
+	assert_int_equal(devimage_same(&d, mem_read, &m, img, ilen, &same, &st), CX_OK);
+	assert_false(same);
+	assert_int_equal(m.bytes_read, whole);
+	devimage_free(&d);
+	free(img);
+	free(other);
+	free(flash);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slots_and_chunks),
 		cmocka_unit_test(test_non_failsafe),
 		cmocka_unit_test(test_empty_and_broken),
+		cmocka_unit_test(test_meta_read),
+		cmocka_unit_test(test_same),
 	};
 	return cmocka_run_group_tests_name("devimage", tests, NULL, NULL);
 }

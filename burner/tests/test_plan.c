@@ -6,7 +6,11 @@
  * test: for many random contents and regions, carrying the plan out on a
  * simulated flash (erase → 0xFF, program → AND, kept bytes read before the
  * erase) gives exactly want in the region and leaves every other byte alone,
- * and the plan keeps its structural promises (plan.h). */
+ * and the plan keeps its structural promises (plan.h). Every case is also
+ * planned with plan_make_reading() from a reader that records what it is
+ * asked for: the plan must be the same, and the reads exactly what plan.h
+ * says (a sector that needs an erase up to its first block that needs it;
+ * every other sector's bytes in the region whole; nothing outside). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -234,11 +238,91 @@ static void check_invariants(const struct plan *p, const struct plan_geom *g, co
 	assert_int_equal(p->est_ns == 0, p->nothing_to_do);
 }
 
-/* Plan have → wantf over [base, base + len), check it, carry it out on sim. */
+/* ---- plan_make_reading: a reader over have that records what it is asked ---- */
+
+static struct {
+	bool read[FLASH];             /* bytes asked for */
+	uint32_t next;                /* reads come in address order, no byte twice */
+	uint64_t bytes;
+	uint32_t fail_at;             /* fail a read that reaches this address (0: never) */
+} rd;
+
+static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len)
+{
+	(void)ctx;
+	assert_true(len >= 1 && len <= PLAN_READ_BLOCK);
+	assert_int_equal(addr / PLAN_READ_BLOCK, (addr + len - 1) / PLAN_READ_BLOCK); /* one block */
+	assert_true(addr >= rd.next && addr + len <= FLASH);
+	if (rd.fail_at && addr + len > rd.fail_at)
+		return CX_EFLASH;
+	memcpy(buf, have + addr, len);
+	memset(rd.read + addr, 1, len);
+	rd.next = addr + len;
+	rd.bytes += len;
+	return CX_OK;
+}
+
+static void reader_reset(void)
+{
+	memset(&rd, 0, sizeof(rd));
+}
+
+static void assert_same_plan(const struct plan *a, const struct plan *b)
+{
+	assert_int_equal(a->nsteps, b->nsteps);
+	assert_int_equal(a->nranges, b->nranges);
+	assert_memory_equal(a->step, b->step, a->nsteps * sizeof(*a->step));
+	assert_memory_equal(a->range, b->range, a->nranges * sizeof(*a->range));
+	assert_int_equal(a->erase_ops, b->erase_ops);
+	assert_int_equal(a->erase_bytes, b->erase_bytes);
+	assert_int_equal(a->program_bytes, b->program_bytes);
+	assert_int_equal(a->keep_bytes, b->keep_bytes);
+	assert_int_equal(a->est_ns, b->est_ns);
+	assert_int_equal(a->nothing_to_do, b->nothing_to_do);
+}
+
+/* What plan_make_reading() must have read for [base, base + len). */
+static void check_reads(const struct plan_geom *g, uint32_t base, uint32_t len)
+{
+	uint32_t s0 = g->unit[0].size, end = base + len;
+	uint64_t expect = 0;
+
+	for (uint32_t u = base & ~(s0 - 1); u < end; u += s0) {
+		uint32_t lo = u > base ? u : base, hi = u + s0 < end ? u + s0 : end, stop = hi;
+
+		for (uint32_t a = lo; a < hi; a++)
+			if ((have[a] & wantf[a]) != wantf[a]) {
+				stop = (a | (PLAN_READ_BLOCK - 1)) + 1;
+				stop = stop < hi ? stop : hi;
+				break;
+			}
+		for (uint32_t a = lo; a < hi; a++)
+			if (rd.read[a] != (a < stop))
+				fail_msg("0x%x %s read (sector 0x%x, read up to 0x%x)", a, rd.read[a] ? "was" : "was not",
+					 u, stop);
+		expect += stop - lo;
+	}
+	for (uint32_t a = 0; a < FLASH; a++)
+		if (rd.read[a] && (a < base || a >= end))
+			fail_msg("0x%x is outside the region and was read", a);
+	assert_int_equal(rd.bytes, expect);
+}
+
+/* Plan have → wantf over [base, base + len), check it, carry it out on sim;
+ * plan it again reading have, and compare. */
 static void plan_and_apply(const struct plan_geom *g, uint32_t base, uint32_t len, struct plan *p)
 {
+	struct plan q;
+
 	assert_int_equal(plan_make(have + base, wantf + base, base, len, g, p), CX_OK);
 	check_invariants(p, g, have, wantf);
+	assert_int_equal(p->read_bytes, 0);
+	reader_reset();
+	assert_int_equal(plan_make_reading(mem_read, NULL, wantf + base, base, len, g, &q), CX_OK);
+	assert_same_plan(p, &q);
+	assert_int_equal(q.read_bytes, rd.bytes);
+	check_reads(g, base, len);
+	plan_free(&q);
 	memcpy(sim, have, FLASH);
 	apply(sim, p, wantf + base);
 	assert_memory_equal(sim + base, wantf + base, len);
@@ -551,6 +635,52 @@ static void test_bounds(void **state)
 	plan_free(&p);
 }
 
+/* A failed read stops planning with the reader's code: no plan, not "nothing to do". */
+static void test_read_failure(void **state)
+{
+	struct plan p;
+	(void)state;
+
+	s_identical();
+	reader_reset();
+	rd.fail_at = 0x12345;
+	assert_int_equal(plan_make_reading(mem_read, NULL, wantf, 0, FLASH, &G4K64, &p), CX_EFLASH);
+	assert_false(p.nothing_to_do);
+	assert_int_equal(p.nsteps + p.nranges, 0);
+	assert_int_equal(rd.next, 0x12340); /* read in order up to the failing block */
+	plan_free(&p);
+	/* A bad geometry is refused before any read. */
+	struct plan_geom g = G4K64;
+	g.nunits = 0;
+	reader_reset();
+	assert_int_equal(plan_make_reading(mem_read, NULL, wantf, 0, FLASH, &g, &p), CX_EVALUE);
+	assert_int_equal(rd.bytes, 0);
+}
+
+/* Where every sector needs an erase, planning reads one block of each. */
+static void test_reading_stops_early(void **state)
+{
+	struct plan p;
+	(void)state;
+
+	fill_noff(have, FLASH, 12);
+	fill_noff(wantf, FLASH, 13);
+	for (uint32_t a = 0; a < FLASH; a += 0x1000) /* make sure: a 0->1 bit in each first block */
+		have[a] = 0x00, wantf[a] = 0x01;
+	reader_reset();
+	assert_int_equal(plan_make_reading(mem_read, NULL, wantf, 0, FLASH, &G4K64, &p), CX_OK);
+	assert_int_equal(p.read_bytes, FLASH / 0x1000 * PLAN_READ_BLOCK);
+	assert_int_equal(p.erase_bytes, FLASH);
+	plan_free(&p);
+	/* Blank flash, data wanted: program-only, so every byte is read. */
+	memset(have, 0xFF, FLASH);
+	reader_reset();
+	assert_int_equal(plan_make_reading(mem_read, NULL, wantf, 0, FLASH, &G4K64, &p), CX_OK);
+	assert_int_equal(p.read_bytes, FLASH);
+	assert_int_equal(p.erase_ops, 0);
+	plan_free(&p);
+}
+
 /* The plan's size stays bounded: alternating changed bytes on a byte-program
  * part would be 128 ranges a page; they are joined to PLAN_MAX_RUNS_PER_PAGE. */
 static void test_size_bound(void **state)
@@ -665,6 +795,8 @@ int main(void)
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_size_bound),
+		cmocka_unit_test(test_read_failure),
+		cmocka_unit_test(test_reading_stops_early),
 		cmocka_unit_test(test_property_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -333,6 +333,89 @@ static void test_dry_run(void **state)
 	done(&r);
 }
 
+/* The listing from a region read only as far as planning needs is the plan
+ * a full read gives: identical, program-only and erased units, kept bytes. */
+static void test_dry_run_is_the_full_plan(void **state)
+{
+	const uint32_t base = 0x30123, len = 0x42000;
+	struct write_progress wp = {0};
+	char *text = NULL, *full = NULL;
+	size_t size = 0, fsize = 0;
+	struct plan_geom g;
+	struct plan p;
+	struct rig r;
+	(void)state;
+
+	open_card(&r, "W25Q16", false, false);
+	fill_model(&r, 31);
+	r.m[0x72100] = 0x00; /* the last unit, partly covered, will need an erase */
+	cxsim_flash_changed(r.card);
+	memcpy(r.before, r.m, r.size);
+	uint8_t *want = current(&r, base, len);
+	want[0x72100 - base] = 0x01;
+	for (uint32_t a = 0x31000; a < 0x33000; a++) /* two units only clear bits */
+		want[a - base] &= 0x5A;
+	fill_random(want + (0x40000 - base), 0x15000, 32); /* a block and more need erases */
+	wp.out = open_memstream(&text, &size);
+	assert_non_null(wp.out);
+	assert_int_equal(write_region(&r.f, base, want, len, true, &wp, &r.st), CX_OK);
+	fclose(wp.out);
+	assert_int_equal(erases(&r) + cnt(&r)->bytes_programmed, 0);
+	/* Less was read than the region: the erased units were read one block each. */
+	assert_true(wp.r.bytes_read < len - 0x10000);
+
+	write_geometry(&r.f, &g);
+	assert_int_equal(plan_make(r.m + base, want, base, len, &g, &p), CX_OK);
+	FILE *f = open_memstream(&full, &fsize);
+	assert_non_null(f);
+	plan_print(&p, f);
+	fclose(f);
+	assert_string_equal(text, full);
+	assert_non_null(strstr(text, "keep "));
+	assert_non_null(strstr(text, "erase 64 KiB at 0x40000\n"));
+	plan_free(&p);
+	free(text);
+	free(full);
+	free(want);
+	done(&r);
+}
+
+/* Reads on a write where every unit needs an erase: one block of each unit
+ * while planning, then the verify (every byte once). */
+static void test_reads_what_the_plan_needs(void **state)
+{
+	const uint32_t base = 0x20000, len = 0x40000;
+	struct write_progress wp = {.fn = watch_units};
+	struct watch w;
+	struct rig r;
+	(void)state;
+
+	open_card(&r, "W25Q16", false, false);
+	fill_model(&r, 33);
+	for (uint32_t a = base; a < base + len; a += 0x1000) /* a 0 bit in each unit's first block */
+		r.m[a] = 0x00;
+	cxsim_flash_changed(r.card);
+	memcpy(r.before, r.m, r.size);
+	uint8_t *want = malloc(len);
+	assert_non_null(want);
+	fill_random(want, len, 34);
+	for (uint32_t a = 0; a < len; a += 0x1000)
+		want[a] |= 0x01;
+	w = (struct watch){.r = &r, .base = base, .len = len, .want = want, .lo = base};
+	wp.arg = &w;
+	assert_int_equal(write_region(&r.f, base, want, len, false, &wp, &r.st), CX_OK);
+	assert_true(w.saw_read);
+	assert_int_equal(wp.r.bytes_erased, len);
+	assert_int_equal(wp.r.plan_read_bytes, len / 0x1000 * 16);
+	/* The verify reads each byte once; a block is read twice where a program
+	 * range and a gap of 0xFF bytes after the erase meet inside it. */
+	assert_true(cnt(&r)->bytes_read >= wp.r.plan_read_bytes + len);
+	assert_true(cnt(&r)->bytes_read < wp.r.plan_read_bytes + len + len / 256);
+	assert_written(&r, base, want, len);
+	free(want);
+	done(&r);
+}
+
 /* ---- refusals and failures ---- */
 
 /* A plan made for 4 KiB sectors, run on a part that erases 64 KiB: refused whole. */
@@ -673,6 +756,8 @@ int main(void)
 		cmocka_unit_test(test_clear_bits_no_erase),
 		cmocka_unit_test(test_random_roundtrip),
 		cmocka_unit_test(test_dry_run),
+		cmocka_unit_test(test_dry_run_is_the_full_plan),
+		cmocka_unit_test(test_reads_what_the_plan_needs),
 		cmocka_unit_test(test_foreign_plan_refused),
 		cmocka_unit_test(test_write_protected_refused),
 		cmocka_unit_test(test_stuck_busy),

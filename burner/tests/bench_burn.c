@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* bench_burn.c — what a burn costs on the card model, beside the least it could cost.
+ *
+ * make bench runs it. It measures and reports; it asserts nothing about speed
+ * (a broken burn stops it, so no number comes from one). The card is the
+ * in-process model (sim/core): 1 µs per config access, datasheet typical
+ * flash times, time that passes only in the model, so every run prints the
+ * same numbers.
+ *
+ * The floor of a case is computed from the flash before and after it, the
+ * part's datasheet times in the model's table (sim/core/spi_parts.c) and the
+ * gateway traffic the changes need (hw-access.md §2.3, §3.2, §3.6, §3.8; a
+ * crspace access through the 0x58/0x5c window is two config accesses):
+ *
+ *   floor = sum over the erase units that differ of
+ *             erase:   t_erase + 16 accesses (WREN, address, command, BUSY, one RDSR)
+ *                      + 14 accesses per 16-byte block of the unit no program reads back
+ *                        (the erase verified)
+ *             program: per page with bytes to program: t_PP + 12 accesses (WREN, address,
+ *                      one RDSR) + 26 accesses per 16-byte block holding such bytes
+ *                      (12 to send it, 14 to read it back)
+ *           where a unit "differs" when a byte changes; it needs the erase when a
+ *           byte needs a 0→1 bit, and then all its non-0xFF bytes are programmed
+ *           again, else only the changed ones; per 64 KiB block the cheaper of
+ *           one 64 KiB erase or its 4 KiB sectors' own erases is taken.
+ *   time  = the datasheet times + accesses x 1 µs (CXSIM_CFG_ACCESS_NS).
+ *
+ * It leaves out what finding the differences costs. "+ compare" adds the
+ * least reading a writer that trusts no byte it has not read must do: every
+ * byte of the region it establishes whose unit is identical or program-only
+ * (14 accesses per 16 bytes), and one 16-byte block of each unit that needs
+ * an erase. Neither counts the card-image checks of a burn (about 2.5 KiB read).
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/fs2.h"
+#include "image/zebra.h"
+#include "ops/burn.h"
+#include "ops/write.h"
+#include "mkimage.h"
+#include "sim_cfg.h"
+#include "spi_nor.h"
+
+#define KIB 1024u
+#define SZ_4K 0x1000u
+#define SZ_64K 0x10000u
+#define PAGE 256u
+#define BLOCK 16u
+#define ACC_ERASE 16u         /* WREN 4, address 2, command 2, BUSY 2, one RDSR 6 */
+#define ACC_PAGE 12u          /* WREN 4, address 2, one RDSR 6 */
+#define ACC_SEND 12u          /* per 16-byte block sent: 4 data 8, command 2, BUSY 2 */
+#define ACC_READ 14u          /* per 16-byte block read: address, command, BUSY, 4 data */
+#define MAX_RANGES 8
+
+/* The images: a 0.96 MiB ConnectX-3 image, as scripts/bench-mstflint.sh makes them. */
+#define IMG "--chip cx3 --ddr 60 --ddr-size 0x4000"
+#define OLD IMG " --fw 2.40.7000"
+#define NEW IMG " --fw 2.42.5000 --seed 2"
+#define NEWER IMG " --fw 2.42.6000 --seed 4"
+
+struct region {
+	unsigned n;
+	uint32_t lo[MAX_RANGES], hi[MAX_RANGES];
+};
+
+struct floor {
+	double s, compare_s;
+};
+
+struct result {
+	const char *what, *part;
+	double s;
+	uint64_t acc, erased, programmed, read;
+	struct floor fl;
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "bench_burn: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* ---- the floor ---- */
+
+struct costing {
+	const struct spi_part *part;
+	const uint8_t *b, *a;         /* flash before and after */
+	uint64_t ns, acc;
+};
+
+static bool block_has(const uint8_t *b, const uint8_t *a, uint32_t at, bool erased)
+{
+	for (uint32_t i = at; i < at + BLOCK; i++)
+		if (erased ? a[i] != 0xFF : a[i] != b[i])
+			return true;
+	return false;
+}
+
+/* Programs of [u, u + size) (after an erase: every non-0xFF block; else the
+ * changed ones), their read-back, and after an erase the read of the rest. */
+static void refill(struct costing *c, uint32_t u, uint32_t size, bool erased, uint64_t *ns, uint64_t *acc)
+{
+	for (uint32_t pg = u; pg < u + size; pg += PAGE) {
+		unsigned blocks = 0;
+
+		for (uint32_t at = pg; at < pg + PAGE; at += BLOCK)
+			blocks += block_has(c->b, c->a, at, erased);
+		if (blocks) {
+			*ns += c->part->t_page_prog;
+			*acc += ACC_PAGE + blocks * (uint64_t)(ACC_SEND + ACC_READ);
+		}
+		if (erased)
+			*acc += (PAGE / BLOCK - blocks) * (uint64_t)ACC_READ;
+	}
+}
+
+enum ustate { SAME, PROGRAM, ERASE };
+
+static enum ustate state_of(const uint8_t *b, const uint8_t *a, uint32_t u, uint32_t size)
+{
+	enum ustate s = SAME;
+
+	for (uint32_t i = u; i < u + size; i++)
+		if (a[i] != b[i]) {
+			if ((b[i] & a[i]) != a[i])
+				return ERASE;
+			s = PROGRAM;
+		}
+	return s;
+}
+
+/* The cheapest way to bring one unit of the smallest size to after, on its own. */
+static void unit_cost(struct costing *c, uint32_t u, uint32_t size, uint64_t t_erase, uint64_t *ns,
+		      uint64_t *acc)
+{
+	enum ustate s = state_of(c->b, c->a, u, size);
+
+	if (s == ERASE) {
+		*ns += t_erase;
+		*acc += ACC_ERASE;
+	}
+	if (s != SAME)
+		refill(c, u, size, s == ERASE, ns, acc);
+}
+
+static double seconds(uint64_t ns, uint64_t acc)
+{
+	return (double)(ns + acc * CXSIM_CFG_ACCESS_NS) / 1e9;
+}
+
+static uint32_t unit0(const struct spi_part *p)
+{
+	return p->erase_4k ? SZ_4K : SZ_64K;
+}
+
+static struct floor floor_of(const struct spi_part *p, const uint8_t *before, const uint8_t *after, uint32_t size,
+			     const struct region *r)
+{
+	struct costing c = {p, before, after, 0, 0};
+	uint32_t u0 = unit0(p);
+	uint64_t rd = 0;
+	struct floor f;
+
+	for (uint32_t blk = 0; blk < size; blk += SZ_64K) {
+		uint64_t ns = 0, acc = 0;
+
+		for (uint32_t u = blk; u < blk + SZ_64K; u += u0)
+			unit_cost(&c, u, u0, u0 == SZ_4K ? p->t_erase_4k : p->t_erase_64k, &ns, &acc);
+		if (u0 == SZ_4K && p->erase_64k && state_of(before, after, blk, SZ_64K) == ERASE) {
+			uint64_t bns = p->t_erase_64k, bacc = ACC_ERASE;
+
+			refill(&c, blk, SZ_64K, true, &bns, &bacc);
+			if (seconds(bns, bacc) < seconds(ns, acc))
+				ns = bns, acc = bacc;
+		}
+		c.ns += ns;
+		c.acc += acc;
+	}
+	f.s = seconds(c.ns, c.acc);
+	/* The compare read over the region the operation establishes. */
+	for (unsigned i = 0; i < r->n; i++)
+		for (uint32_t u = r->lo[i] & ~(u0 - 1); u < r->hi[i]; u += u0) {
+			uint32_t lo = u > r->lo[i] ? u : r->lo[i], hi = u + u0 < r->hi[i] ? u + u0 : r->hi[i];
+
+			rd += state_of(before, after, lo, hi - lo) == ERASE ? BLOCK : hi - lo;
+		}
+	f.compare_s = f.s + seconds(0, (rd + BLOCK - 1) / BLOCK * ACC_READ);
+	return f;
+}
+
+/* Where an image of len bytes lies on the flash, starting at start (zebra slots). */
+static struct region image_region(const uint8_t *img, size_t len, uint32_t start)
+{
+	struct fs2_image *pi = malloc(sizeof(*pi));
+	struct cx_status st = {0};
+	struct region r = {0};
+
+	if (!pi || fs2_parse(img, len, pi, &st))
+		die("cannot parse the image: %s", st.msg);
+	uint32_t chunk = 1u << pi->log2chunk;
+	for (uint32_t off = 0; off < len && r.n < MAX_RANGES; off += chunk) {
+		uint32_t n = len - off < chunk ? (uint32_t)(len - off) : chunk;
+		uint32_t phys = pi->failsafe ? zebra_cont2phys(off, pi->log2chunk, start != 0) : start + off;
+
+		r.lo[r.n] = phys;
+		r.hi[r.n++] = phys + n;
+	}
+	free(pi);
+	return r;
+}
+
+/* ---- the card ---- */
+
+static struct cxsim_card *new_card(const char *part, const char *opts)
+{
+	struct cxsim_params p;
+	char o[400];
+	size_t fsize, len;
+
+	cxsim_params_default(&p, CXSIM_CX3);
+	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
+	struct cxsim_card *c = cxsim_new(&p);
+	if (!c)
+		die("out of memory");
+	uint8_t *flash = cxsim_flash(c, &fsize);
+	snprintf(o, sizeof(o), "%s --dump 0 --flash-size %zu", opts, fsize);
+	uint8_t *d = mkimage(o, &len);
+	if (len != fsize)
+		die("mkfs2 made a %zu-byte dump for a %zu-byte flash", len, fsize);
+	memcpy(flash, d, len);
+	free(d);
+	cxsim_flash_changed(c);
+	cxsim_power_cycle(c);
+	return c;
+}
+
+static void open_dev(struct device *d, struct cxsim_card *c)
+{
+	struct cfg_dev cfg;
+	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
+	struct cx_status st = {0};
+
+	sim_cfg_attach(&cfg, c, pci.bdf);
+	if (device_attach(d, cfg, &pci, false, &st))
+		die("cannot open the card: %s", st.msg);
+}
+
+static int yes(void *ctx, const char *q, struct cx_status *st)
+{
+	(void)ctx, (void)q, (void)st;
+	return CX_OK;
+}
+
+/* Counters before an operation; the result's numbers are the differences. */
+struct snap {
+	struct cxsim_counters k;
+	uint8_t *flash;
+	size_t size;
+};
+
+static void snap(struct cxsim_card *c, struct snap *s)
+{
+	uint8_t *f = cxsim_flash(c, &s->size);
+
+	s->k = *cxsim_counters(c);
+	if (!(s->flash = malloc(s->size)))
+		die("out of memory");
+	memcpy(s->flash, f, s->size);
+}
+
+static struct result done(struct cxsim_card *c, struct snap *s, const char *what, const char *part,
+			  const struct region *r)
+{
+	const struct cxsim_counters *k = cxsim_counters(c);
+	size_t size;
+	const uint8_t *after = cxsim_flash(c, &size);
+	struct result res = {
+		what, part, (double)(k->time_ns - s->k.time_ns) / 1e9,
+		k->cfg_reads + k->cfg_writes - s->k.cfg_reads - s->k.cfg_writes,
+		k->bytes_erased - s->k.bytes_erased, k->bytes_programmed - s->k.bytes_programmed,
+		k->bytes_read - s->k.bytes_read, {0, 0},
+	};
+
+	res.fl = floor_of(spi_part_find(part), s->flash, after, (uint32_t)size, r);
+	free(s->flash);
+	return res;
+}
+
+/* burn_card() of opts onto c, measured; the card must boot it afterwards. */
+static struct result burn(struct cxsim_card *c, const char *part, const char *what, const char *opts,
+			  unsigned minor, bool expect_nothing)
+{
+	struct burn_opts o = {.confirm = yes};
+	struct burn_result r;
+	struct cx_status st = {0};
+	struct device d;
+	struct snap s;
+	size_t len;
+	uint8_t *img = mkimage(opts, &len);
+
+	snap(c, &s);
+	open_dev(&d, c);
+	int rc = burn_card(&d, img, len, &o, &r, &st);
+	device_close(&d);
+	if (rc || r.nothing_to_do != expect_nothing)
+		die("%s on %s: rc %d, nothing to do %d: %s", what, part, rc, r.nothing_to_do, st.msg);
+	/* The floor's region: the slot written, or the one compared. */
+	struct region reg = image_region(img, len, r.start);
+	struct result res = done(c, &s, what, part, &reg);
+	cxsim_power_cycle(c);
+	if (!cxsim_boot_info(c)->booted || cxsim_boot_info(c)->fw_ver[1] * 10000u + cxsim_boot_info(c)->fw_ver[2] !=
+	    minor)
+		die("%s on %s: the card does not boot the new image", what, part);
+	free(img);
+	return res;
+}
+
+/* A backup restore: write_region over the whole flash, the card differing from
+ * the backup in three erase units (random data there). */
+static struct result restore(struct cxsim_card *c, const char *part)
+{
+	static const uint32_t at[3] = {0x05000, 0x13A000, 0x1F0000};
+	struct write_progress wp = {0};
+	struct cx_status st = {0};
+	struct device d;
+	struct snap s;
+	size_t size;
+	uint8_t *flash = cxsim_flash(c, &size);
+	uint8_t *backup = malloc(size);
+	uint32_t u0 = unit0(spi_part_find(part)), x = 0x12345678u;
+
+	if (!backup)
+		die("out of memory");
+	memcpy(backup, flash, size);
+	for (unsigned i = 0; i < 3; i++)
+		for (uint32_t a = at[i] & ~(u0 - 1); a < (at[i] & ~(u0 - 1)) + u0; a++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			flash[a] = (uint8_t)x;
+		}
+	cxsim_flash_changed(c);
+	snap(c, &s);
+	open_dev(&d, c);
+	int rc = device_lock(&d, &st);
+	if (!rc)
+		rc = write_region(&d.flash, 0, backup, (uint32_t)size, false, &wp, &st);
+	chip_unlock(&d.chip);
+	device_close(&d);
+	if (rc || memcmp(cxsim_flash(c, &size), backup, size))
+		die("restore on %s: rc %d: %s", part, rc, st.msg);
+	struct region reg = {1, {0}, {(uint32_t)size}};
+	free(backup);
+	return done(c, &s, "restore: 2 MiB, 3 units differ", part, &reg);
+}
+
+static void print(const struct result *r)
+{
+	char ratio[16] = "-"; /* nothing differs: the floor is 0 */
+
+	if (r->fl.s > 0)
+		snprintf(ratio, sizeof(ratio), "%.2f", r->s / r->fl.s);
+	printf("%-34s %-6s %7.2f %9llu %8llu %9llu %8llu %7.2f %6s %8.2f\n", r->what, r->part, r->s,
+	       (unsigned long long)r->acc, (unsigned long long)r->erased, (unsigned long long)r->programmed,
+	       (unsigned long long)r->read, r->fl.s, ratio, r->fl.compare_s);
+}
+
+int main(void)
+{
+	static const char *parts[] = {"W25Q16", "M25P16"};
+	struct result res[5][2];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; i < 2; i++) {
+		const char *p = parts[i];
+		struct cxsim_card *c = new_card(p, OLD);
+
+		/* The card holds OLD in slot 0, slot 1 is blank: bench-mstflint.sh's case. */
+		res[0][i] = burn(c, p, "first burn (other slot blank)", NEW, 420000 + 5000, false);
+		/* Back to slot 0, which still holds OLD's body: the second upgrade of a card. */
+		res[1][i] = burn(c, p, "burn over an older image", NEWER, 420000 + 6000, false);
+		res[2][i] = burn(c, p, "re-burn of the image it holds", NEWER, 420000 + 6000, true);
+		res[3][i] = restore(c, p);
+		cxsim_free(c);
+	}
+	printf("cxflash on the card model (config access 1 us, datasheet typical flash times); "
+	       "0.96 MiB ConnectX-3 images\n");
+	printf("%-34s %-6s %7s %9s %8s %9s %8s %7s %6s %8s\n", "case", "part", "model s", "cfg acc", "erased",
+	       "programd", "read", "floor s", "xfloor", "+compare");
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < 2; i++)
+			print(&res[k][i]);
+	printf("floor: erase/program time (datasheet) and gateway traffic of the units that differ, "
+	       "read-back included (bench_burn.c);\n+compare: the floor plus reading what is left "
+	       "unerased. mstflint's burn of the first case: make bench-mstflint.\n");
+	return 0;
+}
