@@ -7,37 +7,10 @@
 #include "cli/progress.h"
 #include "ops/restore.h"
 
-#define DEFAULT_BACKUP_DIR "cxflash-backups"
-
-struct restore_ctx {
-	struct cli *c;
-	struct device *d;
-	struct backup_result backup;
-	bool backed_up;
-};
-
 static int confirm(void *ctx, const char *question, struct cx_status *st)
 {
-	struct restore_ctx *x = ctx;
-	return cli_confirm(x->c, question, st);
-}
-
-/* The card as it is now goes into a bundle of its own first: a restore is a write like any other. */
-static int backup_first(void *ctx, struct cx_status *st)
-{
-	struct restore_ctx *x = ctx;
-
-	if (x->c->no_backup) {
-		fprintf(stderr, "-W- --no-backup: restoring WITHOUT a backup of the card's flash as it is now\n");
-		return CX_OK;
-	}
-	int rc = backup_card(x->d, x->c->backup_dir ? x->c->backup_dir : DEFAULT_BACKUP_DIR, &x->backup, st);
-	if (!rc) {
-		x->backed_up = true;
-		if (!x->c->json)
-			printf("-I- backup of the card as it is now written to %s\n", x->backup.path);
-	}
-	return rc;
+	struct cli_backup *b = ctx;
+	return cli_confirm(b->c, question, st);
 }
 
 static const char *result_word(const struct cli *c, const struct restore_result *r)
@@ -49,8 +22,8 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 {
 	struct device d;
 	struct restore_result r;
-	struct restore_ctx x = {.c = c, .d = &d};
-	struct restore_opts o = {c->force, c->dry_run, confirm, &x, backup_first, &x, cli_progress, NULL};
+	struct cli_backup x = {.c = c, .d = &d, .action = "restoring"};
+	struct restore_opts o = {c->force, c->dry_run, confirm, &x, cli_backup_first, &x, cli_progress, NULL};
 	int rc;
 
 	if (c->image || !c->device)
@@ -70,7 +43,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 		json_bool(&j, "via_other_slot", r.plan.used_copy);
 		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
 		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
-		json_str(&j, "backup", x.backed_up ? x.backup.path : NULL);
+		json_str(&j, "backup", x.written ? x.r.path : NULL);
 		json_end(&j);
 	} else if (r.nothing_to_do) {
 		printf("-I- the flash of %s already equals the bundle (sha256 %s): nothing written\n", d.pci.bdf,
