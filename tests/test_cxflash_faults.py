@@ -180,9 +180,6 @@ def test_write_protect_message_is_whole(cxsim, images, tmp_path):
     assert line.endswith("retry"), line
 
 
-@pytest.mark.xfail(strict=True, reason="cxflash bug: burn --dry-run does not check write protection "
-                   "(burner/ops/burn.c burn_card returns before flash_prepare_write), so it reports "
-                   "success on a card the real burn refuses with exit 15")
 def test_dry_run_sees_write_protection(cxsim, images, tmp_path):
     """README: "--dry-run does every check and writes nothing"."""
     card = Card(cxsim, images, "wp-dry")
@@ -193,6 +190,37 @@ def test_dry_run_sees_write_protection(cxsim, images, tmp_path):
     nothing_written(s)
     assert s.stop() == 0
     assert_refused(r, CX_EPROTECTED, "write-protected")
+
+
+def test_stuck_bits_option(tmp_path):
+    """`cxsim fault --stuck-bits ADDR[:MASK]|none` (no FUSE): saved in STEM.conf, shown,
+    checked against the flash size; a bad value changes nothing and exits 2."""
+    stem = tmp_path / "card"
+    assert run([CXSIM, "create", stem, "--empty", "--flash", "W25Q80"]).returncode == 0
+    conf = stem.with_suffix(".conf")
+
+    def fault(*args):
+        return run([CXSIM, "fault", stem, *args])
+
+    def keys():
+        kv = dict(line.split("=", 1) for line in conf.read_text().splitlines() if "=" in line)
+        return int(kv["stuck_addr"], 0), int(kv["stuck_mask"], 0)
+
+    assert keys() == (0, 0)
+    r = fault("--stuck-bits", "0x80123")
+    assert r.returncode == 0 and "stuck_bits=0x080123:0xff" in r.stdout, r.stderr
+    assert keys() == (0x80123, 0xFF)
+    r = fault("--stuck-bits", "1048575:0x81")                  # the last byte of 1 MiB
+    assert r.returncode == 0 and "stuck_bits=0x0fffff:0x81" in r.stdout, r.stderr
+    assert keys() == (0xFFFFF, 0x81)
+    for bad in ("0x100000", "0x10:0", "0x10:0x100", "0x10:", ":1", "-1", "zz", ""):
+        r = fault("--stuck-bits", bad)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, (bad, r.stderr)
+        assert r.stderr.startswith("cxsim fault: --stuck-bits"), r.stderr
+        assert keys() == (0xFFFFF, 0x81), bad
+    r = fault("--stuck-bits", "none")
+    assert r.returncode == 0 and "stuck_bits=none" in r.stdout and keys() == (0, 0)
+    assert "--stuck-bits" in run([CXSIM, "--help"]).stdout
 
 
 def first_programmed(img, mapping, section="sect_DDR_0"):
