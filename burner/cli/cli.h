@@ -28,6 +28,7 @@ struct cli {
 	bool clear_sem;             /* --clear-semaphore */
 	bool use_image_guids;       /* --use_image_guids (burn) */
 	bool use_image_ps;          /* --use_image_ps (burn) */
+	bool use_image_rom;         /* --use_image_rom (burn) */
 	bool allow_psid_change;     /* --allow_psid_change (burn) */
 	bool no_backup;             /* --no-backup (burn) */
 	bool dry_run;               /* --dry-run (burn) */

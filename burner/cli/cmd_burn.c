@@ -37,6 +37,8 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.ident.use_image_ps = c->use_image_ps;
 	o.guard.allow_psid_change = c->allow_psid_change;
 	o.dry_run = c->dry_run;
+	o.use_image_rom = c->use_image_rom;
+	o.nofs = c->nofs;
 	o.confirm = confirm;
 	o.confirm_ctx = c;
 	o.before_write = cli_backup_first;
@@ -62,6 +64,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 		json_str(&j, "to", to);
 		json_str(&j, "psid", r.new_psid);
 		json_int(&j, "start", r.start);
+		json_bool(&j, "rom_from_card", r.rom_carried);
 		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
 		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
 		json_str(&j, "backup", b.written ? b.r.path : NULL);
@@ -71,6 +74,8 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	} else if (c->dry_run) {
 		printf("-I- dry run: FW %s (%s) would go to the slot at 0x%x; nothing written\n", to, r.new_psid, r.start);
 	} else {
+		if (r.rom_carried)
+			printf("-I- the image has no expansion ROM: the card's ROM was kept (--use_image_rom drops it)\n");
 		printf("-I- burned FW %s -> %s (PSID %s) into the slot at 0x%x: %llu bytes erased, %llu programmed.\n"
 		       "-I- Power the machine OFF (cold restart) for the card to load the new firmware.\n",
 		       from, to, r.new_psid, r.start, (unsigned long long)r.bytes_erased,

@@ -63,6 +63,7 @@ void cli_usage(FILE *out)
 		"  --vsd STRING         vendor-specific data, at most 208 characters (sv, burn)\n"
 		"  --use_image_guids    burn: keep the image's GUIDs/MACs instead of the card's\n"
 		"  --use_image_ps       burn: keep the image's VSD instead of the card's\n"
+		"  --use_image_rom      burn: the image's ROM (or none), not the card's\n"
 		"  --allow_psid_change  burn: allow a cross-flash to another PSID (asks first)\n"
 		"  --backup-dir DIR     burn, restore: where the backup bundle goes (default cxflash-backups)\n"
 		"  --no-backup          burn, restore: do not back up first (not recommended)\n"

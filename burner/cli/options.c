@@ -104,6 +104,8 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 			c->use_image_guids = true;
 		} else if (!strcmp(o, "use_image_ps") || !strcmp(o, "use-image-ps")) {
 			c->use_image_ps = true;
+		} else if (!strcmp(o, "use_image_rom") || !strcmp(o, "use-image-rom")) {
+			c->use_image_rom = true;
 		} else if (!strcmp(o, "allow_psid_change") || !strcmp(o, "allow-psid-change")) {
 			c->allow_psid_change = true;
 		} else if (!strcmp(o, "no-backup") || !strcmp(o, "no_backup")) {

@@ -139,9 +139,32 @@ bool flash_clears_protection(const struct flash *f)
 	return f->part->init_sr != FL_NO_INIT_SR;
 }
 
+/* The refusal for a part whose block-protect bits cxflash does not clear (§4.1 item 5):
+ * a protected block ignores erase and program without an error, so writing anyway
+ * would only fail at the verify. */
+static int refuse_protected(const struct flash *f, uint8_t sr, struct cx_status *st)
+{
+	return cx_fail(st, CX_EPROTECTED,
+		       "%s: the flash (%s) is write-protected (status register 0x%02x, BP2..BP0 = %u). "
+		       "Nothing was erased or written. Like mstflint, cxflash does not clear these "
+		       "bits on this part: clear them with an SPI programmer, then retry", f->gw.cr->cfg->bdf,
+		       f->part->name, sr, (sr & FL_SR_BP_MASK) >> FL_SR_BP_SHIFT);
+}
+
+int flash_check_writable(struct flash *f, struct cx_status *st)
+{
+	uint8_t sr;
+	int rc;
+
+	if (f->write_ready || flash_clears_protection(f))
+		return CX_OK;
+	if ((rc = fl_spi_rdsr(f, &sr, st)))
+		return rc;
+	return sr & f->part->bp_mask ? refuse_protected(f, sr, st) : CX_OK;
+}
+
 int flash_prepare_write(struct flash *f, struct cx_status *st)
 {
-	const char *bdf = f->gw.cr->cfg->bdf;
 	uint8_t sr;
 	int rc;
 
@@ -157,14 +180,8 @@ int flash_prepare_write(struct flash *f, struct cx_status *st)
 			return cx_fail(st, CX_EPROTECTED,
 				       "%s: the flash (%s) stays write-protected (status register 0x%02x after "
 				       "writing 0x%02x): the board may hold its /WP pin low. Nothing was erased "
-				       "or written", bdf, f->part->name, sr, f->part->init_sr);
-		/* Other parts: §4.1 item 5. A protected block ignores erase and program
-		 * without an error; writing anyway would only fail at the verify. */
-		return cx_fail(st, CX_EPROTECTED,
-			       "%s: the flash (%s) is write-protected (status register 0x%02x, BP2..BP0 = %u). "
-			       "Nothing was erased or written. Like mstflint, cxflash does not clear these "
-			       "bits on this part: clear them with an SPI programmer, then retry", bdf,
-			       f->part->name, sr, (sr & FL_SR_BP_MASK) >> FL_SR_BP_SHIFT);
+				       "or written", f->gw.cr->cfg->bdf, f->part->name, sr, f->part->init_sr);
+		return refuse_protected(f, sr, st);
 	}
 	f->write_ready = true;
 	return CX_OK;

@@ -80,6 +80,12 @@ int flash_is_write_protected(struct flash *f, bool *wp, struct cx_status *st);
 /* true if flash_prepare_write() clears protection itself on this part (SST, Atmel). */
 bool flash_clears_protection(const struct flash *f);
 
+/* What flash_prepare_write() can tell without writing anything (a dry run):
+ * CX_EPROTECTED for a part whose protection cxflash does not clear. A part
+ * that flash_prepare_write() unprotects passes; whether its /WP pin lets it
+ * is only known by trying. */
+int flash_check_writable(struct flash *f, struct cx_status *st);
+
 /* Make the flash writable or refuse (CX_EPROTECTED); idempotent. */
 int flash_prepare_write(struct flash *f, struct cx_status *st);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/burn.h"
+#include "image/rom_insert.h"
 #include "ops/failsafe.h"
 #include "util/signals.h"
 
@@ -82,21 +83,61 @@ static int holds(struct device *d, const struct dev_image *cur, const uint8_t *b
 	return rc;
 }
 
+static int ask_one(const struct burn_opts *o, const char *question, struct cx_status *st)
+{
+	if (!o->confirm)
+		return cx_fail(st, CX_EDECLINED, "%s (not confirmed: nothing written)", question);
+	if (o->confirm(o->confirm_ctx, question, st))
+		return st->code ? st->code : cx_fail(st, CX_EDECLINED, "not confirmed: nothing written");
+	return CX_OK;
+}
+
 static int ask_all(const struct guard_verdict *v, const struct burn_opts *o, struct cx_status *st)
 {
-	for (int i = 0; i < v->nquestions; i++) {
-		if (!o->confirm)
-			return cx_fail(st, CX_EDECLINED, "%s (not confirmed: nothing written)", v->questions[i]);
-		if (o->confirm(o->confirm_ctx, v->questions[i], st))
-			return st->code ? st->code : cx_fail(st, CX_EDECLINED, "not confirmed: nothing written");
-	}
+	int rc;
+
+	for (int i = 0; i < v->nquestions; i++)
+		if ((rc = ask_one(o, v->questions[i], st)))
+			return rc;
+	return CX_OK;
+}
+
+/* flint's rule (image/rom_insert.h): the new image has no expansion ROM and the
+ * card's has one, so the card's ROM goes into the new image. The meta read did not
+ * fetch the ROM's bytes: they are read now. */
+static int carry_rom(struct device *d, struct dev_image *cur, uint8_t **buf, size_t *len, struct cx_status *st)
+{
+	const struct fs2_image *now = &cur->img;
+	const uint8_t *rom;
+	uint8_t *out;
+	size_t rom_len, out_len;
+	int rc, i;
+
+	for (i = 0; i < now->nitems; i++)
+		if (now->items[i].kind == FS2_ITEM_SECTION && now->items[i].type == FS2_ROM && now->items[i].data_len)
+			break;
+	struct reading x = {d, true};
+	if (i == now->nitems)
+		return cx_fail(st, CX_EIMAGE, "internal error: the card's ROM section is gone");
+	if ((rc = device_lock(d, st)))
+		return rc;
+	rc = devimage_read_more(cur, card_read, &x, now->items[i].data_off, now->items[i].data_len, st);
+	chip_unlock(&d->chip);
+	if (rc || (rc = rom_sect_data(now, &rom, &rom_len, st)) ||
+	    (rc = rom_insert(*buf, *len, rom, rom_len, &out, &out_len, st)))
+		return rc;
+	free(*buf);
+	*buf = out;
+	*len = out_len;
 	return CX_OK;
 }
 
 /* Everything that can refuse, before anything is written. */
-static int prepare(struct device *d, uint8_t *buf, size_t len, const struct dev_image *cur,
+static int prepare(struct device *d, uint8_t **bufp, size_t *lenp, struct dev_image *cur,
 		   const struct burn_opts *o, struct burn_result *r, struct cx_status *st)
 {
+	uint8_t *buf = *bufp;
+	size_t len = *lenp;
 	struct fs2_image *img = calloc(2, sizeof(*img));
 	struct guard_verdict v;
 	struct identity id;
@@ -117,6 +158,20 @@ static int prepare(struct device *d, uint8_t *buf, size_t len, const struct dev_
 			       extra);
 	}
 	const struct fs2_image *now = cur ? &cur->img : NULL;
+	if (rom_carry_needed(now, &img[0], o->use_image_rom)) {
+		if ((rc = carry_rom(d, cur, bufp, lenp, st))) {
+			free(img);
+			return rc;
+		}
+		buf = *bufp;
+		len = *lenp;
+		r->rom_carried = true;
+		if (fs2_parse(buf, len, &img[0], &pst)) {
+			free(img);
+			return cx_fail(st, CX_EIMAGE, "internal error: the image with the card's ROM does not parse (%s)",
+				       pst.msg);
+		}
+	}
 	struct guard_card gc = {d->chip.desc->hw_id, d->chip.rev, d->flash.size, d->chip.recovery, now};
 	guard_check(&gc, &img[0], &o->guard, &v);
 	if (v.code) {
@@ -172,7 +227,7 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 			goto out;
 		}
 	}
-	if ((rc = prepare(d, buf, len, d->chip.recovery ? NULL : &cur, o, r, st)))
+	if ((rc = prepare(d, &buf, &len, d->chip.recovery ? NULL : &cur, o, r, st)))
 		goto out;
 	/* "Already holds this image" is decided on the card's bytes, every one of
 	 * them read and compared with the patched image: never on versions or
@@ -191,7 +246,7 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 		}
 	}
 	struct failsafe_plan fp = {d->flash.size, 0, false, !d->chip.recovery, cur.start,
-				   d->chip.desc->start_positions};
+				   d->chip.desc->start_positions, o->nofs};
 	struct fs2_image *pi = malloc(sizeof(*pi));
 	struct cx_status pst = {0};
 	if (!pi || fs2_parse(buf, len, pi, &pst)) {
@@ -202,8 +257,16 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 	fp.failsafe = pi->failsafe;
 	fp.log2chunk = pi->log2chunk;
 	free(pi);
+	r->start = failsafe_target(&fp);
+	if (o->nofs && !d->chip.recovery && cur.start == r->start &&
+	    (rc = ask_one(o, "--nofs writes over the card's running image: a power cut during the burn leaves the "
+			     "card without firmware. Burn anyway?", st)))
+		goto out;
 	if (o->dry_run) {
-		r->start = failsafe_target(&fp);
+		/* What can refuse the write without writing: the part's protection. */
+		if (!(rc = device_lock(d, st)))
+			rc = flash_check_writable(&d->flash, st);
+		chip_unlock(&d->chip);
 		goto out;
 	}
 	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))

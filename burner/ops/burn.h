@@ -32,6 +32,8 @@ struct burn_opts {
 	struct identity_opts ident;
 	struct guard_opts guard;
 	bool dry_run;
+	bool use_image_rom;          /* burn the image's ROM (or none) even if the card has one */
+	bool nofs;                   /* not failsafe: the image at the first slot (flint's -nofs) */
 	/* Ask a yes/no question; CX_OK for yes. NULL: every question is a refusal. */
 	int (*confirm)(void *ctx, const char *question, struct cx_status *st);
 	void *confirm_ctx;
@@ -44,6 +46,7 @@ struct burn_opts {
 
 struct burn_result {
 	bool nothing_to_do;
+	bool rom_carried;            /* the card's expansion ROM went into the new image */
 	uint32_t start;              /* where the image went */
 	uint16_t old_fw[3], new_fw[3];
 	char old_psid[17], new_psid[17];

@@ -230,6 +230,18 @@ int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_
 	return read_image(d, rd, ctx, flash_size, npos, true, st);
 }
 
+int devimage_read_more(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len,
+		       struct cx_status *st)
+{
+	struct reader r = {.rd = rd, .ctx = ctx, .d = d, .limit = d->slot_limit, .meta = d->buf, .keep = d};
+
+	if (!d->meta)
+		return CX_OK;
+	if (!d->buf || (uint64_t)off + len > d->len)
+		return cx_fail(st, CX_EIMAGE, "0x%x bytes at 0x%x are outside the card's image", len, off);
+	return read_section(&r, off, len, st);
+}
+
 bool devimage_known_match(const struct dev_image *d, const uint8_t *want, size_t len)
 {
 	if (!d->buf || d->len != len)

@@ -72,6 +72,12 @@ int devimage_read(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t fla
 int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
 		       unsigned npos, struct cx_status *st);
 
+/* After devimage_read_meta(): read [off, off + len) of the image too (e.g. the
+ * ROM section a burn carries over), into d->buf, and count it as known. A
+ * whole read has every byte already: nothing to do. */
+int devimage_read_more(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len,
+		       struct cx_status *st);
+
 /* The bytes d holds (every byte, or the ranges devimage_read_meta() read)
  * equal want's, and the image is len bytes long. No I/O. */
 bool devimage_known_match(const struct dev_image *d, const uint8_t *want, size_t len);

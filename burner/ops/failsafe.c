@@ -13,7 +13,7 @@ uint32_t failsafe_target(const struct failsafe_plan *p)
 {
 	uint32_t chunk = 1u << p->log2chunk;
 
-	if (!p->failsafe)
+	if (!p->failsafe || p->nofs)
 		return 0;
 	return p->have_current && p->current_start != 0 ? 0 : chunk;
 }

@@ -34,9 +34,11 @@ struct failsafe_plan {
 	bool have_current;         /* the card has a valid image */
 	uint32_t current_start;    /* ... at this physical start */
 	unsigned npos;             /* start positions to search for stale magics (6 on CX2) */
+	bool nofs;                 /* flint's -nofs: always the first slot, even over the running image */
 };
 
-/* Where the new image goes: the other slot, or slot 1 when nothing is valid (flint). */
+/* Where the new image goes: the other slot, or slot 1 when nothing is valid (flint);
+ * slot 0 for a non-failsafe image or nofs. */
 uint32_t failsafe_target(const struct failsafe_plan *p);
 
 /* Burn img (len bytes, contiguous) per the plan. On success *start is where it went. */

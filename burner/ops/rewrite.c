@@ -113,7 +113,7 @@ int rewrite_inspect(const struct rewrite_plan *p, struct rewrite_info *info, str
 	}
 	uint32_t bs = info->region_start[b], be = info->region_end[b];
 	if (running == info->boot_start && d.img.failsafe && memcmp(p->have + bs, p->want + bs, be - bs)) {
-		struct failsafe_plan fp = {p->size, d.img.log2chunk, true, true, running, p->npos};
+		struct failsafe_plan fp = {p->size, d.img.log2chunk, true, true, running, p->npos, false};
 		info->used_copy = true;
 		info->copy_start = failsafe_target(&fp);
 		make_regions(p, info->copy_start, info);
@@ -177,7 +177,7 @@ int rewrite_flash(const struct failsafe_io *io, const struct rewrite_plan *p, st
 		read_want_image(p, &d);
 		if (!d.buf)
 			return cx_fail(st, CX_EIMAGE, "internal error: the backup's image cannot be read twice");
-		struct failsafe_plan fp = {p->size, d.img.log2chunk, true, true, info->boot_start, p->npos};
+		struct failsafe_plan fp = {p->size, d.img.log2chunk, true, true, info->boot_start, p->npos, false};
 		phase(io, "copying the backup's image into the other slot");
 		rc = failsafe_burn(io, &fp, d.buf, (uint32_t)d.len, &at, st);
 		devimage_free(&d);

@@ -84,7 +84,7 @@ static void test_slot0_to_slot1_and_back(void **state)
 	uint8_t *new = gen("--chip cx3 --ddr 3 --fw 2.42.5100 --seed 5", &nl);
 	struct mem m = {flash, -1, 0, false};
 	struct failsafe_io io = {mem_write, mem_read, mem_boot, NULL, &m};
-	struct failsafe_plan p = {FLASH, 19, true, true, 0, 10};
+	struct failsafe_plan p = {FLASH, 19, true, true, 0, 10, false};
 	struct cx_status st = {0};
 	uint32_t start;
 
@@ -113,7 +113,7 @@ static void test_interrupted_anywhere_still_boots(void **state)
 	uint8_t *old = gen("--chip cx3 --ddr 2", &ol);
 	uint8_t *new = gen("--chip cx3 --ddr 2 --fw 2.42.5100 --seed 5", &nl);
 	uint8_t *flash = malloc(FLASH);
-	struct failsafe_plan p = {FLASH, 19, true, true, 0x80000, 10};
+	struct failsafe_plan p = {FLASH, 19, true, true, 0x80000, 10, false};
 	int64_t total = (int64_t)nl + 16 + 4, tried = 0;
 
 	/* Cut after every k-th byte written, across the whole burn. */
