@@ -20,7 +20,7 @@ from conftest import CXFLASH, run
 from cxsim_helpers import CXSIM, bdf, cxsim  # noqa: F401 (fixture)
 from test_oracle import fields
 
-SMALL = "--ddr 1 --ddr-size 0x100"      # ~10.5 KiB images: a FUSE burn takes a few seconds
+SMALL = "--ddr 1 --ddr-size 0x100 --no-rom"  # ~2.7 KiB images: FUSE burns take seconds
 GUID, MAC, VSD = "0002c90300c0ffe0", "0002c9c0ffe0", "card_before_the_fault"
 OLD_FW, NEW_FW = "2.42.5000", "2.42.5100"
 SLOT1 = 0x80000                         # slot 1's start with mkfs2's 512 KiB chunks
