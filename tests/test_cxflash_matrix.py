@@ -264,8 +264,6 @@ def test_reads_what_mstflint_burned(cxsim, images, tmp_path, chip, part, slot):
     check_boot(card, cxsim.boot_check(card.stem), card.new_fw, target)
 
 
-@pytest.mark.xfail(strict=True, reason="cxflash difference from mstflint, not in README's list: a burn "
-                   "of an image without an expansion ROM drops the card's ROM; mstflint 4.21 keeps it")
 def test_rom_kept_like_mstflint(cxsim, images, tmp_path):
     """Two identical cards whose image has a PXE ROM; a new image without one, burned by
     mstflint on one card and by cxflash on the other. mstflint's result carries the card's
@@ -288,9 +286,6 @@ def test_rom_kept_like_mstflint(cxsim, images, tmp_path):
     assert ours.read_bytes() == old_rom.read_bytes()
 
 
-@pytest.mark.xfail(strict=True, reason="cxflash bug: list --json leaves out 'guids', 'macs' and 'rom' "
-                   "when the card has none (burner/cli/cmd_list.c), where README lists them for every "
-                   "card and absent fields are null elsewhere ('psid', 'fw_version')")
 def test_list_json_keys(cxsim, images):
     """README: every card in `list --json` has the same keys; a missing value is null."""
     keys = {"bdf", "family", "chip", "pci_device", "subsys_vendor", "subsys_device", "oem",

@@ -116,6 +116,10 @@ static void print_json(struct json *j, const struct card_view *v)
 		json_hex(j, "port1", v->guids.mac[0], 12);
 		json_hex(j, "port2", v->guids.mac[1], 12);
 		json_close(j);
+	} else {
+		/* Every card has the same keys; what it lacks is null (README, JSON output). */
+		json_null(j, "guids");
+		json_null(j, "macs");
 	}
 	if (v->have_rom) {
 		snprintf(ver, sizeof(ver), "%d.%d.%d", v->rom.ver[0], v->rom.ver[1], v->rom.ver[2]);
@@ -123,6 +127,8 @@ static void print_json(struct json *j, const struct card_view *v)
 		json_str(j, "type", rom_type_name(v->rom.product, t));
 		json_str(j, "version", ver);
 		json_close(j);
+	} else {
+		json_null(j, "rom");
 	}
 	json_str(j, "error", v->error[0] ? v->error : NULL);
 	json_close(j);
