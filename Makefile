@@ -127,9 +127,12 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list
 
-# Every test; pytest's summary ("N passed ...") is the last line.
+# Every test; pytest's summary ("N passed ...") is the last line. Two workers when
+# pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
+# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one.
+PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
 check: $(CHECK_BINS)
-	@CXR_BUILD=$(B) $(PYTHON) -m pytest -q -rs -p no:cacheprovider tests/
+	@CXR_BUILD=$(B) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) tests/
 
 bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
 	scripts/bench.sh $(B)

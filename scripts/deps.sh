@@ -34,6 +34,7 @@ PACKAGES=(
     valgrind               # memory checks in tests
     python3                # test driver
     python3-pytest         # `make check`
+    python3-pytest-xdist   # `make check` runs the tests on two workers: FUSE tests wait on I/O
     # --- hardware tools ---------------------------------------------------------------
     mstflint               # reference tool for ConnectX flash (comparison/tests)
     # --- cxsim, the card simulator (sim/) ---------------------------------------------
