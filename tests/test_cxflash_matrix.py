@@ -12,7 +12,9 @@ What each result is checked against, none of it cxflash's own reading of the car
 * the image bytes: mkfs2 writes the image with the card's identity, and `cxsim create`
   patches the same identity in, so `ri` must give mkfs2's file byte for byte; after a burn
   of an image carrying mkfs2's default identity, `ri` must give mkfs2's image of the new
-  firmware made with the card's identity (so the burn kept GUIDs, MACs and VSD);
+  firmware made with the card's identity (so the burn kept GUIDs, MACs and VSD) and, where
+  the card's ROM is carried into the ROM-less image (flint's rule), the card's ROM section
+  spliced in by this file;
 * what the card boots: `cxsim boot-check` (the model's own FS2 reader) after a power-on;
 * `dc` and `rrom` from flash against the same commands on the image file;
 * unmodified mstflint (4.21, no ConnectX-2) on the same card, both ways: mstflint `v` and
@@ -20,8 +22,9 @@ What each result is checked against, none of it cxflash's own reading of the car
 
 COST: FUSE serves ~20k config accesses a second (far fewer on a busy machine) and a 16-byte
 flash read costs ~14, so the images are as small as mkfs2 makes them: ~10.5 KiB with a ROM
-and a .ini on the card (each read command costs ~9.8k accesses), and the images burned have
-no ROM (~2.7 KiB: an SST part programs byte by byte, ~26 accesses a byte). After a burn only
+and a .ini on the card (each read command costs ~9.8k accesses). The images burned have no
+ROM (~2.7 KiB); on the SST parts, which program byte by byte (~26 accesses a byte), they are
+burned so (--use_image_rom), on the others the card's ROM is carried in. After a burn only
 `list`, `q`, `v` and `ri` run again. `backup` (which reads the whole flash twice, ~1.8M
 accesses for the smallest, 1 MiB part) runs once, as the first step of the ConnectX-2 burn on
 the SST25VF080B; test_cxflash_backup.py checks a bundle in detail on a ConnectX-3."""
@@ -30,7 +33,7 @@ import json
 
 import pytest
 
-from conftest import CXFLASH, cx, run
+from conftest import CXFLASH, cx, fix_full_crc, fix_section_crc, read_map, run
 from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
 from test_oracle import fields
 
@@ -74,16 +77,17 @@ class Card:
         self.rig, self.images, self.key, self.part, self.slot = rig, images, chip, part, slot
         self.chip, self.rev, self.label, self.pci, self.old_fw, self.new_fw = CHIPS[chip]
         self.cx2 = self.chip == "cx2"
-        self.old = self.image(self.old_fw, seed=1, identity=True, rom=rom)
+        self.old, _ = self.image(self.old_fw, seed=1, identity=True, rom=rom, with_map=True)
         mac = () if self.cx2 else ("--mac", MAC)
         rev = () if self.rev is None else ("--rev", str(self.rev))
         self.stem = rig.create(f"{chip}-{part}", "--chip", self.chip, *rev, "--flash", part,
                                "--image", self.old, "--slot", str(slot), "--guid", GUID, *mac,
                                "--vsd", VSD)
 
-    def image(self, fw, seed, identity, rom=True):
+    def image(self, fw, seed, identity, rom=True, with_map=False):
         """mkfs2's image of this chip: with the card's identity, or with mkfs2's defaults
-        (what a firmware file carries). ConnectX-2 images have 4 GUIDs and no MACs."""
+        (what a firmware file carries). ConnectX-2 images have 4 GUIDs and no MACs.
+        with_map: (file, mkfs2's section map)."""
         opts = f"--chip {self.chip} {SMALL} --fw {fw} --seed {seed}" + ("" if rom else " --no-rom")
         if self.rev is not None:
             opts += f" --rev {self.rev}"
@@ -91,7 +95,43 @@ class Card:
             opts += " --old-guids"
         if identity:
             opts += f" --guid {GUID} --vsd {VSD}" + ("" if self.cx2 else f" --mac {MAC}")
-        return self.images.make(opts)
+        return self.images.make(opts, with_map=with_map)
+
+
+def with_card_rom(card, out, made):
+    """The image a burn should leave when it carries the card's ROM into a ROM-less image,
+    built here from fs2-format.md (§1.2, §1.4, §4.5), not from cxflash's code: the card's ROM
+    section (GPH, data, CRC) goes before the second section after BOOT2; every later GPH's
+    next pointer moves by its size and its section CRC is recomputed; the boot record's
+    image-info pointer (with its checksum byte), image size and GUID pointer move too; then
+    the full-image CRC. made: mkfs2's ROM-less image of the new firmware and its map."""
+    img, m = made
+    old_map = read_map(card.old.with_suffix(".map"))
+    roff, rsize = old_map["sect_ROM"]
+    at = sum(m["sect_CNF_0"])                 # end of the first section after BOOT2
+    assert at == roff, (at, roff)             # where mkfs2 put the ROM in the card's image
+    new = img.read_bytes()
+    buf = bytearray(new[:at] + card.old.read_bytes()[roff:roff + rsize] + new[at:])
+
+    def dword(o):
+        return int.from_bytes(buf[o:o + 4], "big")
+
+    def put(o, v):
+        buf[o:o + 4] = v.to_bytes(4, "big")
+
+    for name, (off, size) in m.items():
+        if name.startswith("sect_") and off >= at:
+            o = off + rsize
+            if dword(o + 12) not in (0, 0xFF000000):
+                put(o + 12, dword(o + 12) + rsize)
+            fix_section_crc(buf, o, size)
+    info = (dword(0x2C) & 0xFFFFFF) + rsize
+    put(0x2C, info | (-sum(info.to_bytes(3, "big")) & 0xFF) << 24)
+    put(0x30, dword(0x30) + rsize)
+    put(0x34, dword(0x34) + rsize)
+    fix_full_crc(buf, len(buf))
+    out.write_bytes(bytes(buf))
+    return out
 
 
 def dev(s, *args, cwd=None):
@@ -182,23 +222,33 @@ def test_read_and_burn(cxsim, images, tmp_path, chip, part, slot):
     s = cxsim.serve(card.stem)
     before = read_commands(card, s, tmp_path, card.old, card.old_fw, slot)
 
+    # The image burned has no ROM. On M25P/W25Q parts the card's ROM is carried into it
+    # (flint's rule, cxflash's default); SST parts program byte by byte, so there the image
+    # goes as it is (--use_image_rom) and the burn stays cheap.
+    carry = not part.startswith("SST")
     new = card.image(card.new_fw, seed=5, identity=False, rom=False)
-    want = card.image(card.new_fw, seed=5, identity=True, rom=False)
+    if carry:
+        want = with_card_rom(card, tmp_path / "want.bin",
+                             card.image(card.new_fw, seed=5, identity=True, rom=False, with_map=True))
+    else:
+        want = card.image(card.new_fw, seed=5, identity=True, rom=False)
     target = 1 - slot
     backup = (chip, part, slot) == BACKUP_CASE
-    args = ["-i", new, "-y"] + ([] if backup else ["--no-backup"]) + ["burn"]
+    args = ["-i", new, "-y"] + ([] if backup else ["--no-backup"])
+    args += ([] if carry else ["--use_image_rom"]) + ["burn"]
     r = run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), *args], cwd=tmp_path,
             timeout=BACKUP_TIMEOUT if backup else 120)
     assert r.returncode == 0, r.stderr
     assert f"burned FW {card.old_fw} -> {card.new_fw}" in r.stdout, r.stdout
     assert f"into the slot at {hex(target * CHUNK)}" in r.stdout, r.stdout
+    assert ("the card's ROM was kept" in r.stdout) == carry, r.stdout
     if backup:
         check_backup(card, s, tmp_path, r)
 
     # The flash holds the new image with the old identity; the card still runs the old one.
     j = list_card(card, s)
     assert j["fw_version"] == card.new_fw and j["fw_running"] == card.old_fw
-    assert j.get("rom") is None          # the key is missing: test_list_json_keys
+    assert j["rom"] == ({"type": "PXE", "version": "3.4.752"} if carry else None), j["rom"]
     after = query(card, s, card.new_fw)
     assert identity(after) == identity(before)
     verify_and_ri(s, tmp_path, want, target)
