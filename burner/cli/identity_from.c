@@ -19,7 +19,7 @@ static int same_card(struct cli *c, struct device *d, struct cx_status *st)
 
 	if (d->chip.recovery)
 		return CX_OK;
-	rc = device_read_image(d, &cur, st);
+	rc = device_read_image_meta(d, &cur, st);
 	if (rc && rc != CX_EIMAGE)
 		return rc;
 	cx_status_clear(st);

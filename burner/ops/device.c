@@ -82,6 +82,17 @@ int device_read_image(struct device *d, struct dev_image *img, struct cx_status 
 	return rc;
 }
 
+int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_status *st)
+{
+	int rc = device_lock(d, st);
+
+	if (rc)
+		return rc;
+	rc = devimage_read_meta(img, read_cb, d, d->flash.size, d->chip.desc->start_positions, st);
+	chip_unlock(&d->chip);
+	return rc;
+}
+
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st)
 {
 	int rc;

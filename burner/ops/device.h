@@ -39,6 +39,10 @@ int device_lock(struct device *d, struct cx_status *st);
 /* Read the image the card holds (devimage.h), under the lock. */
 int device_read_image(struct device *d, struct dev_image *img, struct cx_status *st);
 
+/* Only its structure, GUID and IMAGE_INFO sections (devimage_read_meta(), ~2.5 KiB):
+ * enough to say who the card is. */
+int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_status *st);
+
 /* Read the whole flash into a malloc'd buffer of d->flash.size bytes. */
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st);
 

@@ -95,7 +95,7 @@ static int check_identity(struct device *d, const struct backup_identity *id, co
 
 	bool readable = false;
 	if (!d->chip.recovery) {
-		rc = device_read_image(d, &cur, st);
+		rc = device_read_image_meta(d, &cur, st);
 		if (rc && rc != CX_EIMAGE) /* a lock or a flash failure is not "no identity" */
 			return rc;
 		readable = !rc && !cur.parse_rc && !cur.img.guids.blank && cur.img.guids.guid[0] != BLANK_GUID;
