@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_powercut.c — power cut at every k-th config access of a write to a card.
  *
- * The write runs once against the card model in process; after every k-th
+ * The write runs against the card model in process, once on a copy to count
+ * its config accesses and choose k (about 2,200 cut points, whatever a faster
+ * writer has made of the write), then for real; after every k-th
  * config access the card is cloned and the clone power-cycled, which is what
  * cutting the power at that instant does (the model applies the half-done
  * page program or erase). Each clone must come up in normal mode, booting
@@ -37,6 +39,7 @@
 #define NEW_MAC 0x0002c9abc120ull
 #define NEW_VSD "set by sv during a power-cut campaign"
 #define MIN_CUTS 2000
+#define TARGET_CUTS 2200 /* cut points aimed at: MIN_CUTS and a margin */
 
 /* What a card boots, as far as these campaigns tell states apart. */
 struct state {
@@ -46,7 +49,7 @@ struct state {
 };
 
 struct campaign {
-	uint64_t every;          /* config accesses between cut points */
+	uint64_t every;          /* config accesses between cut points (campaign() sets it) */
 	uint64_t accesses, cuts, booted[2];
 	struct state want[2];    /* [0] before the write, [1] after it */
 	char failure[CX_MSG_MAX + 200];
@@ -212,73 +215,89 @@ static void report(const char *what, struct cxsim_card *c, struct campaign *k)
 		fail_msg("%s: after the write the card boots %s, not %s", what, describe(&now), describe(&k->want[1]));
 }
 
-static void burn_campaign(const char *part, int slot)
-{
-	struct cxsim_card *c = card(part, "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.40.7000", slot);
-	size_t len;
-	uint8_t *img = mkimage("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
-	struct campaign k = {.every = 2000};
-	struct device dev;
-	struct burn_opts o = {0};
-	struct burn_result r;
-	struct cx_status st = {0};
-	char what[80];
+enum kind { BURN, SG, SV };
 
-	k.want[0] = k.want[1] = state_of_boot(cxsim_boot_info(c));
-	k.want[1].minor = 42;
+static const char *const kind_name[] = {"burn", "sg", "sv"};
+
+/* Run the write of this kind on c, with hook(ctx, c) called after every config
+ * access of the write itself; *want receives the state it leads to. */
+static void run_write(struct cxsim_card *c, enum kind kind, void (*hook)(void *ctx, struct cxsim_card *card),
+		      void *ctx, struct state *want)
+{
+	struct device dev;
+	struct cx_status st = {0};
+	int rc;
+
+	*want = state_of_boot(cxsim_boot_info(c));
 	attach(&dev, c);
-	sim_cfg_set_hook(cut_here, &k);
-	int rc = burn_card(&dev, img, len, &o, &r, &st);
-	sim_cfg_set_hook(NULL, NULL);
+	if (kind == BURN) {
+		size_t len;
+		uint8_t *img = mkimage("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
+		struct burn_opts o = {0};
+		struct burn_result r;
+		want->minor = 42;
+		sim_cfg_set_hook(hook, ctx);
+		rc = burn_card(&dev, img, len, &o, &r, &st);
+		sim_cfg_set_hook(NULL, NULL);
+		free(img);
+	} else {
+		/* What cxflash -d sg/sv does: read, the same patch as on a file, write. */
+		struct dev_image cur;
+		struct setid_opts o = {0};
+		struct setid_result r;
+		assert_int_equal(setid_read(&dev, &cur, &st), CX_OK);
+		assert_false(cur.img.guids.blank);
+		uint8_t *img = malloc(cur.len);
+		assert_non_null(img);
+		memcpy(img, cur.buf, cur.len);
+		if (kind == SG) {
+			struct guid_request g = {.have_guids = true, .have_macs = true};
+			patch_expand_guid(NEW_GUID, g.guid);
+			patch_expand_mac(NEW_MAC, g.mac);
+			assert_int_equal(patch_guids(img, &cur.img, &g, &st), CX_OK);
+			want->guid = NEW_GUID;
+			want->mac = NEW_MAC;
+		} else {
+			assert_int_equal(patch_vsd(img, &cur.img, NEW_VSD, &st), CX_OK);
+			snprintf(want->vsd, sizeof(want->vsd), "%s", NEW_VSD);
+		}
+		sim_cfg_set_hook(hook, ctx);
+		rc = setid_write(&dev, &cur, img, &o, &r, &st);
+		sim_cfg_set_hook(NULL, NULL);
+		if (!rc)
+			assert_false(r.in_place);
+		devimage_free(&cur);
+		free(img);
+	}
 	device_close(&dev);
-	assert_int_equal(rc, CX_OK);
-	snprintf(what, sizeof(what), "burn on %s, slot %d -> %d", part, slot, 1 - slot);
-	report(what, c, &k);
-	free(img);
-	cxsim_free(c);
+	if (rc)
+		fail_msg("%s: %s", kind_name[kind], st.msg);
 }
 
-/* sg or sv: setid_read, the patch cxflash makes, then setid_write with the cuts. */
-static void setid_campaign(const char *part, int slot, bool sg)
+static void count(void *ctx, struct cxsim_card *card)
 {
-	/* ~0.23 MiB: keeps each cut point cheap, so 2,000 of them fit the time budget. */
-	struct cxsim_card *c = card(part, "--chip cx3 --ddr 14 --ddr-size 0x4000 --fw 2.40.7000 --vsd OLD", slot);
-	struct campaign k = {.every = 500};
-	struct device dev;
-	struct dev_image cur;
-	struct setid_opts o = {0};
-	struct setid_result r;
-	struct cx_status st = {0};
+	(void)card;
+	++*(uint64_t *)ctx;
+}
+
+/* The write, cut TARGET_CUTS times at even intervals. The model is
+ * deterministic, so a first run on a clone counts the accesses the write
+ * makes, whatever a faster writer has made of it since. */
+static void campaign(enum kind kind, const char *part, const char *opts, int slot)
+{
+	struct cxsim_card *c = card(part, opts, slot);
+	struct cxsim_card *dry = cxsim_clone(c);
+	struct campaign k = {0};
+	uint64_t n = 0;
 	char what[80];
 
-	k.want[0] = k.want[1] = state_of_boot(cxsim_boot_info(c));
-	attach(&dev, c);
-	assert_int_equal(setid_read(&dev, &cur, &st), CX_OK);
-	assert_false(cur.img.guids.blank);
-	uint8_t *want = malloc(cur.len);
-	assert_non_null(want);
-	memcpy(want, cur.buf, cur.len);
-	if (sg) {
-		struct guid_request g = {.have_guids = true, .have_macs = true};
-		patch_expand_guid(NEW_GUID, g.guid);
-		patch_expand_mac(NEW_MAC, g.mac);
-		assert_int_equal(patch_guids(want, &cur.img, &g, &st), CX_OK);
-		k.want[1].guid = NEW_GUID;
-		k.want[1].mac = NEW_MAC;
-	} else {
-		assert_int_equal(patch_vsd(want, &cur.img, NEW_VSD, &st), CX_OK);
-		snprintf(k.want[1].vsd, sizeof(k.want[1].vsd), "%s", NEW_VSD);
-	}
-	sim_cfg_set_hook(cut_here, &k);
-	int rc = setid_write(&dev, &cur, want, &o, &r, &st);
-	sim_cfg_set_hook(NULL, NULL);
-	device_close(&dev);
-	devimage_free(&cur);
-	free(want);
-	if (rc)
-		fail_msg("%s", st.msg);
-	assert_false(r.in_place);
-	snprintf(what, sizeof(what), "%s on %s, slot %d -> %d", sg ? "sg" : "sv", part, slot, 1 - slot);
+	assert_non_null(dry);
+	run_write(dry, kind, count, &n, &k.want[1]);
+	cxsim_free(dry);
+	k.every = n / TARGET_CUTS ? n / TARGET_CUTS : 1;
+	k.want[0] = state_of_boot(cxsim_boot_info(c));
+	run_write(c, kind, cut_here, &k, &k.want[1]);
+	snprintf(what, sizeof(what), "%s on %s, slot %d -> %d", kind_name[kind], part, slot, 1 - slot);
 	report(what, c, &k);
 	cxsim_free(c);
 }
@@ -388,28 +407,32 @@ static void test_powercut_sg_blank_in_place(void **state)
 	cxsim_free(x);
 }
 
+/* ~0.96 MiB for the burn; ~0.23 MiB for sg/sv keeps each of their cut points cheap. */
+#define BURN_CARD "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.40.7000"
+#define SETID_CARD "--chip cx3 --ddr 14 --ddr-size 0x4000 --fw 2.40.7000 --vsd OLD"
+
 static void test_powercut_w25q(void **state)
 {
 	(void)state;
-	burn_campaign("W25Q16", 0); /* slot 0 -> 1 */
+	campaign(BURN, "W25Q16", BURN_CARD, 0); /* slot 0 -> 1 */
 }
 
 static void test_powercut_m25p(void **state)
 {
 	(void)state;
-	burn_campaign("M25P16", 1); /* slot 1 -> 0: the new image is the lower one */
+	campaign(BURN, "M25P16", BURN_CARD, 1); /* slot 1 -> 0: the new image is the lower one */
 }
 
 static void test_powercut_sg(void **state)
 {
 	(void)state;
-	setid_campaign("W25Q16", 1, true); /* slot 1 -> 0 */
+	campaign(SG, "W25Q16", SETID_CARD, 1); /* slot 1 -> 0 */
 }
 
 static void test_powercut_sv(void **state)
 {
 	(void)state;
-	setid_campaign("M25P16", 0, false); /* slot 0 -> 1 */
+	campaign(SV, "M25P16", SETID_CARD, 0); /* slot 0 -> 1 */
 }
 
 int main(void)
