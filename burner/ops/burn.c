@@ -262,13 +262,13 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 	    (rc = ask_one(o, "--nofs writes over the card's running image: a power cut during the burn leaves the "
 			     "card without firmware. Burn anyway?", st)))
 		goto out;
-	if (o->dry_run) {
-		/* What can refuse the write without writing: the part's protection. */
-		if (!(rc = device_lock(d, st)))
-			rc = flash_check_writable(&d->flash, st);
-		chip_unlock(&d->chip);
+	/* What can refuse the write without writing: the part's protection. Before the
+	 * backup, which would otherwise cost a whole read of the flash for nothing. */
+	if (!(rc = device_lock(d, st)))
+		rc = flash_check_writable(&d->flash, st);
+	chip_unlock(&d->chip);
+	if (rc || o->dry_run)
 		goto out;
-	}
 	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
 		goto out;
 	struct session s = {d, o, r};

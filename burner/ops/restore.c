@@ -180,7 +180,13 @@ int restore_card(struct device *d, const char *bundle_dir, const struct restore_
 		strcpy(r->flash_sha256, r->id.flash_sha256);
 		goto out;
 	}
-	if ((rc = ask_about_plan(&r->plan, o, st)) || o->dry_run)
+	if ((rc = ask_about_plan(&r->plan, o, st)))
+		goto out;
+	/* A protected part refuses before the backup and before any write. */
+	if (!(rc = device_lock(d, st)))
+		rc = flash_check_writable(&d->flash, st);
+	chip_unlock(&d->chip);
+	if (rc || o->dry_run)
 		goto out;
 	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
 		goto out;
