@@ -133,7 +133,8 @@ static bool find_pieces(const struct dev_image *cur, const uint8_t *want, struct
 }
 
 /* Read each run as the flash holds it and plan it; *erases counts the erases
- * the plans would need (any: not program-only, so not in place). */
+ * the plans would need (any: not program-only, so not in place). A part
+ * whose write protection cxflash cannot clear is refused here. */
 static int plan_pieces(struct device *d, const struct dev_image *cur, const uint8_t *want,
 		       const struct piece *pc, int n, struct plan *plans, uint32_t *erases,
 		       struct cx_status *st)
@@ -162,6 +163,9 @@ static int plan_pieces(struct device *d, const struct dev_image *cur, const uint
 		}
 		free(have);
 	}
+	/* Protection refuses before the caller's backup, as in burn_card(). */
+	if (!rc)
+		rc = flash_check_writable(&d->flash, st);
 	chip_unlock(&d->chip);
 	return rc;
 }

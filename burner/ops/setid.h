@@ -33,7 +33,8 @@
  *     it again?", is what sg/sv means, and is answered yes here.
  *
  * In both cases o->before_write (the caller's backup) runs after the last
- * check and before the first byte is written, what was written is read back
+ * check (a write-protected part is refused before it, CX_EPROTECTED) and
+ * before the first byte is written, what was written is read back
  * and compared (burn_card()'s own checks; in place, every changed run), and
  * dry_run decides and reports without writing. A card in recovery mode has no identity to change:
  * setid_read() refuses it and points at burn.

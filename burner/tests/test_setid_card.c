@@ -440,6 +440,33 @@ static void test_refusals_write_nothing(void **state)
 	cxsim_free(c);
 }
 
+/* A write-protected part is refused before the backup (which would read the whole flash
+ * for nothing), in place and by the re-burn alike, and nothing is written. */
+static void test_write_protected_refused_before_backup(void **state)
+{
+	(void)state;
+	const char *opts[] = {"--chip cx3 " IMG " --blank-guids",
+			      "--chip cx3 " IMG " --guid 0002c90300c0ffe0 --mac 0002c9c0ffe0"};
+	for (int i = 0; i < 2; i++) {
+		struct cxsim_card *c = card(CXSIM_CX3, "W25Q16", opts[i], 0);
+		cxsim_params_mut(c)->write_protect = true;
+		cxsim_power_cycle(c);
+		struct backup_spy b = {.c = c};
+		struct setid_opts o = {.before_write = spy, .before_ctx = &b};
+		struct setid_result r;
+		struct cx_status st = {0};
+		struct change ch = {SG, NEW_GUID, NEW_MAC, NULL};
+		cxsim_counters_reset(c);
+		assert_int_equal(set_id(c, &ch, &o, &r, &st), CX_EPROTECTED);
+		assert_int_equal(b.calls, 0);
+		assert_untouched(c);
+		o.dry_run = true; /* a dry run says so too */
+		cx_status_clear(&st);
+		assert_int_equal(set_id(c, &ch, &o, &r, &st), CX_EPROTECTED);
+		cxsim_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_sg_blank_guids_in_place),
 		cmocka_unit_test(test_sg_blank_guids_with_a_crc_that_needs_an_erase),
 		cmocka_unit_test(test_refusals_write_nothing),
+		cmocka_unit_test(test_write_protected_refused_before_backup),
 	};
 	return cmocka_run_group_tests_name("setid_card", tests, NULL, NULL);
 }
