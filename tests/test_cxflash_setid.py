@@ -90,7 +90,7 @@ def test_sg_on_blank_guids_programs_in_place(cxsim, images):
     assert cxsim.boot_check(stem)["guids"]["node"] == "f" * 16
     s = cxsim.serve(stem)
     erases, programmed = counters(s)
-    r = on_card(s, "-y", "--no-backup", "sg", "--guid", NEW_GUID, "--mac", NEW_MAC)
+    r = on_card(s, "-y", "--no-backup", "--in-place", "sg", "--guid", NEW_GUID, "--mac", NEW_MAC)
     assert r.returncode == 0, r.stderr
     assert "GUIDs are already set" not in r.stdout and "in place" in r.stdout
     now_erases, now_programmed = counters(s)

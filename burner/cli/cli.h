@@ -36,6 +36,7 @@ struct cli {
 	bool force;                 /* --force (restore: a bundle of another card) */
 	const char *identity_from;  /* --identity-from BUNDLE (burn: the identity of a backup) */
 	bool nofs;                  /* --nofs (burn: not failsafe, flint's -nofs) */
+	bool in_place;              /* --in-place (sg on blank GUIDs: flint's non-failsafe write) */
 	bool striped;               /* --striped_image */
 	bool json;                  /* --json */
 	bool yes;                   /* -y: no questions */

@@ -151,7 +151,7 @@ static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, s
 	struct device d;
 	struct dev_image cur = {0};
 	struct cli_backup b = {.c = c, .d = &d, .action = "writing"};
-	struct setid_opts o = {c->dry_run, cli_backup_first, &b, cli_progress, NULL};
+	struct setid_opts o = {c->dry_run, c->in_place, cli_backup_first, &b, cli_progress, NULL};
 	struct setid_result r = {0};
 	uint8_t *want = NULL;
 	int rc;

@@ -120,6 +120,8 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 			c->force = true;
 		} else if (!strcmp(o, "nofs")) {
 			c->nofs = true;
+		} else if (!strcmp(o, "in-place") || !strcmp(o, "in_place")) {
+			c->in_place = true;
 		} else if (!strcmp(o, "identity-from") || !strcmp(o, "identity_from")) {
 			if (need(argc, argv, i, 1, o, st))
 				return st->code;

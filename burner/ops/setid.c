@@ -276,7 +276,7 @@ int setid_write(struct device *d, const struct dev_image *cur, const uint8_t *wa
 		r->nothing_to_do = true;
 		return CX_OK;
 	}
-	if (cur->img.guids.blank && (rc = in_place(d, cur, want, o, r, &fits, st)))
+	if (o->in_place && cur->img.guids.blank && (rc = in_place(d, cur, want, o, r, &fits, st)))
 		return rc;
 	if (fits)
 		return CX_OK;

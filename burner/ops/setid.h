@@ -11,7 +11,10 @@
  *     CRC, the VSD payload and the IMAGE_INFO CRC. Any other difference would
  *     be a firmware change, which is burn's job: refused, nothing written.
  *
- *  2. Blank GUIDs, in place (flint's Fs2SetGuidsForBlank, §3.4): when the
+ *  2. Blank GUIDs, in place, only with o->in_place (flint's Fs2SetGuidsForBlank,
+ *     §3.4; cxflash re-burns failsafe by default, because a power cut in the
+ *     in-place write left the card in recovery mode at 410 of 754 cut points in
+ *     test_powercut.c, against "interrupted work leaves the card bootable"): when the
  *     card's GUIDs are blank, every changed byte can usually be programmed
  *     over the running image without an erase (0xFF becomes the value). Each
  *     changed run is read back from the flash and planned (ops/plan.h); only
@@ -50,6 +53,9 @@
 
 struct setid_opts {
 	bool dry_run;
+	/* Blank GUIDs: program them over the running image (flint's way) instead of the
+	 * failsafe re-burn. Not failsafe (see 2. above), so only when asked: --in-place. */
+	bool in_place;
 	/* Called once, after the checks and before the first write; may be NULL. */
 	int (*before_write)(void *ctx, struct cx_status *st);
 	void *before_ctx;

@@ -359,7 +359,7 @@ static void test_powercut_sg_blank_in_place(void **state)
 	struct in_place_cuts k = {0};
 	struct device dev;
 	struct dev_image cur;
-	struct setid_opts so = {0};
+	struct setid_opts so = {.in_place = true};
 	struct setid_result r;
 	struct cx_status st = {0};
 	struct guid_request g = {.have_guids = true, .have_macs = true};

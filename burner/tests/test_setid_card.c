@@ -246,7 +246,7 @@ static void test_sg_blank_guids_in_place(void **state)
 		assert_non_null(old);
 		memcpy(old, flash, fsize);
 		struct backup_spy b = {.c = c};
-		struct setid_opts o = {.before_write = spy, .before_ctx = &b};
+		struct setid_opts o = {.before_write = spy, .before_ctx = &b, .in_place = true};
 		struct setid_result r;
 		struct cx_status st = {0};
 		struct change ch = {SG, NEW_GUID, NEW_MAC, NULL};
@@ -302,6 +302,27 @@ static void test_sg_blank_guids_in_place(void **state)
 		assert_int_equal(cxsim_boot_info(c)->slot, 1 - i);
 		cxsim_free(c);
 	}
+}
+
+/* Without --in-place, blank GUIDs go through the failsafe re-burn like any others: the
+ * in-place write is not failsafe (test_powercut.c), so it is only done when asked. */
+static void test_sg_blank_guids_failsafe_by_default(void **state)
+{
+	(void)state;
+	struct cxsim_card *c = card(CXSIM_CX3, "W25Q16", "--chip cx3 " IMG " --blank-guids", 0);
+	struct setid_opts o = {0};
+	struct setid_result r;
+	struct cx_status st = {0};
+	struct change ch = {SG, NEW_GUID, NEW_MAC, NULL};
+
+	cxsim_counters_reset(c);
+	assert_int_equal(set_id(c, &ch, &o, &r, &st), CX_OK);
+	assert_false(r.in_place);
+	assert_true(cxsim_counters(c)->bytes_programmed > 4096); /* a whole image, not a GUID section */
+	cxsim_power_cycle(c);
+	assert_int_equal(cxsim_boot_info(c)->guids[0], NEW_GUID);
+	assert_int_not_equal(cxsim_boot_info(c)->slot, 0);
+	cxsim_free(c);
 }
 
 /* Blank GUIDs under a real full-image CRC (the boot ROM takes either, bootrom.h): the new
@@ -476,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_sv_cx3_w25q_slot1_to_0),
 		cmocka_unit_test(test_sv_cx3pro_m25p_slot0_to_1),
 		cmocka_unit_test(test_sg_blank_guids_in_place),
+		cmocka_unit_test(test_sg_blank_guids_failsafe_by_default),
 		cmocka_unit_test(test_sg_blank_guids_with_a_crc_that_needs_an_erase),
 		cmocka_unit_test(test_refusals_write_nothing),
 		cmocka_unit_test(test_write_protected_refused_before_backup),
