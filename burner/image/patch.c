@@ -37,8 +37,11 @@ void patch_full_crc(uint8_t *buf, const struct fs2_image *img)
 int patch_guids(uint8_t *buf, const struct fs2_image *img, const struct guid_request *req,
 		struct cx_status *st)
 {
-	const struct fs2_item *sect = &img->items[img->guid_sect];
 	int n = img->guids.n;
+
+	if (img->guid_sect < 0)
+		return cx_fail(st, CX_EABSENT, "the image has no GUID section");
+	const struct fs2_item *sect = &img->items[img->guid_sect];
 	uint8_t *d = buf + sect->data_off;
 
 	if (n < GUIDS_NGUID)
