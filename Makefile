@@ -97,6 +97,7 @@ SIM_TOBJ     := $(patsubst %.c,$(TOBJ)/%.o,$(SIM_CORE))
 BURNER_TLIB  := $(TOBJ)/libburner.a
 SIM_TLIB     := $(TOBJ)/libcxsim.a
 -include $(BURNER_TOBJ:.o=.d) $(SUPPORT_TOBJ:.o=.d) $(SIM_TOBJ:.o=.d)
+.SECONDARY: $(SUPPORT_TOBJ) # named only in a pattern rule: make would delete them after each build
 
 $(TOBJ)/sim/core/%.o: sim/core/%.c
 	@mkdir -p $(@D)
