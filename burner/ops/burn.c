@@ -6,38 +6,9 @@
 
 #include "ops/burn.h"
 #include "image/rom_insert.h"
+#include "ops/device_io.h"
 #include "ops/failsafe.h"
 #include "util/signals.h"
-
-struct session {
-	struct device *d;
-	const struct burn_opts *o;
-	struct burn_result *r;
-};
-
-static int io_write(void *ctx, uint32_t phys, const uint8_t *want, uint32_t len, struct cx_status *st)
-{
-	struct session *s = ctx;
-	struct write_progress wp = {.fn = s->o->progress, .arg = s->o->progress_arg,
-				    .if_failed = "the card's running image is intact: it is safe to power off"};
-	int rc = write_region(&s->d->flash, phys, want, len, false, &wp, st);
-
-	s->r->bytes_erased += wp.r.bytes_erased;
-	s->r->bytes_programmed += wp.r.bytes_programmed;
-	return rc;
-}
-
-static int io_read(void *ctx, uint32_t phys, uint8_t *buf, uint32_t len, struct cx_status *st)
-{
-	struct session *s = ctx;
-	return flash_read(&s->d->flash, phys, buf, len, st);
-}
-
-static int io_boot(void *ctx, uint32_t start, struct cx_status *st)
-{
-	struct session *s = ctx;
-	return chip_set_boot_addr(&s->d->chip, start, st);
-}
 
 /* Reading the card's image (devimage.h) outside the write. Before the write
  * a signal stops the burn: nothing was written yet. The check after the
@@ -271,14 +242,18 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 		goto out;
 	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
 		goto out;
-	struct session s = {d, o, r};
-	struct failsafe_io io = {io_write, io_read, io_boot, NULL, &s};
+	struct device_io x = {d, o->progress, o->progress_arg,
+			      "the card's running image is intact: it is safe to power off", 0, 0};
+	struct failsafe_io io;
+	device_io_init(&io, &x);
 	if ((rc = device_lock(d, st)) || (rc = flash_prepare_write(&d->flash, st))) {
 		chip_unlock(&d->chip);
 		goto out;
 	}
 	rc = failsafe_burn(&io, &fp, buf, (uint32_t)len, &r->start, st);
 	chip_unlock(&d->chip);
+	r->bytes_erased = x.bytes_erased;
+	r->bytes_programmed = x.bytes_programmed;
 	if (rc)
 		goto out;
 	/* What is left to prove after the write. Every byte of the new slot is

@@ -4,40 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/device_io.h"
 #include "ops/restore.h"
 #include "util/fileio.h"
 
 #define BLANK_GUID UINT64_MAX /* an all-ones GUID entry is blank, fs2-format.md §3.1 */
-
-struct session {
-	struct device *d;
-	const struct restore_opts *o;
-	struct restore_result *r;
-	const char *if_failed;
-};
-
-static int io_write(void *ctx, uint32_t phys, const uint8_t *want, uint32_t len, struct cx_status *st)
-{
-	struct session *s = ctx;
-	struct write_progress wp = {.fn = s->o->progress, .arg = s->o->progress_arg, .if_failed = s->if_failed};
-	int rc = write_region(&s->d->flash, phys, want, len, false, &wp, st);
-
-	s->r->bytes_erased += wp.r.bytes_erased;
-	s->r->bytes_programmed += wp.r.bytes_programmed;
-	return rc;
-}
-
-static int io_read(void *ctx, uint32_t phys, uint8_t *buf, uint32_t len, struct cx_status *st)
-{
-	struct session *s = ctx;
-	return flash_read(&s->d->flash, phys, buf, len, st);
-}
-
-static int io_boot(void *ctx, uint32_t start, struct cx_status *st)
-{
-	struct session *s = ctx;
-	return chip_set_boot_addr(&s->d->chip, start, st);
-}
 
 static int ask(const struct restore_opts *o, const char *question, struct cx_status *st)
 {
@@ -190,17 +161,20 @@ int restore_card(struct device *d, const char *bundle_dir, const struct restore_
 		goto out;
 	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
 		goto out;
-	struct session s = {d, o, r, NULL};
+	struct device_io x = {d, o->progress, o->progress_arg, NULL, 0, 0};
 	if (!r->plan.no_image && !r->plan.not_failsafe)
-		s.if_failed = "the card still holds a whole image: it is safe to power off, then run the restore "
+		x.if_failed = "the card still holds a whole image: it is safe to power off, then run the restore "
 			      "again";
-	struct failsafe_io io = {io_write, io_read, io_boot, NULL, &s};
+	struct failsafe_io io;
+	device_io_init(&io, &x);
 	if ((rc = device_lock(d, st)) || (rc = flash_prepare_write(&d->flash, st))) {
 		chip_unlock(&d->chip);
 		goto out;
 	}
 	rc = rewrite_flash(&io, &p, &r->plan, st);
 	chip_unlock(&d->chip);
+	r->bytes_erased = x.bytes_erased;
+	r->bytes_programmed = x.bytes_programmed;
 	if (!rc)
 		rc = verify_after(d, want, r, st);
 out:

@@ -110,15 +110,15 @@ static void test_card_rom_is_carried(void **state)
 	assert_int_equal(cxsim_boot_info(c)->fw_ver[1], 42);
 	assert_int_equal(card_rom(c, after, sizeof(after)), n);
 	assert_memory_equal(after, before, n);
-	uint16_t minor;
-	assert_null(flint_view_lowest_whole(c, &minor));
+	struct flint_view fv;
+	assert_null(flint_view_lowest_whole(c, &fv));
 
 	/* --use_image_rom: the image as it is, so no ROM any more. */
 	o.use_image_rom = true;
 	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5100 --seed 4 --no-rom", &o, &r, &st), CX_OK);
 	assert_false(r.rom_carried);
 	assert_int_equal(card_rom(c, after, sizeof(after)), 0);
-	assert_null(flint_view_lowest_whole(c, &minor));
+	assert_null(flint_view_lowest_whole(c, &fv));
 	cxsim_free(c);
 }
 

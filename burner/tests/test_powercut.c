@@ -30,6 +30,7 @@
 
 #include "ops/burn.h"
 #include "ops/setid.h"
+#include "flint_view.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 
@@ -55,21 +56,6 @@ struct campaign {
 	char failure[CX_MSG_MAX + 200];
 };
 
-struct mem {
-	const uint8_t *flash;
-	size_t size;
-};
-
-static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
-{
-	struct mem *m = ctx;
-
-	if ((uint64_t)addr + len > m->size)
-		return cx_fail(st, CX_EFLASH, "past the flash");
-	memcpy(buf, m->flash + addr, len);
-	return CX_OK;
-}
-
 static struct state state_of_boot(const struct cxsim_boot *b)
 {
 	struct state s = {.minor = b->fw_ver[1], .guid = b->guids[0], .mac = b->macs[0]};
@@ -92,34 +78,20 @@ static const char *describe(const struct state *s)
 	return out[k];
 }
 
-/* Stricter than the model's boot ROM (which skips a bad image for a good one,
- * UNCONFIRMED on silicon): the lowest image with a signature must be whole,
- * as flint reads it. */
+/* Stricter than the model's boot ROM: the lowest signed image must be whole, as flint
+ * reads it (support/flint_view.h), and say the same as what the card boots. */
 static const char *lowest_image_is_whole(struct cxsim_card *clone, struct state *s)
 {
-	static char why[CX_MSG_MAX + 80];
-	struct mem m;
-	struct dev_image d;
-	struct cx_status st = {0};
+	struct flint_view v;
+	const char *why = flint_view_lowest_whole(clone, &v);
 
-	m.flash = cxsim_flash(clone, &m.size);
-	if (devimage_read(&d, mem_read, &m, (uint32_t)m.size, 10, &st)) {
-		snprintf(why, sizeof(why), "%s", st.msg);
-		devimage_free(&d);
-		return why;
+	if (!why) {
+		s->minor = v.minor;
+		s->guid = v.guid;
+		s->mac = v.mac;
+		memcpy(s->vsd, v.vsd, sizeof(s->vsd));
 	}
-	if (d.parse_rc || fs2_verdict(&d.img, &st)) {
-		snprintf(why, sizeof(why), "lowest image at 0x%x is broken: %s", d.start,
-			 d.parse_rc ? d.parse_msg : st.msg);
-		devimage_free(&d);
-		return why;
-	}
-	s->minor = d.img.info.fw_ver[1];
-	s->guid = d.img.guids.guid[0];
-	s->mac = d.img.guids.mac[0];
-	snprintf(s->vsd, sizeof(s->vsd), "%s", d.img.info.vsd);
-	devimage_free(&d);
-	return NULL;
+	return why;
 }
 
 static void cut_here(void *ctx, struct cxsim_card *card)

@@ -286,14 +286,14 @@ static void cut_here(void *ctx, struct cxsim_card *card)
 	}
 	cxsim_power_cycle(clone);
 	const struct cxsim_boot *b = cxsim_boot_info(clone);
-	uint16_t minor = 0;
-	const char *why = flint_view_lowest_whole(clone, &minor);
+	struct flint_view fv = {0};
+	const char *why = flint_view_lowest_whole(clone, &fv);
 	k->cuts++;
 	if (why)
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: %s", (unsigned long long)k->accesses, why);
-	else if (minor != b->fw_ver[1])
+	else if (fv.minor != b->fw_ver[1])
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: flint would read FW minor %u, the boot "
-			 "ROM boots %u", (unsigned long long)k->accesses, minor, b->fw_ver[1]);
+			 "ROM boots %u", (unsigned long long)k->accesses, fv.minor, b->fw_ver[1]);
 	else if (!b->booted)
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: recovery mode (%s)",
 			 (unsigned long long)k->accesses, b->why);

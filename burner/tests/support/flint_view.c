@@ -23,7 +23,7 @@ static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct
 	return CX_OK;
 }
 
-const char *flint_view_lowest_whole(struct cxsim_card *c, uint16_t *minor)
+const char *flint_view_lowest_whole(struct cxsim_card *c, struct flint_view *v)
 {
 	static char why[CX_MSG_MAX + 80];
 	struct mem m;
@@ -42,7 +42,10 @@ const char *flint_view_lowest_whole(struct cxsim_card *c, uint16_t *minor)
 		devimage_free(&d);
 		return why;
 	}
-	*minor = d.img.info.fw_ver[1];
+	v->minor = d.img.info.fw_ver[1];
+	v->guid = d.img.guids.guid[0];
+	v->mac = d.img.guids.mac[0];
+	snprintf(v->vsd, sizeof(v->vsd), "%s", d.img.info.vsd);
 	devimage_free(&d);
 	return NULL;
 }

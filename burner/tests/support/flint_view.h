@@ -11,9 +11,17 @@
 #include <stdint.h>
 
 #include "cxsim.h"
+#include "image/info.h"
 
-/* NULL if the lowest signed image on c's flash is whole (*minor = its FW
- * minor version), else a line saying what is wrong (static storage). */
-const char *flint_view_lowest_whole(struct cxsim_card *c, uint16_t *minor);
+/* What flint reads in that image. */
+struct flint_view {
+	uint16_t minor;              /* FW minor version */
+	uint64_t guid, mac;          /* node GUID, port 1 MAC */
+	char vsd[INFO_VSD_LEN + 1];
+};
+
+/* NULL if the lowest signed image on c's flash is whole (*v = what it says),
+ * else a line saying what is wrong (static storage). */
+const char *flint_view_lowest_whole(struct cxsim_card *c, struct flint_view *v);
 
 #endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* device_io.h — an opened card as the struct failsafe_io that failsafe.h and rewrite.h write through.
+ *
+ * Writes go through the diff-aware writer (write_region, ops/write.h), reads
+ * straight to the flash, the boot address to the chip. The caller holds the
+ * flash semaphores for the whole session; the bytes erased and programmed add
+ * up in the struct for the caller's report.
+ */
+#ifndef CX_DEVICE_IO_H
+#define CX_DEVICE_IO_H
+
+#include "ops/device.h"
+#include "ops/failsafe.h"
+#include "ops/write.h"
+
+struct device_io {
+	struct device *d;
+	write_progress_fn *progress;  /* may be NULL */
+	void *progress_arg;
+	const char *if_failed;        /* what a failed write means for the card (write.h) */
+	uint64_t bytes_erased, bytes_programmed; /* out */
+};
+
+/* io writes, reads and sets the boot address of x->d; x must outlive io. */
+void device_io_init(struct failsafe_io *io, struct device_io *x);
+
+#endif
