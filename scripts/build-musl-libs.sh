@@ -7,6 +7,7 @@
 #                                                    this with -isystem (musl's own come first)
 #   BUILD_DIR/sysroot/lib/libz.a, include/{zlib.h,zconf.h}     zlib from `apt-get source zlib`
 #   BUILD_DIR/sysroot/lib/libpci.a, include/pci/*.h            libpci from `apt-get source pciutils`
+#   BUILD_DIR/sysroot/bin/lspci, share/pci.ids                 static lspci and its ids (for the image)
 #   BUILD_DIR/sysroot/.stamp                                   when everything is done
 # Sources are fetched and unpacked under BUILD_DIR/src/ (logs: BUILD_DIR/src/*.log).
 #
@@ -170,6 +171,13 @@ build_libpci() {
         ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no \
         DESTDIR="$SYSROOT" PREFIX=/ INCDIR=/include LIBDIR=/lib IDSDIR="$PCI_IDSDIR" \
         install-lib
+    # lspci for the rescue image (it names the card from the image's trimmed pci.ids).
+    run_logged "$logf" make -C "$SRC/pciutils" -j"$JOBS" \
+        CC="$MUSLCC" OPT="$LIBS_CFLAGS -isystem $KH" LDFLAGS="-static -Wl,--gc-sections -s" \
+        ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no IDSDIR="$PCI_IDSDIR" lspci
+    install -D -m 755 "$SRC/pciutils/lspci" "$SYSROOT/bin/lspci"
+    # The full pci.ids of the same source; the image build trims it to what it needs.
+    install -D -m 644 "$SRC/pciutils/pci.ids" "$SYSROOT/share/pci.ids"
     if [ ! -f "$SYSROOT/include/pci/pci.h" ] || [ ! -f "$SYSROOT/lib/libpci.a" ]; then
         die "pciutils: install-lib did not produce pci/pci.h and libpci.a (see $logf)"
     fi

@@ -41,7 +41,34 @@ PACKAGES=(
     libfuse3-dev           # FUSE fake sysfs front end of cxsim (sim/cli)
     fuse3                  # fusermount3 and /dev/fuse setup for cxsim serve
     pkg-config             # finds fuse3's flags for the cxsim build
-    # --- later: QEMU, syslinux, ... ---------------------------------------------------
+    # --- the rescue image (kernel, BusyBox, initramfs, media) --------------------------
+    linux-source-6.1       # the kernel source (scripts/build-kernel.sh)
+    flex                   # kernel build (kconfig)
+    bison                  # kernel build (kconfig)
+    bc                     # kernel build (timeconst)
+    libelf-dev             # kernel build (objtool)
+    libssl-dev             # kernel build (scripts/sign-file, extract-cert are built unconditionally)
+    cpio                   # unpacking an initramfs in tests
+    syslinux               # syslinux --install for the FAT partition of the USB image
+    syslinux-common        # ldlinux.c32, menu.c32, mbr.bin, pxelinux.0
+    isolinux               # isolinux.bin and isohdpfx.bin for the ISO
+    pxelinux               # pxelinux.0 for images/pxe/
+    syslinux-utils         # isohybrid checks
+    xorriso                # builds the ISO
+    mtools                 # fills the FAT partition without loop mounts; reads backups in tests
+    dosfstools             # mkfs.vfat
+    fdisk                  # sfdisk: the USB image's MBR partition table
+    # --- QEMU with the simulated card (scripts/build-qemu.sh, make run, qemu-tests) ---
+    libglib2.0-dev         # QEMU build
+    libpixman-1-dev        # QEMU build
+    libfdt-dev             # QEMU build (--enable-fdt=system)
+    ninja-build            # QEMU build
+    meson                  # QEMU build
+    python3-venv           # QEMU 7.2 configure
+    seabios                # guest BIOS (-L /usr/share/seabios)
+    ipxe-qemu              # PXE option ROMs for e1000 (-L /usr/lib/ipxe/qemu)
+    qemu-system-data       # QEMU's own blobs (-L /usr/share/qemu)
+    python3-pexpect        # boot tests drive the serial console
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# scripts/mkinitramfs.sh BUILD_DIR OUT — the rescue image's initramfs (gzip'd newc cpio).
+#
+# Contents: rootfs/overlay/ (the /init and its helpers, /etc), static BusyBox with one
+# symlink per applet, cxflash (burner/cxflash), lspci and a pci.ids trimmed to Mellanox,
+# the subsystem vendors its entries name, and the device classes.
+# Assembled with the kernel's gen_init_cpio from a list file (OUT.list is kept), every
+# entry owned by root and stamped SOURCE_DATE_EPOCH (default: a fixed date), then gzip -n:
+# two builds from the same inputs are byte-identical.
+set -euo pipefail
+
+log() { printf 'initramfs: %s\n' "$*"; }
+die() { printf 'initramfs: error: %s\n' "$*" >&2; exit 1; }
+
+[ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR OUT" >&2; exit 2; }
+B=$(cd "$1" && pwd)
+OUT=$2
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+EPOCH=${SOURCE_DATE_EPOCH:-1767225600}   # 2026-01-01 00:00:00 UTC
+GEN=${GEN_INIT_CPIO:-$B/kernel/gen_init_cpio}
+BUSYBOX=$B/busybox/busybox
+CXFLASH=$HERE/burner/cxflash
+LSPCI=$B/sysroot/bin/lspci
+IDS=$B/sysroot/share/pci.ids
+for f in "$GEN" "$BUSYBOX" "$CXFLASH" "$LSPCI" "$IDS"; do
+    [ -e "$f" ] || die "$f missing (make kernel busybox burner libs)"
+done
+
+STAGE=$B/initramfs-stage
+rm -rf "$STAGE"
+mkdir -p "$STAGE"
+LIST=$OUT.list
+: >"$LIST.tmp"
+entry() { printf '%s\n' "$*" >>"$LIST.tmp"; }
+
+# Files are staged so that their mtime can be fixed (gen_init_cpio takes a file's own
+# mtime; -t covers only directories, nodes and links).
+stage_file() {   # stage_file SRC DEST MODE
+    local s=$STAGE$2
+    mkdir -p "$(dirname "$s")"
+    cp "$1" "$s"
+    touch -h -d "@$EPOCH" "$s"
+    entry "file $2 $s $3 0 0"
+}
+
+for d in /bin /sbin /dev /etc /mnt /proc /root /run /sys /tmp /usr /usr/bin /usr/sbin \
+         /usr/lib /usr/lib/cxrescue /usr/share /usr/share/misc; do
+    entry "dir $d 0755 0 0"
+done
+entry "nod /dev/console 0600 0 0 c 5 1"   # the kernel opens it before /init runs
+entry "nod /dev/null 0666 0 0 c 1 3"
+
+# The overlay: executables keep 0755, the rest 0644.
+(cd "$HERE/rootfs/overlay" && find . -type f | LC_ALL=C sort) | while read -r f; do
+    src=$HERE/rootfs/overlay/${f#./}
+    mode=0644; [ -x "$src" ] && mode=0755
+    stage_file "$src" "${f#.}" "$mode"
+done
+
+stage_file "$BUSYBOX" /bin/busybox 0755
+"$BUSYBOX" --list | LC_ALL=C sort | while read -r applet; do
+    [ "$applet" = busybox ] || entry "slink /bin/$applet busybox 0777 0 0"
+done
+stage_file "$CXFLASH" /usr/bin/cxflash 0755
+stage_file "$LSPCI" /usr/bin/lspci 0755
+
+# pci.ids: the Mellanox vendor block, a name line for each subsystem vendor it mentions,
+# and the class list — enough for lspci to name our cards (300 KB less than the whole).
+awk '/^15b3 / { m = 1; print; next } /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f] / { m = 0 } /^C / { exit } m' "$IDS" >"$STAGE/ids.mlx"
+awk 'NR == FNR { if ($0 ~ /^\t\t/) { split($0, w, /[ \t]+/); want[w[2]] = 1 } next }
+     /^C / { exit }
+     /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f] / && $1 != "15b3" && ($1 in want)' "$STAGE/ids.mlx" "$IDS" >"$STAGE/ids.vendors"
+sed -n '/^C /,$p' "$IDS" >"$STAGE/ids.classes"
+cat "$STAGE/ids.mlx" "$STAGE/ids.vendors" "$STAGE/ids.classes" >"$STAGE/pci.ids"
+stage_file "$STAGE/pci.ids" /usr/share/misc/pci.ids 0644
+
+mv "$LIST.tmp" "$LIST"
+"$GEN" -t "$EPOCH" "$LIST" | gzip -n -9 >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+log "$OUT: $(stat -c %s "$OUT") bytes ($(grep -c . "$LIST") entries)"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# scripts/mkmedia.sh KERNEL INITRD OUT_DIR — the boot media, from one kernel and initramfs.
+#
+#   OUT_DIR/cxrescue-usb.img  MBR + one bootable FAT32 partition labelled CXRESCUE (syslinux):
+#                             /syslinux/, /boot/{vmlinuz,initrd.gz}, /cxrescue/{firmware,backups,logs}/
+#   OUT_DIR/cxrescue.iso      isohybrid ISO (isolinux): boots as a CD and as a USB stick
+#   OUT_DIR/pxe/              pxelinux.0, ldlinux.c32, the menu modules, pxelinux.cfg/default,
+#                             boot/{vmlinuz,initrd.gz}: a TFTP root
+#   OUT_DIR/SHA256SUMS, OUT_DIR/sizes.txt
+# No loop mounts and no root needed: sfdisk, mkfs.vfat --offset, syslinux --offset and
+# mtools (build-notes.md). Timestamps come from SOURCE_DATE_EPOCH (default: a fixed date).
+# Files users add (FIRMWARE_DIR=, default library/firmware/) are copied to the stick's
+# cxrescue/firmware/ when present.
+set -euo pipefail
+
+log() { printf 'media: %s\n' "$*"; }
+die() { printf 'media: error: %s\n' "$*" >&2; exit 1; }
+
+[ $# -eq 3 ] || { echo "usage: $0 KERNEL INITRD OUT_DIR" >&2; exit 2; }
+KERNEL=$1 INITRD=$2 OUT=$3
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+EPOCH=${SOURCE_DATE_EPOCH:-1767225600}      # 2026-01-01 00:00:00 UTC
+USB_MB=${USB_MB:-128}                        # the whole stick image; the partition starts at 1 MiB
+FIRMWARE_DIR=${FIRMWARE_DIR:-$HERE/library/firmware}
+MENU=$HERE/rootfs/syslinux/menu.cfg.in
+BIOS_MODULES=/usr/lib/syslinux/modules/bios    # syslinux-common: every .c32 of one build
+MENU_MODULES="ldlinux.c32 menu.c32 libutil.c32 libcom32.c32"
+MBR_BIN=/usr/lib/syslinux/mbr/mbr.bin          # syslinux-common
+ISOLINUX_BIN=/usr/lib/ISOLINUX/isolinux.bin    # isolinux (same syslinux build)
+ISOHDPFX=/usr/lib/ISOLINUX/isohdpfx.bin
+PXELINUX_0=/usr/lib/PXELINUX/pxelinux.0        # pxelinux (same syslinux build)
+export SOURCE_DATE_EPOCH=$EPOCH MTOOLS_SKIP_CHECK=1
+
+for f in "$KERNEL" "$INITRD" "$MENU" "$MBR_BIN" "$ISOLINUX_BIN" "$ISOHDPFX" "$PXELINUX_0"; do
+    [ -f "$f" ] || die "$f missing (kernel/initramfs: make; the rest: make deps)"
+done
+for m in $MENU_MODULES; do [ -f "$BIOS_MODULES/$m" ] || die "$BIOS_MODULES/$m missing — run make deps"; done
+for t in sfdisk mkfs.vfat syslinux mcopy mmd xorriso; do
+    command -v "$t" >/dev/null || die "$t not found — run make deps"
+done
+mkdir -p "$OUT"
+TMP=$(mktemp -d "$OUT/.media.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# menu MEDIA BOOTDIR IPAPPEND > file
+menu() {
+    sed -e "s|@MEDIA@|$1|g" -e "s|@BOOT@|$2|g" -e "s|@IPAPPEND@|$3|g" "$MENU"
+}
+stamp() { touch -h -d "@$EPOCH" "$@"; }
+
+# --- USB stick ---------------------------------------------------------------------------
+usb=$TMP/cxrescue-usb.img
+part_start=2048                                   # sectors: 1 MiB
+part_sectors=$(( USB_MB * 2048 - part_start ))
+truncate -s "${USB_MB}M" "$usb"
+printf 'label: dos\nlabel-id: 0x43585253\nstart=%d, size=%d, type=c, bootable\n' \
+    "$part_start" "$part_sectors" | sfdisk --quiet "$usb"
+dd if="$MBR_BIN" of="$usb" bs=440 count=1 conv=notrunc status=none
+# The volume ID is fixed too (--invariant), so two builds give the same stick.
+mkfs.vfat -F 32 -n CXRESCUE --invariant --offset="$part_start" "$usb" $(( part_sectors / 2 )) >/dev/null
+fat="$usb@@$(( part_start * 512 ))"
+mmd -i "$fat" ::/syslinux
+syslinux --install --offset $(( part_start * 512 )) --directory /syslinux "$usb"
+menu usb /boot "" >"$TMP/syslinux.cfg"
+mkdir -p "$TMP/fat/boot" "$TMP/fat/syslinux"
+cp "$KERNEL" "$TMP/fat/boot/vmlinuz"
+cp "$INITRD" "$TMP/fat/boot/initrd.gz"
+cp "$TMP/syslinux.cfg" "$TMP/fat/syslinux/syslinux.cfg"
+for m in $MENU_MODULES; do
+    [ "$m" = ldlinux.c32 ] || cp "$BIOS_MODULES/$m" "$TMP/fat/syslinux/"
+done
+stamp "$TMP"/fat/boot/* "$TMP"/fat/syslinux/*
+mcopy -o -m -i "$fat" "$TMP"/fat/syslinux/* ::/syslinux/
+mmd -i "$fat" ::/boot ::/cxrescue ::/cxrescue/firmware ::/cxrescue/backups ::/cxrescue/logs
+mcopy -m -i "$fat" "$TMP"/fat/boot/* ::/boot/
+nfw=0
+if [ -d "$FIRMWARE_DIR" ]; then
+    for f in "$FIRMWARE_DIR"/*.bin; do
+        [ -f "$f" ] || continue
+        mcopy -m -i "$fat" "$f" ::/cxrescue/firmware/
+        nfw=$((nfw + 1))
+    done
+fi
+log "USB image: ${USB_MB} MiB, FAT32 CXRESCUE at 1 MiB, $nfw firmware file(s) from $FIRMWARE_DIR"
+
+# --- ISO -----------------------------------------------------------------------------------
+iso_root=$TMP/iso
+mkdir -p "$iso_root/isolinux" "$iso_root/boot"
+cp "$ISOLINUX_BIN" "$iso_root/isolinux/"
+for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$iso_root/isolinux/"; done
+menu iso /boot "" >"$iso_root/isolinux/isolinux.cfg"
+cp "$KERNEL" "$iso_root/boot/vmlinuz"
+cp "$INITRD" "$iso_root/boot/initrd.gz"
+find "$iso_root" -exec touch -h -d "@$EPOCH" {} +
+xorriso -as mkisofs -quiet -o "$TMP/cxrescue.iso" -V CXRESCUE -J -r \
+    -isohybrid-mbr "$ISOHDPFX" -b isolinux/isolinux.bin -c isolinux/boot.cat \
+    -no-emul-boot -boot-load-size 4 -boot-info-table "$iso_root" 2>"$TMP/xorriso.log" \
+    || { cat "$TMP/xorriso.log" >&2; die "xorriso failed"; }
+log "ISO: $(stat -c %s "$TMP/cxrescue.iso") bytes"
+
+# --- PXE -------------------------------------------------------------------------------------
+pxe=$TMP/pxe
+mkdir -p "$pxe/pxelinux.cfg" "$pxe/boot"
+cp "$PXELINUX_0" "$pxe/"
+for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$pxe/"; done
+# IPAPPEND 2 adds BOOTIF=<mac of the boot NIC> to the command line.
+menu pxe /boot "IPAPPEND 2" >"$pxe/pxelinux.cfg/default"
+cp "$KERNEL" "$pxe/boot/vmlinuz"
+cp "$INITRD" "$pxe/boot/initrd.gz"
+find "$pxe" -exec touch -h -d "@$EPOCH" {} +
+
+# --- install, sums, sizes --------------------------------------------------------------------
+rm -rf "$OUT/pxe"
+mv "$pxe" "$OUT/pxe"
+mv "$usb" "$OUT/cxrescue-usb.img"
+mv "$TMP/cxrescue.iso" "$OUT/cxrescue.iso"
+(cd "$OUT" && find cxrescue-usb.img cxrescue.iso pxe -type f | LC_ALL=C sort | xargs sha256sum) \
+    >"$OUT/SHA256SUMS"
+{
+    printf '%-28s %10s\n' file bytes
+    for f in cxrescue.iso cxrescue-usb.img pxe/boot/vmlinuz pxe/boot/initrd.gz; do
+        printf '%-28s %10s\n' "$f" "$(stat -c %s "$OUT/$f")"
+    done
+    printf '%-28s %10s\n' "cxrescue-usb.img (allocated)" "$(( $(stat -c %b "$OUT/cxrescue-usb.img") * 512 ))"
+} >"$OUT/sizes.txt"
+cat "$OUT/sizes.txt"
