@@ -146,3 +146,29 @@ def test_unknown_bdf_and_no_tree(cxsim, images, tmp_path):
     r = cx("--sysfs", tmp_path / "empty", "list")
     assert r.returncode == 0 and "0 cards found" in r.stdout
     assert s.stop() == 0
+
+
+def test_config_lock_is_shared_with_mstflint(cxsim, images, tmp_path):
+    """Each window access holds flock() on mstflint's lock file for the function, so a
+    second program cannot split an address/data pair. While another program keeps
+    the lock, cxflash waits, then gives up with exit 13 and writes nothing."""
+    import fcntl
+    import os
+    s = cxsim.serve(card(cxsim, images, "cx3"))
+    lockdir = tmp_path / "locks"
+    env = dict(os.environ, CXFLASH_LOCK_DIR=str(lockdir))
+    r = run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "q"], env=env)
+    assert r.returncode == 0, r.stderr
+    lockfile = lockdir / f"{bdf(0)}_config"
+    assert lockfile.exists(), "cxflash made no lock file"
+    before = s.card_stats()["counters"]
+    with open(lockfile, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        r = run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "q"], env=env)
+    assert r.returncode == 13, r.stderr
+    assert "lock" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    after = s.card_stats()["counters"]
+    assert after["cr_reads"] == before["cr_reads"] and after["cr_writes"] == before["cr_writes"]
+    r = run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "q"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert s.stop() == 0

@@ -21,6 +21,8 @@ struct cfg_ops {
 	int (*write)(void *ctx, unsigned off, uint32_t val);
 	void (*sleep_us)(void *ctx, unsigned us);
 	void (*close)(void *ctx);
+	int (*lock)(void *ctx);      /* optional: 0 ok, -1 could not lock */
+	void (*unlock)(void *ctx);
 };
 
 struct cfg_dev {
@@ -47,6 +49,17 @@ static inline int cfg_write(struct cfg_dev *d, unsigned off, uint32_t v)
 static inline void cfg_sleep_us(struct cfg_dev *d, unsigned us)
 {
 	d->ops->sleep_us(d->ctx, us);
+}
+
+static inline int cfg_lock(struct cfg_dev *d)
+{
+	return d->ops->lock ? d->ops->lock(d->ctx) : 0;
+}
+
+static inline void cfg_unlock(struct cfg_dev *d)
+{
+	if (d->ops->unlock)
+		d->ops->unlock(d->ctx);
 }
 
 void cfg_close(struct cfg_dev *d);

@@ -1,19 +1,67 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cfg_sysfs.c — config space through sysfs: pread/pwrite of 4 bytes on
- * DIR/devices/BDF/config, little-endian (hw-access.md §2.3). */
+ * DIR/devices/BDF/config, little-endian (hw-access.md §2.3), with each
+ * window access under flock() of mstflint's lock file for the function. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "dev/cfg.h"
 
+#define LOCK_DIR "/tmp/mstflint_lockfiles"    /* mtcr's LOCK_FILE_DIR, hw-access.md §2.3 */
+#define LOCK_TRIES 5000                       /* 1 ms apart: give up after about 5 s */
+
 struct sysfs_ctx {
 	int fd;
+	int lock_fd;   /* -1: no lock file could be made (read-only /tmp); go on without, as mtcr does */
 };
+
+/* LOCK_DIR/<dddd:bb:dd.f>_config, mtcr's LOCK_FILE_FORMAT. The directory is
+ * world-writable like mtcr's, so that tools run by other users share it.
+ * CXFLASH_LOCK_DIR moves it (tests, which must not contend with each other). */
+static int open_lock(const char *bdf)
+{
+	char path[4096];
+	const char *dir = getenv("CXFLASH_LOCK_DIR");
+
+	if (!dir || !*dir)
+		dir = LOCK_DIR;
+	if (mkdir(dir, 0777) == 0)
+		chmod(dir, 0777);
+	snprintf(path, sizeof(path), "%s/%s_config", dir, bdf);
+	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+}
+
+static int sysfs_lock(void *ctx)
+{
+	struct sysfs_ctx *s = ctx;
+	struct timespec ms = {0, 1000000};
+
+	if (s->lock_fd < 0)
+		return 0;
+	for (int i = 0; i < LOCK_TRIES; i++) {
+		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		nanosleep(&ms, NULL);
+	}
+	return -1;
+}
+
+static void sysfs_unlock(void *ctx)
+{
+	struct sysfs_ctx *s = ctx;
+
+	if (s->lock_fd >= 0)
+		flock(s->lock_fd, LOCK_UN);
+}
 
 static int sysfs_read(void *ctx, unsigned off, uint32_t *val)
 {
@@ -48,10 +96,15 @@ static void sysfs_close(void *ctx)
 	struct sysfs_ctx *s = ctx;
 
 	close(s->fd);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	free(s);
 }
 
-static const struct cfg_ops sysfs_ops = {"sysfs", sysfs_read, sysfs_write, sysfs_sleep, sysfs_close};
+static const struct cfg_ops sysfs_ops = {
+	.name = "sysfs", .read = sysfs_read, .write = sysfs_write, .sleep_us = sysfs_sleep,
+	.close = sysfs_close, .lock = sysfs_lock, .unlock = sysfs_unlock,
+};
 
 int cfg_open_sysfs(struct cfg_dev *d, const char *root, const char *bdf, struct cx_status *st)
 {
@@ -69,6 +122,7 @@ int cfg_open_sysfs(struct cfg_dev *d, const char *root, const char *bdf, struct 
 		return cx_fail(st, CX_ENOMEM, "out of memory");
 	}
 	s->fd = fd;
+	s->lock_fd = open_lock(bdf);
 	d->ops = &sysfs_ops;
 	d->ctx = s;
 	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);

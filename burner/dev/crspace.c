@@ -16,6 +16,13 @@ static int io_fail(struct crspace *cr, const char *what, uint32_t addr, struct c
 		       cr->cfg->bdf, what, addr);
 }
 
+static int lock_fail(struct crspace *cr, struct cx_status *st)
+{
+	return cx_fail(st, CX_EBUSY, "%s: another program holds the card's config-space lock "
+		       "(%s_config in /tmp/mstflint_lockfiles); is mstflint or cxflash still running?",
+		       cr->cfg->bdf, cr->cfg->bdf);
+}
+
 static bool probe_vsec(struct crspace *cr)
 {
 	uint32_t v;
@@ -40,7 +47,11 @@ int cr_open(struct crspace *cr, struct cfg_dev *cfg, struct cx_status *st)
 
 	*cr = (struct crspace){.cfg = cfg};
 	/* is_wo_pciconf_gw: write an address, read it back, §2.3. */
-	if (cfg_write(cfg, WIN_ADDR, CR_HW_ID) || cfg_read(cfg, WIN_ADDR, &v))
+	if (cfg_lock(cfg))
+		return lock_fail(cr, st);
+	int bad = cfg_write(cfg, WIN_ADDR, CR_HW_ID) || cfg_read(cfg, WIN_ADDR, &v);
+	cfg_unlock(cfg);
+	if (bad)
 		return io_fail(cr, "access", WIN_ADDR, st);
 	cr->wo_addr = v == WIN_WO_MAGIC;
 	cr->has_vsec = probe_vsec(cr);
@@ -50,10 +61,12 @@ int cr_open(struct crspace *cr, struct cfg_dev *cfg, struct cx_status *st)
 int cr_read(struct crspace *cr, uint32_t addr, uint32_t *val, struct cx_status *st)
 {
 	cr->reads++;
-	if (cfg_write(cr->cfg, WIN_ADDR, cr->wo_addr ? addr | WIN_WO_READ : addr) ||
-	    cfg_read(cr->cfg, WIN_DATA, val))
-		return io_fail(cr, "read", addr, st);
-	return CX_OK;
+	if (cfg_lock(cr->cfg))
+		return lock_fail(cr, st);
+	int bad = cfg_write(cr->cfg, WIN_ADDR, cr->wo_addr ? addr | WIN_WO_READ : addr) ||
+		  cfg_read(cr->cfg, WIN_DATA, val);
+	cfg_unlock(cr->cfg);
+	return bad ? io_fail(cr, "read", addr, st) : CX_OK;
 }
 
 int cr_write(struct crspace *cr, uint32_t addr, uint32_t val, struct cx_status *st)
@@ -61,11 +74,14 @@ int cr_write(struct crspace *cr, uint32_t addr, uint32_t val, struct cx_status *
 	int bad;
 
 	cr->writes++;
+	if (cfg_lock(cr->cfg))
+		return lock_fail(cr, st);
 	/* Write-only address: data first, then the address write runs it, §2.3. */
 	if (cr->wo_addr)
 		bad = cfg_write(cr->cfg, WIN_DATA, val) || cfg_write(cr->cfg, WIN_ADDR, addr);
 	else
 		bad = cfg_write(cr->cfg, WIN_ADDR, addr) || cfg_write(cr->cfg, WIN_DATA, val);
+	cfg_unlock(cr->cfg);
 	return bad ? io_fail(cr, "write", addr, st) : CX_OK;
 }
 

@@ -465,7 +465,7 @@ static void flaky_close(void *ctx)
 	(void)ctx;
 }
 
-static const struct cfg_ops flaky_ops = {"flaky", flaky_read, flaky_write, flaky_sleep, flaky_close};
+static const struct cfg_ops flaky_ops = {"flaky", flaky_read, flaky_write, flaky_sleep, flaky_close, NULL, NULL};
 
 static void test_reads_differ(void **state)
 {

@@ -47,7 +47,7 @@ static void sim_close(void *ctx)
 	(void)ctx; /* the test owns the card */
 }
 
-static const struct cfg_ops sim_ops = {"cxsim", sim_read, sim_write, sim_sleep, sim_close};
+static const struct cfg_ops sim_ops = {"cxsim", sim_read, sim_write, sim_sleep, sim_close, NULL, NULL};
 
 void sim_cfg_attach(struct cfg_dev *d, struct cxsim_card *card, const char *bdf)
 {
