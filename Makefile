@@ -1,7 +1,11 @@
 # cxrescue — the one entry point. Local overrides go into an untracked config.mak.
 #
 #   make deps      install the Debian packages the build needs (apt-get, idempotent)
+#   make           the rescue image: images/cxrescue-usb.img, cxrescue.iso, pxe/, SHA256SUMS
+#   make run       build everything (deps too) and boot the USB image in QEMU with a simulated card
 #   make burner    build burner/cxflash, static with musl, libpci and zlib
+#   make kernel    the rescue kernel (cached by input hash in CXR_CACHE, see scripts/build-kernel.sh)
+#   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed (reported, never asserted)
@@ -38,9 +42,10 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim
+.PHONY: all deps burner check check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+        kernel busybox qemu initramfs images run
 
-all: burner
+all: burner images
 
 deps:
 	scripts/deps.sh
@@ -125,15 +130,59 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all -Iburner -o $@ $< $(BURNER_LIB) -lpci -lz
 
+# --- the rescue image (issue 5): kernel, BusyBox, initramfs, media -----------------------
+# The kernel and QEMU take minutes; their scripts cache the result outside the clone,
+# keyed by a hash of their inputs (CXR_CACHE, default /var/cache/cxrescue).
+KERNEL   := $(B)/kernel/bzImage
+GENCPIO  := $(B)/kernel/gen_init_cpio
+BUSYBOX  := $(B)/busybox/busybox
+QEMU     := $(B)/qemu/qemu-system-x86_64
+INITRD   := $(B)/initrd.gz
+IMAGES   := images
+ROOTFS_FILES := $(shell find rootfs/overlay -type f 2>/dev/null)
+FIRMWARE_DIR ?= library/firmware
+export FIRMWARE_DIR
+
+kernel: $(KERNEL)
+$(KERNEL) $(GENCPIO) &: scripts/build-kernel.sh $(wildcard kernel-config/*.config)
+	scripts/build-kernel.sh $(B)
+
+busybox: $(BUSYBOX)
+$(BUSYBOX): scripts/build-busybox.sh rootfs/busybox.fragment $(SYSROOT)/.stamp
+	scripts/build-busybox.sh $(B)
+
+qemu: $(QEMU)
+$(QEMU): scripts/build-qemu.sh $(wildcard sim/qemu/*) $(SIM_CORE) $(wildcard sim/core/*.h)
+	scripts/build-qemu.sh $(B)
+
+initramfs: $(INITRD)
+$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp
+	scripts/mkinitramfs.sh $(B) $@
+
+images: $(IMAGES)/SHA256SUMS
+$(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(KERNEL) $(INITRD) \
+                      $(wildcard $(FIRMWARE_DIR)/*.bin)
+	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
+
+# Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated
+# OEM ConnectX-3, on the serial console in this terminal. deps first: a fresh machine has
+# nothing yet.
+run:
+	scripts/deps.sh
+	$(MAKE) images $(QEMU) $(B)/host/cxsim $(B)/host/mkfs2
+	scripts/run-qemu.sh $(B) $(IMAGES)
+
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
-              $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list
+              $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list \
+              $(IMAGES)/SHA256SUMS $(QEMU)
 
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when
 # pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
 # the power-cut campaigns compute. PYTEST_JOBS= runs them one by one.
 PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
 check: $(CHECK_BINS)
-	@CXR_BUILD=$(B) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) tests/
+	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
+	  tests/ qemu-tests/
 
 bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
 	scripts/bench.sh $(B)
@@ -159,4 +208,5 @@ fuzz: $(B)/fuzz/fuzz_image $(B)/host/mkfs2
 	  $(B)/fuzz/corpus
 
 clean:
-	rm -rf $(B) burner/cxflash
+	rm -rf $(B) burner/cxflash $(IMAGES)/cxrescue-usb.img $(IMAGES)/cxrescue.iso $(IMAGES)/pxe \
+	  $(IMAGES)/SHA256SUMS $(IMAGES)/sizes.txt

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Boot the real rescue media in QEMU and talk to the guest over its serial console.
+
+A Guest is one QEMU (TCG unless the CPU has vmx/svm) started with pexpect, booting one
+medium — "usb-xhci", "usb-ehci", "cd", "iso-usb" or "pxe" — with zero or more simulated
+cards (the cxsim-pci device around a `cxsim create` backing file). Harness rules from
+build-notes.md: -no-reboot, and never trust QEMU's exit status alone (a panic also
+exits 0): look for console markers. Every console byte goes to a log file beside the
+test's temporary files, named in any failure message.
+"""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import time
+
+import pexpect
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BUILD = ROOT / os.environ.get("CXR_BUILD", "build")
+IMAGES = ROOT / os.environ.get("CXR_IMAGES", "images")
+QEMU = pathlib.Path(os.environ.get("CXR_QEMU", BUILD / "qemu" / "qemu-system-x86_64"))
+CXSIM = BUILD / "host" / "cxsim"
+MKFS2 = BUILD / "host" / "mkfs2"
+BIOS_DIRS = ("/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu")
+
+PROMPT = "cxrescue> "                 # the front end's prompt (rootfs/overlay/usr/bin/cxrescue-front)
+SHELL_MARK = "__CXR_SHELL__# "        # a prompt the harness sets in the guest's shell
+PANIC = re.compile(r"Kernel panic|end Kernel panic|BUG: |Oops: ")
+BOOT_TIMEOUT = int(os.environ.get("CXR_BOOT_TIMEOUT", "180"))
+
+
+def missing():
+    """What is not built, as a sentence, or None."""
+    need = [QEMU, CXSIM, MKFS2, IMAGES / "cxrescue-usb.img", IMAGES / "cxrescue.iso",
+            IMAGES / "pxe" / "pxelinux.0"]
+    gone = [str(p) for p in need if not p.exists()]
+    return f"not built: {', '.join(gone)} (run make images qemu cxsim mkfs2)" if gone else None
+
+
+def accel():
+    with open("/proc/cpuinfo") as f:
+        flags = f.read()
+    return "kvm" if re.search(r"\b(vmx|svm)\b", flags) else "tcg"
+
+
+class Card:
+    """A simulated card: STEM.conf + STEM.flash made by `cxsim create`."""
+
+    def __init__(self, folder, name, *create_args, image_opts=None):
+        self.stem = pathlib.Path(folder) / name
+        args = list(create_args)
+        if image_opts is not None:
+            img = self.stem.with_suffix(".img.bin")
+            r = subprocess.run([str(MKFS2), "-o", str(img)] + image_opts.split(),
+                               capture_output=True, text=True)
+            assert r.returncode == 0, f"mkfs2 {image_opts}: {r.stderr}"
+            args += ["--image", str(img)]
+        r = subprocess.run([str(CXSIM), "create", str(self.stem)] + [str(a) for a in args],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"cxsim create {args}: {r.stderr}"
+
+    @property
+    def flash(self):
+        return self.stem.with_suffix(".flash")
+
+    def boot_check(self):
+        import json
+        r = subprocess.run([str(CXSIM), "boot-check", str(self.stem), "--json"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+
+class Guest:
+    def __init__(self, tmp, media, cards=(), memory=512):
+        self.tmp = pathlib.Path(tmp)
+        self.media = media
+        self.log_path = self.tmp / f"console-{media}.log"
+        self.stick = None
+        argv = [str(QEMU)]
+        for d in BIOS_DIRS:
+            argv += ["-L", d]
+        argv += ["-machine", "pc", "-accel", accel(), "-m", str(memory),
+                 "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot"]
+        argv += self._media_args(media)
+        for c in cards:
+            argv += ["-device", f"cxsim-pci,flash={c.flash}"]
+        self.argv = argv
+        self.log = open(self.log_path, "w", encoding="utf-8", errors="replace")
+        self.p = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                               timeout=BOOT_TIMEOUT, dimensions=(50, 200))
+        self.p.logfile_read = self.log
+        self.started = time.monotonic()
+
+    def _media_args(self, media):
+        usb_img = IMAGES / "cxrescue-usb.img"
+        iso = IMAGES / "cxrescue.iso"
+        if media in ("usb-xhci", "usb-ehci", "iso-usb"):
+            # A copy: the guest writes backups and logs to the stick.
+            src = iso if media == "iso-usb" else usb_img
+            self.stick = self.tmp / f"stick-{media}.img"
+            shutil.copyfile(src, self.stick)
+            hc = "qemu-xhci" if media != "usb-ehci" else "usb-ehci"
+            return ["-device", f"{hc},id=hc",
+                    "-drive", f"if=none,id=stick,format=raw,file={self.stick}",
+                    "-device", "usb-storage,bus=hc.0,drive=stick,bootindex=1"]
+        if media == "cd":
+            return ["-drive", f"if=ide,media=cdrom,readonly=on,format=raw,file={iso}", "-boot", "d"]
+        if media == "pxe":
+            return ["-netdev", f"user,id=n0,tftp={IMAGES / 'pxe'},bootfile=pxelinux.0",
+                    "-device", "e1000,netdev=n0,bootindex=1", "-boot", "n"]
+        raise ValueError(media)
+
+    # --- console -------------------------------------------------------------------
+    def expect(self, pattern, timeout=None):
+        """Wait for a pattern; a kernel panic or QEMU's exit fails at once, naming the log."""
+        i = self.p.expect([pattern, PANIC, pexpect.EOF, pexpect.TIMEOUT],
+                          timeout=timeout or BOOT_TIMEOUT)
+        if i == 0:
+            return self.p.match
+        what = ["", "a kernel panic", "QEMU exited", "timeout"][i]
+        raise AssertionError(f"{self.media}: {what} while waiting for {pattern!r}; "
+                             f"console log: {self.log_path}\n{self.tail()}")
+
+    def tail(self, n=25):
+        self.log.flush()
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+
+    def send(self, text):
+        self.p.send(text)
+
+    def front_end(self):
+        """Wait for the front end's prompt; return everything printed before it."""
+        self.expect(re.escape(PROMPT))
+        return self.p.before
+
+    def shell(self):
+        """From the front end's menu into its shell, with a prompt the harness knows."""
+        self.p.sendline("2")
+        self.expect(r"# ")
+        self.p.sendline(f"PS1='{SHELL_MARK.replace('#', '#')}'")
+        self.expect(re.escape(SHELL_MARK))
+        self.expect(re.escape(SHELL_MARK))
+
+    def run(self, cmd, timeout=120):
+        """Run a command in the guest's shell; return (output, status)."""
+        self.p.sendline(f"{cmd}; echo __RC=$?")
+        self.expect(r"__RC=(\d+)\r?\n", timeout=timeout)
+        out = self.p.before
+        rc = int(self.p.match.group(1))
+        self.expect(re.escape(SHELL_MARK))
+        # Drop the echoed command line.
+        lines = out.replace("\r", "").split("\n")
+        return "\n".join(lines[1:]).strip("\n"), rc
+
+    def leave_shell(self):
+        self.p.sendline("exit")
+        self.expect(re.escape(PROMPT))
+
+    def power_off(self, timeout=60):
+        """Menu choice 3; QEMU must end, after the guest said it powers off."""
+        self.p.sendline("3")
+        self.expect("cxrescue: powering off", timeout=timeout)
+        self.p.expect(pexpect.EOF, timeout=timeout)
+        self.p.close()
+        return self.p.exitstatus
+
+    def close(self):
+        if self.p.isalive():
+            self.p.terminate(force=True)
+        self.log.close()
+
+
+def mtools_read(image, path, offset="1M"):
+    """A file from the FAT partition of a stick image, or None."""
+    r = subprocess.run(["mtype", "-i", f"{image}@@{offset}", f"::{path}"], capture_output=True)
+    return r.stdout if r.returncode == 0 else None

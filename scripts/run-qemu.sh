@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# scripts/run-qemu.sh BUILD_DIR IMAGES_DIR — `make run`: boot the USB image in QEMU with one
+# simulated OEM ConnectX-3 card, on the serial console in this terminal.
+#
+# The card: an HP 544QSFP (PSID HP_0280210019, subsystem 103c:18d6; field-notes.md §3 row 1)
+# holding a generated FS2 image (firmware 2.40.5030), made fresh in BUILD_DIR/run/ unless one
+# is there already — so a burn done in one session is still on the card in the next.
+# `rm -rf BUILD_DIR/run` starts over. The stick is a copy (BUILD_DIR/run/stick.img), so
+# images/ stays as built; backups written in the guest can be read with
+#   mdir -i BUILD_DIR/run/stick.img@@1M ::/cxrescue/backups
+# QEMU: TCG, or KVM when the CPU has vmx/svm (build-notes.md: KVM hangs here otherwise).
+# Leave QEMU with Ctrl-A X, or power off from the menu.
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR IMAGES_DIR" >&2; exit 2; }
+B=$1 IMAGES=$2
+QEMU=${CXR_QEMU:-$B/qemu/qemu-system-x86_64}
+CXSIM=$B/host/cxsim
+MKFS2=$B/host/mkfs2
+RUN=$B/run
+for f in "$QEMU" "$CXSIM" "$MKFS2" "$IMAGES/cxrescue-usb.img"; do
+    [ -e "$f" ] || { echo "run: $f missing — run make" >&2; exit 1; }
+done
+mkdir -p "$RUN"
+
+if [ ! -f "$RUN/card.flash" ]; then
+    "$MKFS2" -o "$RUN/oem-image.bin" --chip cx3 --psid HP_0280210019 --fw 2.40.5030 >/dev/null
+    "$CXSIM" create "$RUN/card" --chip cx3 --subsys 103c:18d6 --image "$RUN/oem-image.bin" \
+        --guid 0002c90300a1b2c0 --mac 0002c9a1b2c0 >/dev/null
+    echo "run: made a simulated HP 544QSFP (ConnectX-3) in $RUN/card.{conf,flash}"
+fi
+cp "$IMAGES/cxrescue-usb.img" "$RUN/stick.img"
+
+accel=tcg
+grep -qwE 'vmx|svm' /proc/cpuinfo && accel=kvm
+echo "run: booting $RUN/stick.img over USB (xHCI), accel=$accel; Ctrl-A X quits"
+exec "$QEMU" -L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu \
+    -machine pc -accel "$accel" -m 512 -nographic -no-reboot \
+    -device qemu-xhci,id=xhci \
+    -drive if=none,id=stick,format=raw,file="$RUN/stick.img" \
+    -device usb-storage,bus=xhci.0,drive=stick,bootindex=1 \
+    -device cxsim-pci,flash="$RUN/card.flash"
