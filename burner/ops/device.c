@@ -8,8 +8,17 @@
 
 #define READ_PIECE (64u << 10) /* check for a deferred signal this often while reading */
 
-int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
-		  struct cx_status *st)
+#define PCI_ID_CX3 0x1003      /* mtcr maps BAR0 only on these two IDs, hw-access.md §2.1 */
+#define PCI_ID_CX3PRO 0x1007
+
+static const char *access_wanted(void)
+{
+	const char *a = getenv("CXFLASH_ACCESS");
+	return a && *a ? a : "auto";
+}
+
+int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
+		      bool clear_sem, struct cx_status *st)
 {
 	int rc;
 
@@ -18,9 +27,19 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 	d->cfg = cfg;
 	d->opened = true;
 	sig_defer_begin();
-	if ((rc = chip_open(&d->chip, &d->cfg, pci->device, st)))
+	if ((rc = chip_open(&d->chip, &d->cfg, pci->device, st))) {
+		crmem_close(&mem);
 		return rc;
+	}
 	d->have_chip = true;
+	bool bar_ok = !d->chip.recovery && d->chip.desc->family != CXF_CX2 &&
+		      cr_use_mem(&d->chip.cr, mem);
+	if (!bar_ok) {
+		crmem_close(&mem);
+		if (!strcmp(access_wanted(), "bar0"))
+			return cx_fail(st, CX_ENODEV, "%s: BAR0 access is not usable on this card "
+				       "(CXFLASH_ACCESS=bar0); unset it to use config cycles", pci->bdf);
+	}
 	if (clear_sem && (rc = chip_clear_semaphores(&d->chip, st)))
 		return rc;
 	/* Identification touches the gateway: hold the semaphore while we do it. */
@@ -34,11 +53,18 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 	return CX_OK;
 }
 
+int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
+		  struct cx_status *st)
+{
+	return device_attach_mem(d, cfg, (struct crmem){0}, pci, clear_sem, st);
+}
+
 int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
 		struct cx_status *st)
 {
 	struct pci_card pci;
 	struct cfg_dev cfg;
+	struct crmem mem = {0};
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -46,7 +72,11 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
 		return rc;
 	if ((rc = cfg_open_sysfs(&cfg, sysfs_root, pci.bdf, st)))
 		return rc;
-	return device_attach(d, cfg, &pci, clear_sem, st);
+	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
+	 * a BAR that cannot be mapped means config cycles, not an error. */
+	if (strcmp(access_wanted(), "config") && (pci.device == PCI_ID_CX3 || pci.device == PCI_ID_CX3PRO))
+		crmem_open_sysfs(&mem, sysfs_root, pci.bdf, &(struct cx_status){0});
+	return device_attach_mem(d, cfg, mem, &pci, clear_sem, st);
 }
 
 int device_lock(struct device *d, struct cx_status *st)

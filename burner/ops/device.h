@@ -34,6 +34,13 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
 int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
 		  struct cx_status *st);
 
+/* ... and with a BAR0 mapping to try (crmem.h); it is used when it answers like
+ * the window on a ConnectX-3 / Pro outside recovery mode, and closed otherwise.
+ * CXFLASH_ACCESS in the environment: "config" never tries the BAR (device_open),
+ * "bar0" makes an unusable BAR an error instead of a quiet fallback. */
+int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
+		      bool clear_sem, struct cx_status *st);
+
 int device_lock(struct device *d, struct cx_status *st);
 
 /* Read the image the card holds (devimage.h), under the lock. */

@@ -55,3 +55,26 @@ void sim_cfg_attach(struct cfg_dev *d, struct cxsim_card *card, const char *bdf)
 	d->ctx = card;
 	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
 }
+
+static uint32_t bar_read(void *ctx, uint32_t off)
+{
+	uint32_t v = cxsim_bar0_read(ctx, off);
+
+	if (hook_fn)
+		hook_fn(hook_ctx, ctx);
+	return v;
+}
+
+static void bar_write(void *ctx, uint32_t off, uint32_t val)
+{
+	cxsim_bar0_write(ctx, off, val);
+	if (hook_fn)
+		hook_fn(hook_ctx, ctx);
+}
+
+static const struct crmem_ops bar_ops = {.name = "bar0", .read = bar_read, .write = bar_write, .close = sim_close};
+
+struct crmem sim_crmem(struct cxsim_card *card)
+{
+	return (struct crmem){.ops = &bar_ops, .ctx = card};
+}

@@ -6,8 +6,13 @@
 
 #include "cxsim.h"
 #include "dev/cfg.h"
+#include "dev/crmem.h"
 
 void sim_cfg_attach(struct cfg_dev *d, struct cxsim_card *card, const char *bdf);
+
+/* The card's BAR0 as a crmem method (cxsim_bar0_read/write); what it decodes
+ * depends on the card's params.bar0_crspace. Calls the hook too. */
+struct crmem sim_crmem(struct cxsim_card *card);
 
 /* Call hook(ctx, card) after every config access through any attached card
  * (one hook for the process: tests are single-threaded). NULL removes it. */
