@@ -96,6 +96,12 @@ def test_lspci_names_the_card_and_cxflash_uses_real_sysfs(tmp_path, guests, oem_
     bdf = cards[0]["bdf"]
     out, rc = g.run(f"ls /sys/bus/pci/devices/{bdf}/resource0 && cxflash -d {bdf} q")
     assert rc == 0 and OEM_PSID in out and GUID in out.lower(), out
+    # The BAR0 fast path works on the guest's real resource0 (an error if it is not usable),
+    # and says the same as config cycles.
+    bar, rc = g.run(f"CXFLASH_ACCESS=bar0 cxflash -d {bdf} q")
+    assert rc == 0, bar
+    cfg, rc = g.run(f"CXFLASH_ACCESS=config cxflash -d {bdf} q")
+    assert rc == 0 and cfg == bar, (cfg, bar)
     g.leave_shell()
     assert g.power_off() == 0
 
