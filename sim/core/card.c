@@ -119,6 +119,9 @@ struct cxsim_card *cxsim_clone(const struct cxsim_card *c)
 	}
 	memcpy(k->flash, c->flash, c->flash_size);
 	k->nor.mem = k->flash; /* the chip model points into the array it owns */
+	k->sink = NULL;        /* the clone's changes are its own */
+	k->sink_ctx = NULL;
+	spi_nor_set_sink(&k->nor, NULL, NULL);
 	return k;
 }
 
@@ -167,6 +170,7 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	sync_write_protect(c);
 	spi_nor_init(&c->nor, part, c->flash, c->p.seed, c->p.write_protect);
 	spi_nor_set_stuck(&c->nor, c->p.stuck_addr, c->p.stuck_mask);
+	spi_nor_set_sink(&c->nor, c->sink, c->sink_ctx);
 	c->nor.stats = stats;
 	c->sr_bp_power_on = c->nor.sr & part->sr_bp_mask;
 	c->powered = true;
@@ -183,10 +187,10 @@ bool cxsim_powered(const struct cxsim_card *c)
 	return c->powered;
 }
 
-/* One config access: the clock ticks, and a power cut may strike after it. */
-static void tick(struct cxsim_card *c)
+/* One config (or BAR0) access: the clock ticks, and a power cut may strike after it. */
+static void tick(struct cxsim_card *c, uint64_t ns)
 {
-	c->now += CXSIM_CFG_ACCESS_NS;
+	c->now += ns;
 	c->cnt.time_ns = c->now;
 	c->accesses++;
 }
@@ -209,7 +213,7 @@ uint32_t cxsim_cfg_read(struct cxsim_card *c, unsigned off, unsigned len)
 
 	if (!c->powered)
 		return len == 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1; /* no device answers */
-	tick(c);
+	tick(c, CXSIM_CFG_ACCESS_NS);
 	c->cnt.cfg_reads++;
 	v = sim_pcicfg_read(c, off, len);
 	maybe_cut_power(c);
@@ -220,17 +224,38 @@ void cxsim_cfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned 
 {
 	if (!c->powered)
 		return;
-	tick(c);
+	tick(c, CXSIM_CFG_ACCESS_NS);
 	c->cnt.cfg_writes++;
 	sim_pcicfg_write(c, off, val, len);
 	maybe_cut_power(c);
 }
 
+static bool bar0_decodes(const struct cxsim_card *c, unsigned off)
+{
+	return c->p.bar0_crspace && c->powered && off < CXSIM_BAR0_SIZE && !(off & 3);
+}
+
 uint32_t cxsim_bar0_read(struct cxsim_card *c, unsigned off)
 {
-	(void)c;
-	(void)off;
-	return 0xFFFFFFFFu; /* memory decode off: tools fall back to config cycles, §2.2 */
+	uint32_t v;
+
+	c->cnt.bar0_reads++;
+	if (!bar0_decodes(c, off))
+		return 0xFFFFFFFFu; /* memory decode off: tools fall back to config cycles, §2.2 */
+	tick(c, CXSIM_BAR0_ACCESS_NS);
+	v = sim_cr_read(c, off);
+	maybe_cut_power(c);
+	return v;
+}
+
+void cxsim_bar0_write(struct cxsim_card *c, unsigned off, uint32_t val)
+{
+	c->cnt.bar0_writes++;
+	if (!bar0_decodes(c, off))
+		return;
+	tick(c, CXSIM_BAR0_ACCESS_NS);
+	sim_cr_write(c, off, val);
+	maybe_cut_power(c);
 }
 
 void cxsim_advance(struct cxsim_card *c, uint64_t ns)
@@ -277,6 +302,16 @@ uint8_t *cxsim_flash(struct cxsim_card *c, size_t *size)
 void cxsim_flash_changed(struct cxsim_card *c)
 {
 	c->flash_dirty = true;
+	if (c->sink)
+		c->sink(c->sink_ctx, 0, c->flash_size);
+}
+
+void cxsim_set_flash_sink(struct cxsim_card *c, void (*sink)(void *ctx, size_t off, size_t len),
+			  void *ctx)
+{
+	c->sink = sink;
+	c->sink_ctx = ctx;
+	spi_nor_set_sink(&c->nor, sink, ctx);
 }
 
 uint16_t cxsim_pci_device_now(const struct cxsim_card *c)
@@ -388,24 +423,29 @@ static int parse_conf(FILE *in, struct cxsim_params *p, char *err, size_t errlen
 	return 0;
 }
 
-struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen)
+int cxsim_read_conf(const char *path, struct cxsim_params *p, char *err, size_t errlen)
 {
-	char path[4096];
-	struct cxsim_params p;
+	FILE *f;
+	int rc;
+
+	cxsim_params_default(p, CXSIM_CX3);
+	if (!(f = fopen(path, "r"))) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = parse_conf(f, p, err, errlen);
+	fclose(f);
+	return rc;
+}
+
+struct cxsim_card *cxsim_load_flash(const struct cxsim_params *p, const char *path, char *err,
+				    size_t errlen)
+{
 	struct cxsim_card *c;
 	FILE *f;
 
-	cxsim_params_default(&p, CXSIM_CX3);
-	snprintf(path, sizeof(path), "%s.conf", stem);
-	if (!(f = fopen(path, "r"))) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	if (!(c = alloc_card(p, err, errlen)))
 		return NULL;
-	}
-	int rc = parse_conf(f, &p, err, errlen);
-	fclose(f);
-	if (rc || !(c = alloc_card(&p, err, errlen)))
-		return NULL;
-	snprintf(path, sizeof(path), "%s.flash", stem);
 	if (!(f = fopen(path, "rb"))) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		cxsim_free(c);
@@ -416,13 +456,25 @@ struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen)
 	fclose(f);
 	if (got != c->flash_size || extra != EOF) {
 		snprintf(err, errlen, "%s is not %zu bytes (the size of a %s)", path, c->flash_size,
-			 p.flash_part);
+			 p->flash_part);
 		cxsim_free(c);
 		return NULL;
 	}
 	cxsim_power_cycle(c);
 	c->flash_dirty = false;
 	return c;
+}
+
+struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen)
+{
+	char path[4096];
+	struct cxsim_params p;
+
+	snprintf(path, sizeof(path), "%s.conf", stem);
+	if (cxsim_read_conf(path, &p, err, errlen))
+		return NULL;
+	snprintf(path, sizeof(path), "%s.flash", stem);
+	return cxsim_load_flash(&p, path, err, errlen);
 }
 
 static int write_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen)

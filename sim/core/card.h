@@ -59,6 +59,8 @@ struct cxsim_card {
 
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;
+	void (*sink)(void *ctx, size_t off, size_t len); /* flash write-through */
+	void *sink_ctx;
 };
 
 void sim_card_log(struct cxsim_card *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

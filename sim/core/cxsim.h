@@ -8,8 +8,9 @@
  * benchmarks, the FUSE fake sysfs, later a QEMU device) call
  * cxsim_cfg_read()/cxsim_cfg_write() for PCI config space, which is where the
  * 0x58/0x5c crspace window lives (§2.3), and cxsim_bar0_read()/write() for the
- * memory BAR, which reads as all-ones (memory decode off), so tools fall back
- * to config cycles (§2.2).
+ * memory BAR. By default BAR0 reads as all-ones (memory decode off), so tools
+ * fall back to config cycles (§2.2); with params.bar0_crspace (the QEMU device)
+ * BAR0 decodes crspace.
  *
  * It shares no code with cxflash: a misreading of the spec must not cancel
  * itself out between burner and model.
@@ -30,6 +31,10 @@
 #define CXSIM_CFG_SIZE 256          /* conventional PCI config space */
 #define CXSIM_BAR0_SIZE (1u << 20)  /* 1 MiB BAR0, §2.2 */
 #define CXSIM_CFG_ACCESS_NS 1000    /* one config read or write: 1 µs (issue 3's cost model) */
+/* One BAR0 read or write when BAR0 decodes crspace: priced like a config access. The
+ * cost model counts register accesses, not transports; a real non-posted MMIO read
+ * over PCIe is of the same order (~1 µs). Not tuned. */
+#define CXSIM_BAR0_ACCESS_NS CXSIM_CFG_ACCESS_NS
 
 enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO };
 
@@ -42,9 +47,13 @@ struct cxsim_params {
 	char flash_part[32];        /* a name from the SPI NOR table, e.g. "W25Q16" */
 	bool wo_addr_window;        /* 0x58 is write-only: reads back 0xbadacce5, §2.3 */
 	uint64_t seed;              /* makes "undefined" flash bytes deterministic */
+	/* BAR0 decodes crspace (big-endian dwords on the bus, §2.2) instead of reading
+	 * all-ones. A front end's choice, not a property of the card: not saved in
+	 * STEM.conf, false by default (the FUSE front end: mstflint uses config cycles). */
+	bool bar0_crspace;
 
 	/* Faults. */
-	uint64_t power_cut_after;   /* lose power after this many config accesses; 0 = never */
+	uint64_t power_cut_after;   /* lose power after this many config (or BAR0) accesses; 0 = never */
 	bool stuck_busy;            /* the gateway BUSY bit never clears */
 	bool sem_held_gpio;         /* 0xf03fc is held by another agent */
 	bool sem_held_flashprog;    /* 0xf03a0 is held by another agent (CX3/Pro) */
@@ -55,7 +64,8 @@ struct cxsim_params {
 
 struct cxsim_counters {
 	uint64_t cfg_reads, cfg_writes;
-	uint64_t cr_reads, cr_writes;       /* crspace accesses through the window */
+	uint64_t cr_reads, cr_writes;       /* crspace accesses (window and BAR0) */
+	uint64_t bar0_reads, bar0_writes;   /* BAR0 accesses (decoded or not) */
 	uint64_t unmodelled;                /* crspace accesses to addresses the model lacks */
 	uint64_t gw_cmds;                   /* gateway transactions started */
 	uint64_t gw_by_opcode[256];         /* ... by SPI opcode (transactions with a command phase) */
@@ -93,6 +103,14 @@ struct cxsim_card *cxsim_new(const struct cxsim_params *p);
 /* Load a card from STEM.conf and STEM.flash; NULL with *err set on failure. */
 struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen);
 
+/* The two halves of cxsim_load, for front ends that adjust the params in between:
+ * parse a STEM.conf file into *p (over cx3 defaults; 0, or -1 with *err set), and
+ * make a powered-on card with params *p whose flash is read from path (which must
+ * hold exactly the part's size; NULL with *err set). */
+int cxsim_read_conf(const char *path, struct cxsim_params *p, char *err, size_t errlen);
+struct cxsim_card *cxsim_load_flash(const struct cxsim_params *p, const char *path, char *err,
+				    size_t errlen);
+
 /* Save params and flash (only if changed) to STEM.conf / STEM.flash. 0 or -1. */
 int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen);
 
@@ -115,8 +133,15 @@ bool cxsim_powered(const struct cxsim_card *c);
 uint32_t cxsim_cfg_read(struct cxsim_card *c, unsigned off, unsigned len);
 void cxsim_cfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned len);
 
-/* BAR0: all-ones, writes ignored (memory decode off), §2.2. */
+/* BAR0, one dword at off (4-aligned, below CXSIM_BAR0_SIZE). Without
+ * params.bar0_crspace: reads all-ones, writes ignored (memory decode off, §2.2),
+ * and no clock tick. With it: the crspace dword at off, as the natural register
+ * value (the bus shows it big-endian: the front end swaps, §2.2); each access
+ * counts as a crspace access, ticks CXSIM_BAR0_ACCESS_NS and counts towards
+ * power_cut_after. A powered-off card or a bad offset reads all-ones. The
+ * model does not gate on COMMAND's memory-enable bit: the front end does. */
 uint32_t cxsim_bar0_read(struct cxsim_card *c, unsigned off);
+void cxsim_bar0_write(struct cxsim_card *c, unsigned off, uint32_t val);
 
 /* Let time pass (the client slept). */
 void cxsim_advance(struct cxsim_card *c, uint64_t ns);
@@ -130,6 +155,14 @@ struct cxsim_params *cxsim_params_mut(struct cxsim_card *c); /* faults may chang
 /* The flash array, for create/inspect tools and tests (not for front ends). */
 uint8_t *cxsim_flash(struct cxsim_card *c, size_t *size);
 void cxsim_flash_changed(struct cxsim_card *c); /* after writing it directly */
+
+/* Write-through: sink(ctx, off, len) is called right after every change the model
+ * makes to the flash array (program, erase, an operation cut short by a power
+ * loss; cxsim_flash_changed reports the whole array) with a range covering the
+ * changed bytes, so a front end can copy cxsim_flash()[off, off + len) to its
+ * backing file as it happens. NULL removes it. Not copied by cxsim_clone. */
+void cxsim_set_flash_sink(struct cxsim_card *c, void (*sink)(void *ctx, size_t off, size_t len),
+			  void *ctx);
 
 /* The PCI IDs the card shows now. */
 uint16_t cxsim_pci_device_now(const struct cxsim_card *c);

@@ -41,6 +41,11 @@
  * erase leaves every byte of its region a pseudo-random function of (seed, address).
  * Then the chip is in power-on state: SR = power-on value, with the non-volatile SR bits
  * of ST/Winbond parts (SRWD, BP2:0) kept as they were — only SST's BP bits are volatile.
+ *
+ * Sink (spi_nor_set_sink): after every change to the array — a program that changed
+ * bytes (the range from the first to the last changed page offset), an erase (its whole
+ * region), an interrupted program or erase at power loss — the sink hears the range, so
+ * a front end can write the change through to a backing file at once.
  */
 #include <limits.h>
 #include <string.h>
@@ -120,13 +125,20 @@ static uint8_t settle(const struct spi_nor *f, uint32_t addr, uint8_t old, uint8
 	return new;
 }
 
+/* Tell the sink that mem[off, off + len) changed. */
+static void report(const struct spi_nor *f, uint32_t off, uint32_t len)
+{
+	if (f->sink && len)
+		f->sink(f->sink_ctx, off, len);
+}
+
 /* Program the first k page bytes in wire order (wmask set), starting at the start
  * address and wrapping within the page. */
 static void program(struct spi_nor *f, unsigned k)
 {
 	uint32_t page = f->busy_addr & ~(PAGE - 1);
 	unsigned start = f->busy_addr & (PAGE - 1);
-	unsigned done = 0;
+	unsigned done = 0, lo = PAGE, hi = 0;
 
 	for (unsigned i = 0; i < PAGE && done < k; i++) {
 		unsigned off = (start + i) & (PAGE - 1);
@@ -139,10 +151,16 @@ static void program(struct spi_nor *f, unsigned k)
 		if (v != *m) {
 			*m = v;
 			f->changed = true;
+			if (off < lo)
+				lo = off;
+			if (off + 1 > hi)
+				hi = off + 1;
 		}
 		f->stats.bytes_programmed++;
 		done++;
 	}
+	if (lo < hi)
+		report(f, page + lo, hi - lo);
 }
 
 static uint32_t erase_len(const struct spi_nor *f, uint8_t op)
@@ -178,6 +196,7 @@ static void complete(struct spi_nor *f)
 				f->changed = true;
 			}
 		}
+		report(f, f->busy_addr, len);
 		f->stats.bytes_erased += len;
 		f->stats.erases++;
 		break;
@@ -239,6 +258,12 @@ void spi_nor_set_stuck(struct spi_nor *f, uint32_t addr, uint8_t mask)
 {
 	f->stuck_addr = addr;
 	f->stuck_mask = mask;
+}
+
+void spi_nor_set_sink(struct spi_nor *f, void (*sink)(void *ctx, size_t off, size_t len), void *ctx)
+{
+	f->sink = sink;
+	f->sink_ctx = ctx;
 }
 
 void spi_nor_select(struct spi_nor *f, uint64_t now)
@@ -471,6 +496,7 @@ void spi_nor_power_loss(struct spi_nor *f, uint64_t now)
 				f->mem[a] = settle(f, a, f->mem[a], undefined_byte(f->seed, a));
 			}
 			f->changed = true;
+			report(f, f->busy_addr, len);
 			break;
 		}
 		default: /* WRSR: the old non-volatile bits stay */

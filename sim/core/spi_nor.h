@@ -77,6 +77,10 @@ struct spi_nor {
 	/* Fault: the bits of stuck_mask in the byte at stuck_addr never change. */
 	uint32_t stuck_addr;
 	uint8_t stuck_mask;
+	/* Told the range of every change to mem, right after it is made (program,
+	 * erase, an interrupted operation at power loss). NULL: nobody listens. */
+	void (*sink)(void *ctx, size_t off, size_t len);
+	void *sink_ctx;
 };
 
 /* Power-on state; mem keeps its contents. */
@@ -86,6 +90,9 @@ void spi_nor_init(struct spi_nor *f, const struct spi_part *p, uint8_t *mem, uin
 /* Make the bits of mask in the byte at addr stuck (mask 0: none). Kept across
  * spi_nor_power_loss(); spi_nor_init() clears it. */
 void spi_nor_set_stuck(struct spi_nor *f, uint32_t addr, uint8_t mask);
+
+/* Report every change to mem to sink (NULL: none). spi_nor_init() clears it. */
+void spi_nor_set_sink(struct spi_nor *f, void (*sink)(void *ctx, size_t off, size_t len), void *ctx);
 
 void spi_nor_select(struct spi_nor *f, uint64_t now);
 uint8_t spi_nor_xfer(struct spi_nor *f, uint8_t mosi, uint64_t now);
