@@ -73,42 +73,60 @@ def parse_config(text):
     return values
 
 
-@pytest.fixture(scope="module")
-def config():
+_CONFIG = {}
+
+
+def load_config():
+    """The built config, parsed once. Called inside each test (not a fixture), so that a
+    missing build shows as failed tests rather than setup errors."""
     if not CONFIG.is_file():
         pytest.fail(f"{CONFIG} not found: build the kernel first with `make kernel` "
-                    f"(scripts/build-kernel.sh {BUILD})")
-    text = CONFIG.read_text()
-    # A real kernel .config from the build, not some other file.
-    assert "# Automatically generated file; DO NOT EDIT." in text[:200], \
-        f"{CONFIG} does not look like a kernel .config"
-    return parse_config(text)
+                    f"(scripts/build-kernel.sh {BUILD})", pytrace=False)
+    if "values" not in _CONFIG:
+        text = CONFIG.read_text()
+        # A real kernel .config from the build, not some other file.
+        assert "# Automatically generated file; DO NOT EDIT." in text[:200], \
+            f"{CONFIG} does not look like a kernel .config"
+        _CONFIG["values"] = parse_config(text)
+    return _CONFIG["values"]
+
+
+def load_bzimage():
+    if not BZIMAGE.is_file():
+        pytest.fail(f"{BZIMAGE} not found: build the kernel first with `make kernel` "
+                    f"(scripts/build-kernel.sh {BUILD})", pytrace=False)
+    return BZIMAGE.read_bytes()
 
 
 @pytest.mark.parametrize("name", REQUIRED_Y)
-def test_built_in(config, name):
+def test_built_in(name):
+    config = load_config()
     assert config.get(name) == "y", \
         f"CONFIG_{name} is {config.get(name, 'not set')}, must be y"
 
 
 @pytest.mark.parametrize("name", REQUIRED_OFF)
-def test_off(config, name):
+def test_off(name):
+    config = load_config()
     assert config.get(name) in (None, "n"), f"CONFIG_{name}={config[name]}, must be off"
 
 
-def test_no_module_is_configured(config):
+def test_no_module_is_configured():
     """MODULES=n leaves no '=m' options behind; check anyway: a module would be missing."""
+    config = load_config()
     mods = sorted(k for k, v in config.items() if v == "m")
     assert mods == [], f"options configured as modules: {mods}"
 
 
-def test_not_built_in_command_line(config):
+def test_not_built_in_command_line():
+    config = load_config()
     assert config.get("CMDLINE", '""') == '""'
 
 
-def test_fragment_survived(config):
+def test_fragment_survived():
     """Every line of the fragment is in the built config (the build script checks this
     too; this catches a config installed from an older fragment)."""
+    config = load_config()
     lost = []
     for line in FRAGMENT.read_text().splitlines():
         m = re.match(r"^CONFIG_([A-Za-z0-9_]+)=(.*)$", line)
@@ -122,9 +140,7 @@ def test_fragment_survived(config):
 
 
 def test_bzimage_is_x86_boot_image():
-    if not BZIMAGE.is_file():
-        pytest.fail(f"{BZIMAGE} not found: build the kernel first with `make kernel`")
-    data = BZIMAGE.read_bytes()
+    data = load_bzimage()
     assert len(data) > 0x300, f"{BZIMAGE} is only {len(data)} bytes"
     assert data[0x1FE:0x200] == b"\x55\xaa", "no boot sector signature 0x55AA at 0x1FE"
     assert data[0x202:0x206] == b"HdrS", "no x86 boot protocol header magic 'HdrS' at 0x202"
@@ -138,12 +154,10 @@ def test_bzimage_is_x86_boot_image():
     assert len(data) < 4 * 1024 * 1024, f"bzImage is {len(data)} bytes, expected < 4 MiB"
 
 
-def test_bzimage_has_efi_stub(config):
+def test_bzimage_has_efi_stub():
     """With EFI_STUB the image is also a PE/COFF executable: 'MZ' at 0, 'PE\\0\\0' at the
     offset stored at 0x3c."""
-    if not BZIMAGE.is_file():
-        pytest.fail(f"{BZIMAGE} not found: build the kernel first with `make kernel`")
-    data = BZIMAGE.read_bytes()
+    data = load_bzimage()
     assert data[:2] == b"MZ", "no MZ header: the EFI stub is missing"
     pe, = struct.unpack_from("<I", data, 0x3C)
     assert data[pe:pe + 4] == b"PE\0\0", f"no PE signature at {pe:#x}"
