@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -91,7 +92,7 @@ def test_sha256sums_cover_every_medium():
 
 
 def mdir(img, path):
-    r = subprocess.run(["mdir", "-b", "-i", f"{img}@@1M", f"::{path}"], capture_output=True, text=True)
+    r = subprocess.run(["mdir", "-a", "-b", "-i", f"{img}@@1M", f"::{path}"], capture_output=True, text=True)
     return r.stdout if r.returncode == 0 else None
 
 
@@ -117,17 +118,20 @@ def test_usb_image_layout():
         assert label in cfg
 
 
-def test_iso_is_hybrid_with_isolinux():
+def test_iso_is_hybrid_with_isolinux(tmp_path):
     iso = (IMAGES / "cxrescue.iso").read_bytes()
     assert iso[510:512] == b"\x55\xaa", "no MBR: not isohybrid"
     assert iso[0x8001:0x8006] == b"CD001"
     r = subprocess.run(["xorriso", "-indev", str(IMAGES / "cxrescue.iso"), "-report_el_torito",
                         "plain"], capture_output=True, text=True)
-    assert "isolinux/isolinux.bin" in r.stdout + r.stderr or "BIOS" in r.stdout + r.stderr
+    report = r.stdout + r.stderr
+    assert re.search(r"El Torito boot img :\s+1\s+BIOS\s+y\s+none", report), report
+    assert "El Torito img path :   1  /isolinux/isolinux.bin" in report, report
+    cfg = tmp_path / "isolinux.cfg"
     r = subprocess.run(["xorriso", "-indev", str(IMAGES / "cxrescue.iso"), "-osirrox", "on",
-                        "-extract", "/isolinux/isolinux.cfg", "/dev/stdout"],
-                       capture_output=True, text=True)
-    assert "cxrescue.media=iso" in r.stdout
+                        "-extract", "/isolinux/isolinux.cfg", str(cfg)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "cxrescue.media=iso" in cfg.read_text()
 
 
 def test_pxe_tree():
