@@ -145,8 +145,8 @@ ENTRY=$CACHE/qemu-$KEY
 
 # The binary must run here (its shared libraries present) and carry the device.
 binary_ok() {
-    "$1" --version >/dev/null 2>&1 \
-        && "$1" -machine none -device help 2>/dev/null | grep -q '"cxsim-pci"'
+    local devices
+    devices=$("$1" -machine none -device help 2>/dev/null) && [[ $devices == *'"cxsim-pci"'* ]]
 }
 
 # Put a binary in place atomically.
