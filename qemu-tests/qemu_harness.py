@@ -147,7 +147,7 @@ class Guest:
     def run(self, cmd, timeout=120):
         """Run a command in the guest's shell; return (output, status)."""
         self.p.sendline(f"{cmd}; echo __RC=$?")
-        self.expect(r"__RC=(\d+)\r?\n", timeout=timeout)
+        self.expect(r"__RC=(\d+)\s", timeout=timeout)
         out = self.p.before
         rc = int(self.p.match.group(1))
         self.expect(re.escape(SHELL_MARK))

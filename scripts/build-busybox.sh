@@ -25,6 +25,9 @@ LOGF=$SRC/busybox.log
 OUT=$B/busybox
 MUSLCC=${MUSLCC:-musl-gcc}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# The build banner's date (include/autoconf.h, written by kconfig) comes from here:
+# two builds give one binary.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1767225600}
 T0=$SECONDS
 
 command -v "$MUSLCC" >/dev/null 2>&1 || die "$MUSLCC not found (package musl-tools) — run make deps"
@@ -68,9 +71,7 @@ lost=$(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$FRAGMENT" | while IFS= read -r line; d
 [ -z "$lost" ] || die "these lines of $FRAGMENT did not survive oldconfig:$lost"
 
 log "make busybox (CC=$MUSLCC, static, $(grep -c '=y$' "$TREE/.config") options on)"
-# SOURCE_DATE_EPOCH keeps the build banner's date fixed: two builds give one binary.
-run_logged env SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-1767225600}" KCONFIG_NOTIMESTAMP=1 \
-    make -C "$TREE" -j"$JOBS" CC="$MUSLCC" HOSTCC=gcc \
+run_logged make -C "$TREE" -j"$JOBS" CC="$MUSLCC" HOSTCC=gcc \
     EXTRA_CFLAGS="-isystem $B/kheaders" busybox
 mkdir -p "$OUT"
 install -m 755 "$TREE/busybox" "$OUT/busybox.tmp"

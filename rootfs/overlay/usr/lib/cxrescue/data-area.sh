@@ -8,9 +8,9 @@
 DATA_MNT=/mnt/data
 DATA_LABEL=CXRESCUE
 
-# The block device carrying a FAT file system with the label, or nothing.
+# The block device carrying the label, or nothing (try_mount_rw insists on FAT).
 find_by_label() {
-	blkid | sed -n "s/^\([^:]*\):.*LABEL=\"$DATA_LABEL\".*TYPE=\"vfat\".*/\1/p" | head -n 1
+	blkid | sed -n "s/^\([^:]*\):.*LABEL=\"$DATA_LABEL\".*/\1/p" | head -n 1
 }
 
 # Every FAT file system, one device per line.
