@@ -177,3 +177,10 @@ def mtools_read(image, path, offset="1M"):
     """A file from the FAT partition of a stick image, or None."""
     r = subprocess.run(["mtype", "-i", f"{image}@@{offset}", f"::{path}"], capture_output=True)
     return r.stdout if r.returncode == 0 else None
+
+
+def mtools_copy_out(image, path, dest, offset="1M"):
+    """Copy a folder from the FAT partition of a stick image to dest (recursively)."""
+    r = subprocess.run(["mcopy", "-s", "-n", "-i", f"{image}@@{offset}", f"::{path}", str(dest)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, f"mcopy {path}: {r.stderr}"

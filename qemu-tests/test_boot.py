@@ -117,11 +117,14 @@ def test_backup_on_the_stick_is_readable_on_the_host(tmp_path, guests, oem_card)
     assert rc == 0, out
     g.leave_shell()
     assert g.power_off() == 0
-    flash = qh.mtools_read(g.stick, "/cxrescue/backups/hp544/flash.bin")
-    assert flash is not None, "no flash.bin in the stick's backups folder"
+    qh.mtools_copy_out(g.stick, "/cxrescue/backups", tmp_path / "host")
+    bundles = list((tmp_path / "host").rglob("flash.bin"))
+    assert len(bundles) == 1, f"expected one bundle on the stick, found {bundles}"
+    flash = bundles[0].read_bytes()
     assert hashlib.sha256(flash).hexdigest() == hashlib.sha256(oem_card.flash.read_bytes()).hexdigest()
-    sums = qh.mtools_read(g.stick, "/cxrescue/backups/hp544/SHA256SUMS").decode()
+    sums = (bundles[0].parent / "SHA256SUMS").read_text()
     assert hashlib.sha256(flash).hexdigest() in sums
+    assert OEM_PSID in bundles[0].parent.name and GUID in bundles[0].parent.name
 
 
 def test_corrupt_flash_boots_into_recovery_and_is_listed(tmp_path, guests):
@@ -143,5 +146,5 @@ def test_no_card_is_said_plainly(tmp_path, guests):
     guests.append(g)
     screen = g.front_end()
     assert "0 cards found" in screen
-    assert "No Mellanox ConnectX card was found" in screen
+    assert "No Mellanox ConnectX card was found in this machine" in screen
     assert g.power_off() == 0
