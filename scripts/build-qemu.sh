@@ -43,7 +43,8 @@ QEMU_SRC=${QEMU_SRC:-qemu}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 T0=$SECONDS
 
-# The configuration: build-notes.md's minimal options, plus slirp for -netdev user. Every
+# The configuration: build-notes.md's minimal options, plus slirp for -netdev user and KVM
+# (make run uses it where the CPU has vmx/svm). Every
 # device we need (pc/q35, xHCI/EHCI, usb-storage, IDE/AHCI, e1000, serial) is a default
 # Kconfig device of x86_64-softmmu; TCG is on by default; qtest is always built in.
 CONFIGURE_OPTS=(
@@ -54,6 +55,7 @@ CONFIGURE_OPTS=(
     --disable-install-blobs
     --enable-fdt=system
     --enable-slirp
+    --enable-kvm
     --disable-debug-info
 )
 

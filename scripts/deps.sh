@@ -64,7 +64,7 @@ PACKAGES=(
     libfdt-dev             # QEMU build (--enable-fdt=system)
     ninja-build            # QEMU build
     meson                  # QEMU build
-    python3-venv           # QEMU 7.2 configure
+    libslirp-dev           # QEMU build: -netdev user (PXE boot tests with QEMU's TFTP)
     seabios                # guest BIOS (-L /usr/share/seabios)
     ipxe-qemu              # PXE option ROMs for e1000 (-L /usr/lib/ipxe/qemu)
     qemu-system-data       # QEMU's own blobs (-L /usr/share/qemu)
