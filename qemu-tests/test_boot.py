@@ -148,3 +148,24 @@ def test_no_card_is_said_plainly(tmp_path, guests):
     assert "0 cards found" in screen
     assert "No Mellanox ConnectX card was found in this machine" in screen
     assert g.power_off() == 0
+
+
+def test_a_write_in_the_guest_reaches_the_card_file(tmp_path, guests, oem_card):
+    """The guest's cxflash writes the card (sv: a failsafe re-burn with a new VSD) through the
+    QEMU device; after power-off the host's cxsim boot-check sees the new VSD and the card's
+    own identity, from the backing file alone."""
+    g = Guest(tmp_path, "usb-xhci", cards=[oem_card])
+    guests.append(g)
+    g.front_end()
+    g.shell()
+    out, rc = g.run("cxflash --json list")
+    bdf = json.loads(out)["cards"][0]["bdf"]
+    out, rc = g.run(f"cxflash -y -d {bdf} --backup-dir $CXR_DATA/backups --vsd RESCUED_BY_CXRESCUE sv",
+                    timeout=600)
+    assert rc == 0, out
+    g.leave_shell()
+    assert g.power_off() == 0
+    b = oem_card.boot_check()
+    assert b["booted"] is True and b["psid"] == OEM_PSID
+    assert b["vsd"] == "RESCUED_BY_CXRESCUE", b
+    assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
