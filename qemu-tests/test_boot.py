@@ -69,7 +69,9 @@ def test_media_boot_lists_the_card_and_powers_off(tmp_path, guests, oem_card, me
     g.shell()
     up = prompt_uptime(g)
     record_time(media, up)
-    data, rc = g.run("cat /run/cxrescue/data")
+    # An ISO boot looks for a second stick in the background for 2 s: wait for its verdict.
+    data, rc = g.run("while grep -q KIND=searching /run/cxrescue/data; do sleep 0.2; done; "
+                     "cat /run/cxrescue/data")
     kind = re.search(r"CXR_DATA_KIND=(\w+)", data).group(1)
     # The stick is where backups go; a CD or PXE boot has no writable FAT here: RAM, warned.
     assert kind == {"usb-xhci": "stick", "usb-ehci": "stick"}.get(media, "ram"), data

@@ -4,7 +4,9 @@
 # ISO (CD or virtual media): the first FAT partition that mounts read-write, if any.
 # PXE, or nothing found: a folder in RAM, with a warning — it is lost at power-off.
 # Sets CXR_DATA (the folder holding firmware/, backups/, logs/) and CXR_DATA_KIND
-# (stick, fat or ram); /run/cxrescue/data says the same for the front end.
+# (stick, fat, ram, or searching); /run/cxrescue/data says the same for the front end
+# and is the one to trust later: on an ISO boot the search for a second stick goes on
+# in the background for 2 s (the prompt does not wait for it), writing into RAM meanwhile.
 DATA_MNT=/mnt/data
 DATA_LABEL=CXRESCUE
 
@@ -29,9 +31,44 @@ try_mount_rw() {
 	return 1
 }
 
+# data_area_publish FOLDER KIND DEV: make the folders, say where data goes, write /run/cxrescue/data.
+data_area_publish() {
+	mkdir -p "$1/firmware" "$1/backups" "$1/logs"
+	case "$2" in
+	ram)       echo "cxrescue: WARNING: no writable stick found: backups and logs stay in RAM and are LOST at power-off" >/dev/console ;;
+	searching) ;;
+	*)         echo "cxrescue: data area on $3 ($2), $1" >/dev/console ;;
+	esac
+	printf 'CXR_DATA=%s\nCXR_DATA_KIND=%s\nCXR_DATA_DEV=%s\n' "$1" "$2" "$3" >/run/cxrescue/data.tmp
+	mv /run/cxrescue/data.tmp /run/cxrescue/data
+	CXR_DATA=$1 CXR_DATA_KIND=$2
+}
+
+# One pass over the FAT file systems; true when one mounted read-write.
+iso_scan_once() {
+	local dev
+	for dev in $(find_fat); do
+		try_mount_rw "$dev" && { data_area_publish "$DATA_MNT/cxrescue" fat "$dev"; return 0; }
+	done
+	return 1
+}
+
+# ISO boots, in the background: a stick plugged in beside the CD shows up about a
+# second after /init starts; give it 2 s, then settle for RAM.
+iso_search() {
+	local t=0
+	while [ $t -lt 20 ]; do
+		sleep 0.1
+		iso_scan_once && return 0
+		t=$((t + 1))
+	done
+	data_area_publish "$RAM_DATA" ram ""
+}
+
+RAM_DATA=/run/data/cxrescue
+
 data_area_setup() {
 	local dev= t=0 ticks=$((CXR_WAIT * 10))
-	CXR_DATA_KIND=ram
 	case "$CXR_MEDIA" in
 	usb|unknown)
 		# The stick shows up a moment after /init starts (usb-storage); poll for it.
@@ -42,34 +79,20 @@ data_area_setup() {
 			t=$((t + 1))
 		done
 		if [ -n "$dev" ] && try_mount_rw "$dev"; then
-			CXR_DATA_KIND=stick
-		elif [ "$CXR_MEDIA" = usb ]; then
-			echo "cxrescue: WARNING: the stick's CXRESCUE partition was not found within ${CXR_WAIT} s" >/dev/console
+			data_area_publish "$DATA_MNT/cxrescue" stick "$dev"
+			return
 		fi
+		[ "$CXR_MEDIA" = usb ] &&
+			echo "cxrescue: WARNING: the stick's CXRESCUE partition was not found within ${CXR_WAIT} s" >/dev/console
 		;;
 	iso)
-		# Give a stick or disk the same time to appear as the CD had.
-		while [ $t -lt $ticks ]; do
-			for dev in $(find_fat); do
-				try_mount_rw "$dev" && { CXR_DATA_KIND=fat; break 2; }
-			done
-			[ $t -ge 20 ] && break   # no FAT at all after 2 s: a CD-only machine
-			sleep 0.1
-			t=$((t + 1))
-		done
+		iso_scan_once && return
+		data_area_publish "$RAM_DATA" searching ""
+		iso_search &
+		return
 		;;
 	esac
-	if [ "$CXR_DATA_KIND" = ram ]; then
-		mkdir -p /run/data
-		CXR_DATA=/run/data/cxrescue
-		echo "cxrescue: WARNING: no writable stick found: backups and logs stay in RAM and are LOST at power-off" >/dev/console
-	else
-		CXR_DATA=$DATA_MNT/cxrescue
-		echo "cxrescue: data area on $dev ($CXR_DATA_KIND), $CXR_DATA" >/dev/console
-	fi
-	mkdir -p "$CXR_DATA/firmware" "$CXR_DATA/backups" "$CXR_DATA/logs"
-	printf 'CXR_DATA=%s\nCXR_DATA_KIND=%s\nCXR_DATA_DEV=%s\n' "$CXR_DATA" "$CXR_DATA_KIND" "$dev" \
-		>/run/cxrescue/data
+	data_area_publish "$RAM_DATA" ram ""
 }
 
 # Before power-off: everything written must be on the stick.
