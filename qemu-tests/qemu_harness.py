@@ -2,8 +2,9 @@
 """Boot the real rescue media in QEMU and talk to the guest over its serial console.
 
 A Guest is one QEMU (TCG unless the CPU has vmx/svm) started with pexpect, booting one
-medium — "usb-xhci", "usb-ehci", "cd", "iso-usb" or "pxe" — with zero or more simulated
-cards (the cxsim-pci device around a `cxsim create` backing file). Harness rules from
+medium — "usb-xhci", "usb-ehci", "cd", "iso-usb" or "pxe" — from legacy BIOS (SeaBIOS) or
+UEFI (OVMF, Debian's ovmf package: its code and a fresh copy of its empty vars file, so no
+Secure Boot keys), with zero or more simulated cards (the cxsim-pci device around a `cxsim create` backing file). Harness rules from
 build-notes.md: -no-reboot, and never trust QEMU's exit status alone (a panic also
 exits 0): look for console markers. Every console byte goes to a log file beside the
 test's temporary files, named in any failure message.
@@ -24,6 +25,9 @@ QEMU = pathlib.Path(os.environ.get("CXR_QEMU", BUILD / "qemu" / "qemu-system-x86
 CXSIM = BUILD / "host" / "cxsim"
 MKFS2 = BUILD / "host" / "mkfs2"
 BIOS_DIRS = ("/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu")
+OVMF_CODE = pathlib.Path(os.environ.get("CXR_OVMF_CODE", "/usr/share/OVMF/OVMF_CODE_4M.fd"))
+OVMF_VARS = pathlib.Path(os.environ.get("CXR_OVMF_VARS", "/usr/share/OVMF/OVMF_VARS_4M.fd"))
+FIRMWARES = ("bios", "uefi")
 
 PROMPT = "cxrescue> "                 # the front end's prompt (rootfs/overlay/usr/bin/cxrescue-front)
 SHELL_MARK = "__CXR_SHELL__# "        # a prompt the harness sets in the guest's shell
@@ -31,12 +35,18 @@ PANIC = re.compile(r"Kernel panic|end Kernel panic|BUG: |Oops: ")
 BOOT_TIMEOUT = int(os.environ.get("CXR_BOOT_TIMEOUT", "180"))
 
 
-def missing():
-    """What is not built, as a sentence, or None."""
+def missing(firmware="bios"):
+    """What is not built or installed, as a sentence, or None."""
     need = [QEMU, CXSIM, MKFS2, IMAGES / "cxrescue-usb.img", IMAGES / "cxrescue.iso",
             IMAGES / "pxe" / "pxelinux.0"]
     gone = [str(p) for p in need if not p.exists()]
-    return f"not built: {', '.join(gone)} (run make images qemu cxsim mkfs2)" if gone else None
+    if gone:
+        return f"not built: {', '.join(gone)} (run make images qemu cxsim mkfs2)"
+    if firmware == "uefi":
+        gone = [str(p) for p in (OVMF_CODE, OVMF_VARS) if not p.exists()]
+        if gone:
+            return f"not installed: {', '.join(gone)} (run make deps: package ovmf)"
+    return None
 
 
 def accel():
@@ -74,16 +84,19 @@ class Card:
 
 
 class Guest:
-    def __init__(self, tmp, media, cards=(), memory=512):
+    def __init__(self, tmp, media, cards=(), memory=512, firmware="bios"):
+        assert firmware in FIRMWARES, firmware
         self.tmp = pathlib.Path(tmp)
         self.media = media
-        self.log_path = self.tmp / f"console-{media}.log"
+        self.firmware = firmware
+        self.log_path = self.tmp / f"console-{media}-{firmware}.log"
         self.stick = None
         argv = [str(QEMU)]
         for d in BIOS_DIRS:
             argv += ["-L", d]
         argv += ["-machine", "pc", "-accel", accel(), "-m", str(memory),
                  "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot"]
+        argv += self._firmware_args(firmware)
         argv += self._media_args(media)
         for c in cards:
             argv += ["-device", f"cxsim-pci,flash={c.flash}"]
@@ -93,6 +106,15 @@ class Guest:
                                timeout=BOOT_TIMEOUT, dimensions=(50, 200))
         self.p.logfile_read = self.log
         self.started = time.monotonic()
+
+    def _firmware_args(self, firmware):
+        if firmware == "bios":
+            return []            # QEMU's default: SeaBIOS
+        # OVMF keeps its variables (boot entries) in the second flash: a private copy per guest.
+        vars_copy = self.tmp / f"ovmf-vars-{self.media}.fd"
+        shutil.copyfile(OVMF_VARS, vars_copy)
+        return ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
 
     def _media_args(self, media):
         usb_img = IMAGES / "cxrescue-usb.img"
@@ -121,7 +143,7 @@ class Guest:
         if i == 0:
             return self.p.match
         what = ["", "a kernel panic", "QEMU exited", "timeout"][i]
-        raise AssertionError(f"{self.media}: {what} while waiting for {pattern!r}; "
+        raise AssertionError(f"{self.media}/{self.firmware}: {what} while waiting for {pattern!r}; "
                              f"console log: {self.log_path}\n{self.tail()}")
 
     def tail(self, n=25):

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # scripts/mkmedia.sh KERNEL INITRD OUT_DIR — the boot media, from one kernel and initramfs.
 #
-#   OUT_DIR/cxrescue-usb.img  MBR + one bootable FAT32 partition labelled CXRESCUE (syslinux):
-#                             /syslinux/, /boot/{vmlinuz,initrd.gz}, /cxrescue/{firmware,backups,logs}/
-#   OUT_DIR/cxrescue.iso      isohybrid ISO (isolinux): boots as a CD and as a USB stick
+#   OUT_DIR/cxrescue-usb.img  MBR + one bootable FAT32 partition labelled CXRESCUE:
+#                             /syslinux/ (BIOS: syslinux), /EFI/BOOT/BOOTX64.EFI (UEFI: GRUB),
+#                             /boot/grub/cxrescue.cfg (its menu), /boot/{vmlinuz,initrd.gz},
+#                             /cxrescue/{firmware,backups,logs}/
+#   OUT_DIR/cxrescue.iso      isohybrid ISO: BIOS through isolinux, UEFI through an El Torito EFI
+#                             image (boot/efiboot.img: a FAT labelled CXR-EFI holding only
+#                             BOOTX64.EFI, which reads the menu and kernel from the ISO itself; it
+#                             is also partition 2 when the ISO is written to a stick); boots as a
+#                             CD and as a USB stick
 #   OUT_DIR/pxe/              pxelinux.0, ldlinux.c32, the menu modules, pxelinux.cfg/default,
 #                             boot/{vmlinuz,initrd.gz}: a TFTP root
 #   OUT_DIR/SHA256SUMS, OUT_DIR/sizes.txt
@@ -11,6 +17,10 @@
 # mtools (build-notes.md). Timestamps come from SOURCE_DATE_EPOCH (default: a fixed date).
 # Files users add (FIRMWARE_DIR=, default library/firmware/) are copied to the stick's
 # cxrescue/firmware/ when present.
+# UEFI: GRUB (grub-efi-amd64-bin), made here with grub-mkimage: a few modules and
+# rootfs/grub/early.cfg built in. syslinux.efi boots the stick but crashes OVMF when started
+# from a CD's El Torito image (README, "UEFI"). The same kernel, initramfs and menu entries
+# on both paths. Unsigned: Secure Boot must be off.
 set -euo pipefail
 
 log() { printf 'media: %s\n' "$*"; }
@@ -29,13 +39,24 @@ MBR_BIN=/usr/lib/syslinux/mbr/mbr.bin          # syslinux-common
 ISOLINUX_BIN=/usr/lib/ISOLINUX/isolinux.bin    # isolinux (same syslinux build)
 ISOHDPFX=/usr/lib/ISOLINUX/isohdpfx.bin
 PXELINUX_0=/usr/lib/PXELINUX/pxelinux.0        # pxelinux (same syslinux build)
+GRUB_MENU=$HERE/rootfs/grub/cxrescue.cfg.in
+GRUB_EARLY=$HERE/rootfs/grub/early.cfg
+GRUB_EFI_MODULES=/usr/lib/grub/x86_64-efi      # grub-efi-amd64-bin
+# What early.cfg and the menu use: partitions and file systems of the stick and the ISO,
+# finding the menu, and booting Linux (with the firmware's framebuffer for the kernel).
+GRUB_MODULES="part_msdos part_gpt fat iso9660 regexp test search configfile normal echo sleep
+              linux efi_gop efi_uga"
+EFI_BOOT_DIR=/EFI/BOOT                 # the removable-media path UEFI firmware looks in
+EFI_BOOT_NAME=BOOTX64.EFI              # ... and the name it loads on x86_64
+EFI_IMG_LABEL=CXR-EFI                  # the ISO's EFI image; /init never keeps data there
 export SOURCE_DATE_EPOCH=$EPOCH MTOOLS_SKIP_CHECK=1
 
-for f in "$KERNEL" "$INITRD" "$MENU" "$MBR_BIN" "$ISOLINUX_BIN" "$ISOHDPFX" "$PXELINUX_0"; do
+for f in "$KERNEL" "$INITRD" "$MENU" "$MBR_BIN" "$ISOLINUX_BIN" "$ISOHDPFX" "$PXELINUX_0" \
+         "$GRUB_MENU" "$GRUB_EARLY" "$GRUB_EFI_MODULES/linux.mod"; do
     [ -f "$f" ] || die "$f missing (kernel/initramfs: make; the rest: make deps)"
 done
 for m in $MENU_MODULES; do [ -f "$BIOS_MODULES/$m" ] || die "$BIOS_MODULES/$m missing — run make deps"; done
-for t in sfdisk mkfs.vfat syslinux mcopy mmd xorriso; do
+for t in sfdisk mkfs.vfat syslinux mcopy mmd xorriso grub-mkimage; do
     command -v "$t" >/dev/null || die "$t not found — run make deps"
 done
 mkdir -p "$OUT"
@@ -47,6 +68,16 @@ menu() {
     sed -e "s|@MEDIA@|$1|g" -e "s|@BOOT@|$2|g" -e "s|@IPAPPEND@|$3|g" "$MENU"
 }
 stamp() { touch -h -d "@$EPOCH" "$@"; }
+
+# grub_menu MEDIA > file
+grub_menu() { sed -e "s|@MEDIA@|$1|g" "$GRUB_MENU"; }
+
+# The UEFI loader, once for every medium: it finds its menu at run time (early.cfg).
+efi_loader=$TMP/$EFI_BOOT_NAME
+# shellcheck disable=SC2086 # GRUB_MODULES is a list
+grub-mkimage -O x86_64-efi -d "$GRUB_EFI_MODULES" -p /boot/grub -c "$GRUB_EARLY" \
+    -o "$efi_loader" $GRUB_MODULES || die "grub-mkimage failed"
+stamp "$efi_loader"
 
 # --- USB stick ---------------------------------------------------------------------------
 usb=$TMP/cxrescue-usb.img
@@ -73,6 +104,11 @@ stamp "$TMP"/fat/boot/* "$TMP"/fat/syslinux/*
 mcopy -o -m -i "$fat" "$TMP"/fat/syslinux/* ::/syslinux/
 mmd -i "$fat" ::/boot ::/cxrescue ::/cxrescue/firmware ::/cxrescue/backups ::/cxrescue/logs
 mcopy -m -i "$fat" "$TMP"/fat/boot/* ::/boot/
+mmd -i "$fat" ::/EFI "::$EFI_BOOT_DIR" ::/boot/grub
+mcopy -m -i "$fat" "$efi_loader" "::$EFI_BOOT_DIR/"
+grub_menu usb >"$TMP/grub-usb.cfg"
+stamp "$TMP/grub-usb.cfg"
+mcopy -m -i "$fat" "$TMP/grub-usb.cfg" ::/boot/grub/cxrescue.cfg
 nfw=0
 if [ -d "$FIRMWARE_DIR" ]; then
     for f in "$FIRMWARE_DIR"/*.bin; do
@@ -91,10 +127,21 @@ for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$iso_root/isolinux/"; done
 menu iso /boot "" >"$iso_root/isolinux/isolinux.cfg"
 cp "$KERNEL" "$iso_root/boot/vmlinuz"
 cp "$INITRD" "$iso_root/boot/initrd.gz"
+# UEFI reads the El Torito EFI image as a small FAT volume: only the loader goes there; GRUB
+# reads its menu, the kernel and the initramfs from the ISO's own file system.
+mkdir -p "$iso_root/boot/grub"
+grub_menu iso >"$iso_root/boot/grub/cxrescue.cfg"
+efi_kib=$(( $(stat -c %s "$efi_loader") / 1024 + 128 ))    # + the FAT's own sectors and slack
+mkfs.vfat -C -n "$EFI_IMG_LABEL" --invariant "$iso_root/boot/efiboot.img" "$efi_kib" >/dev/null
+mmd -i "$iso_root/boot/efiboot.img" ::/EFI "::$EFI_BOOT_DIR"
+mcopy -m -i "$iso_root/boot/efiboot.img" "$efi_loader" "::$EFI_BOOT_DIR/"
 find "$iso_root" -exec touch -h -d "@$EPOCH" {} +
+# -isohybrid-gpt-basdat: the EFI image is also an EFI system partition on a stick made from the ISO.
 xorriso -as mkisofs -quiet -o "$TMP/cxrescue.iso" -V CXRESCUE -J -r \
     -isohybrid-mbr "$ISOHDPFX" -b isolinux/isolinux.bin -c isolinux/boot.cat \
-    -no-emul-boot -boot-load-size 4 -boot-info-table "$iso_root" 2>"$TMP/xorriso.log" \
+    -no-emul-boot -boot-load-size 4 -boot-info-table \
+    -eltorito-alt-boot -e boot/efiboot.img -no-emul-boot -isohybrid-gpt-basdat \
+    "$iso_root" 2>"$TMP/xorriso.log" \
     || { cat "$TMP/xorriso.log" >&2; die "xorriso failed"; }
 log "ISO: $(stat -c %s "$TMP/cxrescue.iso") bytes"
 

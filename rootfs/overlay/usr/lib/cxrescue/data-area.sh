@@ -15,9 +15,13 @@ find_by_label() {
 	blkid | sed -n "s/^\([^:]*\):.*LABEL=\"$DATA_LABEL\".*/\1/p" | head -n 1
 }
 
-# Every FAT file system, one device per line.
+# The ISO's own UEFI boot image (scripts/mkmedia.sh): a few KiB free, part of the ISO.
+EFI_IMG_LABEL=CXR-EFI
+
+# Every FAT file system but the ISO's boot image, one device per line. An ISO written to a
+# stick shows that image as partition 2; backups written there would fill it and alter the ISO.
 find_fat() {
-	blkid | sed -n 's/^\([^:]*\):.*TYPE="vfat".*/\1/p'
+	blkid | grep -v "LABEL=\"$EFI_IMG_LABEL\"" | sed -n 's/^\([^:]*\):.*TYPE="vfat".*/\1/p'
 }
 
 try_mount_rw() {
