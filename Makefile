@@ -160,17 +160,19 @@ $(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(BUSYBOX) $(GE
 	scripts/mkinitramfs.sh $(B) $@
 
 images: $(IMAGES)/SHA256SUMS
-$(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(KERNEL) $(INITRD) \
+$(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(wildcard rootfs/grub/*) \
+                      $(KERNEL) $(INITRD) \
                       $(wildcard $(FIRMWARE_DIR)/*.bin)
 	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
 
 # Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated
 # OEM ConnectX-3, on the serial console in this terminal. deps first: a fresh machine has
-# nothing yet.
+# nothing yet. FIRMWARE=uefi boots it through OVMF instead of SeaBIOS.
+FIRMWARE ?= bios
 run:
 	scripts/deps.sh
 	$(MAKE) images $(QEMU) $(B)/host/cxsim $(B)/host/mkfs2
-	scripts/run-qemu.sh $(B) $(IMAGES)
+	CXR_FIRMWARE=$(FIRMWARE) scripts/run-qemu.sh $(B) $(IMAGES)
 
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list \

@@ -4,7 +4,9 @@
 A Guest is one QEMU (TCG unless the CPU has vmx/svm) started with pexpect, booting one
 medium — "usb-xhci", "usb-ehci", "cd", "iso-usb" or "pxe" — from legacy BIOS (SeaBIOS) or
 UEFI (OVMF, Debian's ovmf package: its code and a fresh copy of its empty vars file, so no
-Secure Boot keys), with zero or more simulated cards (the cxsim-pci device around a `cxsim create` backing file). Harness rules from
+Secure Boot keys), or UEFI with Secure Boot on ("uefi-sb": OVMF's Secure Boot build on a
+q35 machine with SMM, and the vars file with Microsoft's keys enrolled, as on a stock PC),
+with zero or more simulated cards (the cxsim-pci device around a `cxsim create` backing file). Harness rules from
 build-notes.md: -no-reboot, and never trust QEMU's exit status alone (a panic also
 exits 0): look for console markers. Every console byte goes to a log file beside the
 test's temporary files, named in any failure message.
@@ -27,7 +29,9 @@ MKFS2 = BUILD / "host" / "mkfs2"
 BIOS_DIRS = ("/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu")
 OVMF_CODE = pathlib.Path(os.environ.get("CXR_OVMF_CODE", "/usr/share/OVMF/OVMF_CODE_4M.fd"))
 OVMF_VARS = pathlib.Path(os.environ.get("CXR_OVMF_VARS", "/usr/share/OVMF/OVMF_VARS_4M.fd"))
-FIRMWARES = ("bios", "uefi")
+OVMF_SB_CODE = pathlib.Path("/usr/share/OVMF/OVMF_CODE_4M.secboot.fd")
+OVMF_SB_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS_4M.ms.fd")
+FIRMWARES = ("bios", "uefi", "uefi-sb")
 
 PROMPT = "cxrescue> "                 # the front end's prompt (rootfs/overlay/usr/bin/cxrescue-front)
 SHELL_MARK = "__CXR_SHELL__# "        # a prompt the harness sets in the guest's shell
@@ -42,8 +46,9 @@ def missing(firmware="bios"):
     gone = [str(p) for p in need if not p.exists()]
     if gone:
         return f"not built: {', '.join(gone)} (run make images qemu cxsim mkfs2)"
-    if firmware == "uefi":
-        gone = [str(p) for p in (OVMF_CODE, OVMF_VARS) if not p.exists()]
+    if firmware.startswith("uefi"):
+        files = (OVMF_CODE, OVMF_VARS) if firmware == "uefi" else (OVMF_SB_CODE, OVMF_SB_VARS)
+        gone = [str(p) for p in files if not p.exists()]
         if gone:
             return f"not installed: {', '.join(gone)} (run make deps: package ovmf)"
     return None
@@ -94,7 +99,9 @@ class Guest:
         argv = [str(QEMU)]
         for d in BIOS_DIRS:
             argv += ["-L", d]
-        argv += ["-machine", "pc", "-accel", accel(), "-m", str(memory),
+        # OVMF's Secure Boot build keeps its variables safe in SMM, which needs q35.
+        machine = "q35,smm=on" if firmware == "uefi-sb" else "pc"
+        argv += ["-machine", machine, "-accel", accel(), "-m", str(memory),
                  "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot"]
         argv += self._firmware_args(firmware)
         argv += self._media_args(media)
@@ -110,11 +117,15 @@ class Guest:
     def _firmware_args(self, firmware):
         if firmware == "bios":
             return []            # QEMU's default: SeaBIOS
+        code, store = (OVMF_CODE, OVMF_VARS) if firmware == "uefi" else (OVMF_SB_CODE, OVMF_SB_VARS)
         # OVMF keeps its variables (boot entries) in the second flash: a private copy per guest.
         vars_copy = self.tmp / f"ovmf-vars-{self.media}.fd"
-        shutil.copyfile(OVMF_VARS, vars_copy)
-        return ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+        shutil.copyfile(store, vars_copy)
+        args = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={code}",
                 "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
+        if firmware == "uefi-sb":
+            args += ["-global", "driver=cfi.pflash01,property=secure,value=on"]
+        return args
 
     def _media_args(self, media):
         usb_img = IMAGES / "cxrescue-usb.img"

@@ -58,6 +58,8 @@ PACKAGES=(
     mtools                 # fills the FAT partition without loop mounts; reads backups in tests
     dosfstools             # mkfs.vfat
     fdisk                  # sfdisk: the USB image's MBR partition table
+    grub-efi-amd64-bin     # the UEFI loader's modules (BOOTX64.EFI on the stick and in the ISO)
+    grub-common            # grub-mkimage, which builds that loader
     # --- QEMU with the simulated card (scripts/build-qemu.sh, make run, qemu-tests) ---
     libglib2.0-dev         # QEMU build
     libpixman-1-dev        # QEMU build
@@ -66,6 +68,7 @@ PACKAGES=(
     meson                  # QEMU build
     libslirp-dev           # QEMU build: -netdev user (PXE boot tests with QEMU's TFTP)
     seabios                # guest BIOS (-L /usr/share/seabios)
+    ovmf                   # guest UEFI firmware (OVMF_CODE_4M.fd + a copy of OVMF_VARS_4M.fd)
     ipxe-qemu              # PXE option ROMs for e1000 (-L /usr/lib/ipxe/qemu)
     qemu-system-data       # QEMU's own blobs (-L /usr/share/qemu)
     python3-pexpect        # boot tests drive the serial console

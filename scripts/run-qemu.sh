@@ -9,6 +9,9 @@
 # images/ stays as built; backups written in the guest can be read with
 #   mdir -i BUILD_DIR/run/stick.img@@1M ::/cxrescue/backups
 # QEMU: TCG, or KVM when the CPU has vmx/svm (build-notes.md: KVM hangs here otherwise).
+# CXR_FIRMWARE=uefi (make run FIRMWARE=uefi) boots through OVMF (package ovmf) instead of
+# SeaBIOS, with its variables in BUILD_DIR/run/ovmf-vars.fd (a copy of the empty vars file:
+# no Secure Boot keys).
 # Leave QEMU with Ctrl-A X, or power off from the menu.
 set -euo pipefail
 
@@ -31,11 +34,25 @@ if [ ! -f "$RUN/card.flash" ]; then
 fi
 cp "$IMAGES/cxrescue-usb.img" "$RUN/stick.img"
 
+firmware=()
+case ${CXR_FIRMWARE:-bios} in
+bios) ;;
+uefi)
+    OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
+    for f in "$OVMF_CODE" "$OVMF_VARS"; do
+        [ -f "$f" ] || { echo "run: $f missing — run make deps (package ovmf)" >&2; exit 1; }
+    done
+    cp "$OVMF_VARS" "$RUN/ovmf-vars.fd"
+    firmware=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE"
+              -drive "if=pflash,format=raw,unit=1,file=$RUN/ovmf-vars.fd") ;;
+*)  echo "run: FIRMWARE=${CXR_FIRMWARE} — bios or uefi" >&2; exit 2 ;;
+esac
+
 accel=tcg
 grep -qwE 'vmx|svm' /proc/cpuinfo && accel=kvm
-echo "run: booting $RUN/stick.img over USB (xHCI), accel=$accel; Ctrl-A X quits"
+echo "run: booting $RUN/stick.img over USB (xHCI), ${CXR_FIRMWARE:-bios}, accel=$accel; Ctrl-A X quits"
 exec "$QEMU" -L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu \
-    -machine pc -accel "$accel" -m 512 -nographic -no-reboot \
+    -machine pc -accel "$accel" -m 512 -nographic -no-reboot "${firmware[@]}" \
     -device qemu-xhci,id=xhci \
     -drive if=none,id=stick,format=raw,file="$RUN/stick.img" \
     -device usb-storage,bus=xhci.0,drive=stick,bootindex=1 \

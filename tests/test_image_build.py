@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The rescue image's build products (issue 5), checked on the host without booting:
+"""The rescue image's build products (issues 5 and 9), checked on the host without booting:
 the initramfs is reproducible and holds what /init needs, the media have the layout the
-boot loaders and /init expect, and the size targets hold."""
+BIOS and UEFI boot loaders and /init expect, both menus offer the same entries, and the
+size targets hold."""
 import gzip
 import hashlib
 import os
@@ -142,3 +143,100 @@ def test_pxe_tree():
         assert (pxe / f).is_file(), f
     assert (pxe / "boot" / "vmlinuz").read_bytes() == (BUILD / "kernel" / "bzImage").read_bytes()
     assert (pxe / "boot" / "initrd.gz").read_bytes() == INITRD.read_bytes()
+
+
+# --- UEFI (issue 9) ----------------------------------------------------------------------
+EFI_MACHINE_X86_64 = 0x8664       # PE/COFF machine type (PE format spec, "Machine Types")
+EFI_SUBSYSTEM_APPLICATION = 10    # PE optional header subsystem: EFI application
+
+
+def pe_machine_and_subsystem(data):
+    assert data[:2] == b"MZ", "not a PE file"
+    pe = int.from_bytes(data[0x3c:0x40], "little")
+    assert data[pe:pe + 4] == b"PE\0\0", "no PE signature"
+    machine = int.from_bytes(data[pe + 4:pe + 6], "little")
+    opt = pe + 24
+    assert int.from_bytes(data[opt:opt + 2], "little") == 0x20b, "not PE32+"
+    return machine, int.from_bytes(data[opt + 68:opt + 70], "little")
+
+
+def mtype(img, path):
+    r = subprocess.run(["mtype", "-i", img, f"::{path}"], capture_output=True)
+    assert r.returncode == 0, f"{path} missing in {img}: {r.stderr.decode()}"
+    return r.stdout
+
+
+def iso_extract(tmp_path, path):
+    out = tmp_path / pathlib.PurePath(path).name
+    r = subprocess.run(["xorriso", "-indev", str(IMAGES / "cxrescue.iso"), "-osirrox", "on",
+                        "-extract", path, str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, f"{path}: {r.stderr}"
+    return out.read_bytes()
+
+
+def syslinux_entries(cfg):
+    """label -> kernel command line, from a syslinux menu."""
+    entries, label = {}, None
+    for ln in cfg.splitlines():
+        ln = ln.strip()
+        if ln.startswith("LABEL "):
+            label = ln.split()[1]
+        elif ln.startswith("APPEND ") and label:
+            entries[label] = ln.split(None, 1)[1]
+    return entries
+
+
+def grub_entries(cfg):
+    """--id -> kernel command line, from a GRUB menu (entries without a kernel left out)."""
+    entries = {}
+    for m in re.finditer(r'menuentry\s+"[^"]*".*?--id\s+(\S+)[^{]*\{(.*?)\n\}', cfg, re.S):
+        linux = re.search(r"^\s*linux\s+(\S+)\s+(.*)$", m.group(2), re.M)
+        if linux:
+            assert linux.group(1) == "/boot/vmlinuz"
+            assert re.search(r"^\s*initrd\s+/boot/initrd.gz\s*$", m.group(2), re.M), m.group(1)
+            entries[m.group(1)] = linux.group(2).strip()
+    return entries
+
+
+def test_usb_stick_boots_uefi_through_grub():
+    fat = f"{IMAGES / 'cxrescue-usb.img'}@@1M"
+    loader = mtype(fat, "/EFI/BOOT/BOOTX64.EFI")
+    assert pe_machine_and_subsystem(loader) == (EFI_MACHINE_X86_64, EFI_SUBSYSTEM_APPLICATION)
+    grub = mtype(fat, "/boot/grub/cxrescue.cfg").decode()
+    bios = mtype(fat, "/syslinux/syslinux.cfg").decode()
+    # The same kernel, initramfs and entries on both paths: each command line, word for word.
+    assert grub_entries(grub) == syslinux_entries(bios) != {}
+    assert set(grub_entries(grub)) == {"cxrescue", "serial", "shell"}
+    assert "cxrescue.media=usb" in grub_entries(grub)["cxrescue"]
+
+
+def test_iso_has_an_efi_boot_image_with_the_same_loader(tmp_path):
+    r = subprocess.run(["xorriso", "-indev", str(IMAGES / "cxrescue.iso"), "-report_el_torito",
+                        "plain"], capture_output=True, text=True)
+    report = r.stdout + r.stderr
+    assert re.search(r"El Torito boot img :\s+2\s+UEFI\s+y\s+none", report), report
+    assert "El Torito img path :   2  /boot/efiboot.img" in report, report
+    efi = tmp_path / "efiboot.img"
+    efi.write_bytes(iso_extract(tmp_path, "/boot/efiboot.img"))
+    r = subprocess.run(["minfo", "-i", str(efi), "::"], capture_output=True, text=True)
+    assert "CXR-EFI" in r.stdout, "the EFI image's label is what /init uses to leave it alone"
+    loader = mtype(str(efi), "/EFI/BOOT/BOOTX64.EFI")
+    stick = mtype(f"{IMAGES / 'cxrescue-usb.img'}@@1M", "/EFI/BOOT/BOOTX64.EFI")
+    assert loader == stick, "one UEFI loader for every medium"
+    grub = iso_extract(tmp_path, "/boot/grub/cxrescue.cfg").decode()
+    isolinux = iso_extract(tmp_path, "/isolinux/isolinux.cfg").decode()
+    assert grub_entries(grub) == syslinux_entries(isolinux) != {}
+    assert "cxrescue.media=iso" in grub_entries(grub)["cxrescue"]
+    # Written to a stick, the ISO shows its EFI image as an EFI system partition (type 0xEF).
+    mbr = (IMAGES / "cxrescue.iso").read_bytes()[:512]
+    types = [mbr[446 + 16 * i + 4] for i in range(4)]
+    assert 0xEF in types, f"MBR partition types {types}"
+
+
+def test_secure_boot_is_explained():
+    readme = (ROOT / "README.md").read_text()
+    first_screen = "\n".join(readme.splitlines()[:40])
+    assert "Secure Boot" in first_screen, "README's first screen must say the image is unsigned"
+    for menu in ("rootfs/syslinux/menu.cfg.in", "rootfs/grub/cxrescue.cfg.in"):
+        text = (ROOT / menu).read_text()
+        assert "Secure Boot" in text and "not signed" in text, menu
