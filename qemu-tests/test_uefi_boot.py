@@ -76,17 +76,6 @@ def test_uefi_boot_lists_the_card_and_powers_off(tmp_path, guests, card, media):
     assert g.power_off() == 0
 
 
-def test_bios_boot_has_no_efi(tmp_path, guests, card):
-    """The other half of the check above: on SeaBIOS the same stick boots without EFI."""
-    g = boot(tmp_path, guests, "usb-xhci", "bios", [card])
-    g.front_end()
-    g.shell()
-    out, rc = g.run("test -d /sys/firmware/efi")
-    assert rc != 0, "SeaBIOS boot but /sys/firmware/efi exists"
-    g.leave_shell()
-    assert g.power_off() == 0
-
-
 # What each firmware's menu shows once it waits for a key: syslinux counts down, GRUB
 # says the highlighted entry will start.
 MENU_SHOWN = {"bios": r"Automatic boot in", "uefi": r"highlighted entry will be executed"}
