@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* boards.c — reading and checking library/boards.txt, and looking rows up. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "library/boards.h"
+#include "util/fileio.h"
+
+static const char *const field_names[BOARDS_NFIELDS] = {
+	"oem", "oem_parts", "oem_psid", "family", "subsys", "stock_part",
+	"stock_psid", "port", "speed", "basis", "source", "notes",
+};
+enum { F_OEM, F_PARTS, F_PSID, F_FAMILY, F_SUBSYS, F_STOCK_PART, F_STOCK_PSID, F_PORT, F_SPEED,
+       F_BASIS, F_SOURCE, F_NOTES };
+
+static const char *const family_names[] = {[BOARD_CX2] = "cx2", [BOARD_CX3] = "cx3",
+					    [BOARD_CX3PRO] = "cx3pro"};
+static const char *const port_names[] = {[BOARD_PORT_NONE] = "-", [BOARD_PORT_EN] = "en",
+					  [BOARD_PORT_VPI] = "vpi", [BOARD_PORT_IB] = "ib"};
+static const char *const basis_names[] = {[BOARD_STATED] = "stated", [BOARD_INFERRED] = "inferred"};
+
+#define NAMES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* "FILE:LINE: what", as compilers write it. Values quoted in messages are cut at
+ * 40 characters so that the line stays one line. */
+static int bad(struct cx_status *st, const char *name, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int bad(struct cx_status *st, const char *name, unsigned line, const char *fmt, ...)
+{
+	char what[CX_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return cx_fail(st, CX_EIMAGE, "%s:%u: %s", name, line, what);
+}
+
+static bool is_none(const char *s)
+{
+	return !strcmp(s, "-");
+}
+
+static int lookup(const char *s, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* A PSID: 1..16 of A-Z 0-9 _ (the characters of every PSID in field-notes.md §3;
+ * the length is the IMAGE_INFO field, fs2-format.md §3.2 tag 4). */
+static int check_psid(const char *s, const char *what, const char *name, unsigned line,
+		      struct cx_status *st)
+{
+	size_t n = strlen(s);
+
+	if (n > BOARD_PSID_MAX)
+		return bad(st, name, line, "%s \"%.40s\" is %zu characters; at most %d", what, s, n,
+			   BOARD_PSID_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return bad(st, name, line, "%s \"%s\" has '%c': only A-Z, 0-9 and _", what, s, s[i]);
+	return CX_OK;
+}
+
+static bool part_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+	       c == '_' || c == '.' || c == '/';
+}
+
+/* One part number, or with list set a comma-separated list of them. */
+static int check_parts(const char *s, bool list, const char *what, const char *name, unsigned line,
+		       struct cx_status *st)
+{
+	const char *p = s;
+
+	for (;;) {
+		size_t n = 0;
+		while (p[n] && !(list && p[n] == ','))
+			n++;
+		if (!n)
+			return bad(st, name, line, "%s \"%.40s\" has an empty entry", what, s);
+		for (size_t i = 0; i < n; i++)
+			if (!part_char(p[i]))
+				return bad(st, name, line, "%s \"%.40s\" has '%c': a part number is A-Z a-z 0-9 - _ . /%s",
+					   what, s, p[i], list ? ", parts separated by commas" : "");
+		if (!p[n])
+			return CX_OK;
+		p += n + 1;
+	}
+}
+
+static int hex4(const char *s, uint16_t *v)
+{
+	unsigned x = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			x = x << 4 | (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			x = x << 4 | (unsigned)(c - 'a' + 10);
+		else
+			return -1;
+	}
+	*v = (uint16_t)x;
+	return 0;
+}
+
+/* One or more http(s) URLs separated by spaces. */
+static int check_source(const char *s, const char *name, unsigned line, struct cx_status *st)
+{
+	const char *p = s;
+
+	if (is_none(s))
+		return bad(st, name, line, "no source URL: every row cites where it comes from");
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		size_t scheme = !strncmp(p, "https://", 8) ? 8 : !strncmp(p, "http://", 7) ? 7 : 0;
+		if (n && (!scheme || n == scheme))
+			return bad(st, name, line, "source \"%.*s\" is not an http:// or https:// URL",
+				   (int)(n < 40 ? n : 40), p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	return CX_OK;
+}
+
+/* Split a row (printable ASCII, NUL-terminated) into its fields, in place. */
+static int split_fields(char *s, char **f, const char *name, unsigned line, struct cx_status *st)
+{
+	int nf = 1;
+
+	for (const char *p = s; *p; p++)
+		nf += *p == '|';
+	if (nf != BOARDS_NFIELDS)
+		return bad(st, name, line,
+			   "%d field%s; a row has %d: oem | oem_parts | oem_psid | family | subsys | stock_part | "
+			   "stock_psid | port | speed | basis | source | notes",
+			   nf, nf == 1 ? "" : "s", BOARDS_NFIELDS);
+	for (int i = 0; i < BOARDS_NFIELDS; i++) {
+		char *end = strchr(s, '|');
+		char *next = end ? end + 1 : NULL;
+		if (!end)
+			end = s + strlen(s);
+		while (end > s && end[-1] == ' ')
+			end--;
+		*end = '\0';
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return bad(st, name, line, "%s (field %d) is empty; write - for none", field_names[i], i + 1);
+		f[i] = s;
+		s = next;
+	}
+	return CX_OK;
+}
+
+static int parse_row(char *s, struct board *b, const char *name, unsigned line, struct cx_status *st)
+{
+	char *f[BOARDS_NFIELDS];
+	int k;
+
+	if (split_fields(s, f, name, line, st))
+		return st->code;
+	memset(b, 0, sizeof(*b));
+	b->line = line;
+
+	if (is_none(f[F_OEM]))
+		return bad(st, name, line, "no oem: write unknown when no source names the vendor");
+	b->oem = f[F_OEM];
+
+	if (!is_none(f[F_PARTS])) {
+		if (check_parts(f[F_PARTS], true, "oem_parts", name, line, st))
+			return st->code;
+		b->oem_parts = f[F_PARTS];
+	}
+
+	if (is_none(f[F_PSID]))
+		return bad(st, name, line, "no PSID: oem_psid is required, it is the row's key");
+	if (check_psid(f[F_PSID], "PSID", name, line, st))
+		return st->code;
+	b->oem_psid = f[F_PSID];
+
+	if ((k = lookup(f[F_FAMILY], family_names, NAMES(family_names))) < 0)
+		return bad(st, name, line, "unknown family \"%.40s\" (cx2, cx3, cx3pro)", f[F_FAMILY]);
+	b->family = (enum board_family)k;
+
+	if (!is_none(f[F_SUBSYS])) {
+		const char *v = f[F_SUBSYS];
+		if (strlen(v) != 9 || v[4] != ':' || hex4(v, &b->subsys_vendor) || hex4(v + 5, &b->subsys_device))
+			return bad(st, name, line, "subsys \"%.40s\" is not vvvv:dddd in lower-case hex, e.g. 103c:18d6",
+				   v);
+		b->has_subsys = true;
+	}
+
+	if (!is_none(f[F_STOCK_PART])) {
+		if (check_parts(f[F_STOCK_PART], false, "stock_part", name, line, st))
+			return st->code;
+		b->stock_part = f[F_STOCK_PART];
+	}
+	if (!is_none(f[F_STOCK_PSID])) {
+		if (!b->stock_part)
+			return bad(st, name, line, "stock_psid \"%.40s\" without a stock_part", f[F_STOCK_PSID]);
+		if (check_psid(f[F_STOCK_PSID], "stock PSID", name, line, st))
+			return st->code;
+		b->stock_psid = f[F_STOCK_PSID];
+	}
+
+	if ((k = lookup(f[F_PORT], port_names, NAMES(port_names))) < 0)
+		return bad(st, name, line, "unknown port \"%.40s\" (en, vpi, ib, -)", f[F_PORT]);
+	b->port = (enum board_port)k;
+
+	if (!is_none(f[F_SPEED]))
+		b->speed = f[F_SPEED];
+
+	if ((k = lookup(f[F_BASIS], basis_names, NAMES(basis_names))) < 0)
+		return bad(st, name, line, "unknown basis \"%.40s\" (stated, inferred)", f[F_BASIS]);
+	b->basis = (enum board_basis)k;
+
+	if (check_source(f[F_SOURCE], name, line, st))
+		return st->code;
+	b->source = f[F_SOURCE];
+
+	if (!is_none(f[F_NOTES]))
+		b->notes = f[F_NOTES];
+	else if (b->basis == BOARD_INFERRED)
+		return bad(st, name, line, "basis inferred without notes: say what it is inferred from");
+	return CX_OK;
+}
+
+/* Bytes a row may not hold: control characters (tabs included) and non-ASCII. */
+static int check_row_bytes(const char *s, size_t n, const char *name, unsigned line, struct cx_status *st)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\t')
+			return bad(st, name, line, "tab at column %zu: separate fields with \" | \"", i + 1);
+		if (c < 0x20 || c >= 0x7f)
+			return bad(st, name, line, "byte 0x%02x at column %zu: a row is printable ASCII", c, i + 1);
+	}
+	return CX_OK;
+}
+
+static int add_row(struct board_table *t, size_t *cap, const struct board *b)
+{
+	if (t->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 32;
+		struct board *r = realloc(t->rows, ncap * sizeof(*r));
+		if (!r)
+			return -1;
+		t->rows = r;
+		*cap = ncap;
+	}
+	t->rows[t->n++] = *b;
+	return 0;
+}
+
+static int parse(const char *name, struct board_table *t, size_t len, struct cx_status *st)
+{
+	char *buf = t->text;
+	size_t pos = 0, cap = 0;
+	unsigned line = 0;
+
+	while (pos < len) {
+		char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		struct board b;
+
+		pos += n + (nl != NULL);
+		line++;
+		if (n && s[n - 1] == '\r')
+			n--;
+		s[n] = '\0'; /* on the '\r', the '\n', or the terminator past the end */
+		if (strlen(s) != n)
+			return bad(st, name, line, "NUL byte at column %zu", strlen(s) + 1);
+		if (n > BOARDS_MAX_LINE)
+			return bad(st, name, line, "line is %zu bytes; at most %d", n, BOARDS_MAX_LINE);
+		size_t lead = strspn(s, " \t");
+		if (s[lead] == '#' || s[lead] == '\0')
+			continue;
+		if (check_row_bytes(s, n, name, line, st) || parse_row(s, &b, name, line, st))
+			return st->code;
+		for (size_t i = 0; i < t->n; i++)
+			if (!strcmp(t->rows[i].oem_psid, b.oem_psid))
+				return bad(st, name, line, "PSID \"%s\" is already on line %u: a PSID maps to one row",
+					   b.oem_psid, t->rows[i].line);
+		if (t->n >= BOARDS_MAX_ROWS)
+			return bad(st, name, line, "more than %d rows", BOARDS_MAX_ROWS);
+		if (add_row(t, &cap, &b))
+			return cx_fail(st, CX_ENOMEM, "out of memory reading %s", name);
+	}
+	return CX_OK;
+}
+
+int boards_parse(const char *name, const char *text, size_t len, struct board_table *t,
+		 struct cx_status *st)
+{
+	memset(t, 0, sizeof(*t));
+	if (len > BOARDS_MAX_FILE)
+		return cx_fail(st, CX_EIMAGE, "%s: %zu bytes; a board table is at most %u", name, len,
+			       BOARDS_MAX_FILE);
+	t->text = malloc(len + 1);
+	if (!t->text)
+		return cx_fail(st, CX_ENOMEM, "out of memory reading %s", name);
+	memcpy(t->text, text, len);
+	t->text[len] = '\0';
+	if (parse(name, t, len, st)) {
+		int code = st->code;
+		boards_free(t);
+		return code;
+	}
+	return CX_OK;
+}
+
+int boards_load(const char *path, struct board_table *t, struct cx_status *st)
+{
+	struct stat sb;
+	uint8_t *buf;
+	size_t len;
+
+	memset(t, 0, sizeof(*t));
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > BOARDS_MAX_FILE)
+		return cx_fail(st, CX_EIMAGE, "%s: %lld bytes; a board table is at most %u", path,
+			       (long long)sb.st_size, BOARDS_MAX_FILE);
+	if (file_read(path, BOARDS_MAX_FILE, &buf, &len, st))
+		return st->code;
+	int rc = boards_parse(path, (const char *)buf, len, t, st);
+	free(buf);
+	return rc;
+}
+
+void boards_free(struct board_table *t)
+{
+	free(t->rows);
+	free(t->text);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct board *boards_by_psid(const struct board_table *t, const char *psid)
+{
+	for (size_t i = 0; psid && i < t->n; i++)
+		if (!strcmp(t->rows[i].oem_psid, psid))
+			return &t->rows[i];
+	return NULL;
+}
+
+const struct board *boards_by_subsys(const struct board_table *t, uint16_t vendor, uint16_t device,
+				     const struct board *after)
+{
+	size_t i = 0;
+
+	if (after) {
+		/* compared as integers: `after` may be any pointer the caller holds */
+		uintptr_t a = (uintptr_t)after, first = (uintptr_t)t->rows;
+		if (!t->n || a < first || a >= first + t->n * sizeof(*t->rows) || (a - first) % sizeof(*t->rows))
+			return NULL;
+		i = (a - first) / sizeof(*t->rows) + 1;
+	}
+	for (; i < t->n; i++)
+		if (t->rows[i].has_subsys && t->rows[i].subsys_vendor == vendor &&
+		    t->rows[i].subsys_device == device)
+			return &t->rows[i];
+	return NULL;
+}
+
+bool board_has_part(const struct board *b, const char *part)
+{
+	size_t n = part ? strlen(part) : 0;
+
+	for (const char *p = b->oem_parts; n && p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, part, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+const char *board_family_name(enum board_family f)
+{
+	return (unsigned)f < NAMES(family_names) ? family_names[f] : "?";
+}
+
+const char *board_port_name(enum board_port p)
+{
+	return (unsigned)p < NAMES(port_names) ? port_names[p] : "?";
+}
+
+const char *board_basis_name(enum board_basis b)
+{
+	return (unsigned)b < NAMES(basis_names) ? basis_names[b] : "?";
+}

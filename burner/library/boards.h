@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* boards.h — the board table, library/boards.txt: which board an OEM PSID belongs
+ * to and the stock board it corresponds to, with the source that says so.
+ *
+ * The file is plain text, one board per line, twelve fields separated by '|'
+ * (written " | "; spaces around a field are not part of it):
+ *
+ *   oem | oem_parts | oem_psid | family | subsys | stock_part | stock_psid | port |
+ *   speed | basis | source | notes
+ *
+ *   oem         the vendor (Dell, HP, IBM, Oracle, Sun, Mellanox, ...) or "unknown"
+ *   oem_parts   the vendor's part numbers, comma-separated, or "-"
+ *   oem_psid    the PSID the board's firmware carries: required, 1..16 of A-Z 0-9 _
+ *               (16 = the PSID field of IMAGE_INFO tag 4, fs2-format.md §3.2); one
+ *               row per PSID
+ *   family      cx2, cx3 or cx3pro
+ *   subsys      PCI subsystem vendor:device, "103c:18d6" (lower-case hex), or "-"
+ *   stock_part  the stock board it corresponds to, or "-" when no source states one
+ *   stock_psid  that board's PSID, or "-"; never without a stock_part. A stock
+ *               board's own row names itself here.
+ *   port        en, vpi, ib or "-"
+ *   speed       free text ("40GbE", "FDR"), or "-"
+ *   basis       stated (a source states the row) or inferred (notes say from what)
+ *   source      one or more http:// or https:// URLs, separated by spaces: required
+ *   notes       free text, or "-"; required when basis is inferred
+ *
+ * A line whose first non-blank character is '#' is a comment; blank lines are
+ * skipped. A row is printable ASCII and never contains '|' inside a field;
+ * comments may hold any text but NUL. CRLF line ends and a last line without
+ * a newline are accepted.
+ *
+ * boards_load() checks every row and stops at the first bad one with one line,
+ * "FILE:LINE: what is wrong" (CX_EIMAGE, the code of any malformed file), and
+ * then holds no rows. The loaded strings live in the table until boards_free().
+ */
+#ifndef CX_BOARDS_H
+#define CX_BOARDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image/info.h"
+#include "util/status.h"
+
+#define BOARD_PSID_MAX INFO_PSID_LEN  /* the PSID an image carries, fs2-format.md §3.2 tag 4 */
+#define BOARDS_MAX_FILE (1u << 20)    /* ours: the table is a few KiB */
+#define BOARDS_MAX_LINE 4096          /* ours: bytes in one line, end of line excluded */
+#define BOARDS_MAX_ROWS 10000         /* ours */
+#define BOARDS_NFIELDS 12
+
+enum board_family { BOARD_CX2, BOARD_CX3, BOARD_CX3PRO };
+enum board_port { BOARD_PORT_NONE, BOARD_PORT_EN, BOARD_PORT_VPI, BOARD_PORT_IB };
+enum board_basis { BOARD_STATED, BOARD_INFERRED };
+
+/* One row. Optional text fields written "-" are NULL here. */
+struct board {
+	unsigned line;                /* where it was read */
+	const char *oem;
+	const char *oem_parts;        /* comma-separated, or NULL */
+	const char *oem_psid;
+	enum board_family family;
+	bool has_subsys;
+	uint16_t subsys_vendor, subsys_device;
+	const char *stock_part;       /* or NULL */
+	const char *stock_psid;       /* or NULL */
+	enum board_port port;
+	const char *speed;            /* or NULL */
+	enum board_basis basis;
+	const char *source;           /* one or more URLs separated by single spaces */
+	const char *notes;            /* or NULL */
+};
+
+struct board_table {
+	struct board *rows;
+	size_t n;
+	char *text;                   /* the file's text, split in place; rows point into it */
+};
+
+/* Parse the whole file at path into t (which is overwritten, not freed). */
+int boards_load(const char *path, struct board_table *t, struct cx_status *st);
+
+/* The same on len bytes already in memory; name stands for the file in messages. */
+int boards_parse(const char *name, const char *text, size_t len, struct board_table *t,
+		 struct cx_status *st);
+
+/* Release what a load kept; t is then empty. Safe on an empty or failed table. */
+void boards_free(struct board_table *t);
+
+/* The row of this PSID (exact, case-sensitive), or NULL. */
+const struct board *boards_by_psid(const struct board_table *t, const char *psid);
+
+/* The first row after `after` (NULL: from the start) with this PCI subsystem, or
+ * NULL. Several rows may share one: one OEM part can carry more than one PSID. */
+const struct board *boards_by_subsys(const struct board_table *t, uint16_t vendor, uint16_t device,
+				     const struct board *after);
+
+/* Whether part is one of the row's oem_parts (exact). */
+bool board_has_part(const struct board *b, const char *part);
+
+/* "cx2", "en", "stated", ...: the words the file uses ("-" for BOARD_PORT_NONE). */
+const char *board_family_name(enum board_family f);
+const char *board_port_name(enum board_port p);
+const char *board_basis_name(enum board_basis b);
+
+#endif
