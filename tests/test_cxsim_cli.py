@@ -157,12 +157,33 @@ def test_create_parameters_reach_the_card(tmp_path):
     assert int(c["wo_addr_window"], 0) == 1
 
 
+def test_vsec_option_and_fault_are_saved(tmp_path):
+    plain, vsec = tmp_path / "plain", tmp_path / "vsec"
+    assert cxsim("create", plain, "--empty").returncode == 0
+    assert not any("vsec" in k for k in conf(plain))   # cards without one keep their old .conf
+    r = cxsim("create", vsec, "--empty", "--vsec", "cr_space,icmd_ext,semaphore")
+    assert r.returncode == 0, r.stderr
+    assert int(conf(vsec)["vsec_spaces"], 0) == 0x406
+    r = cxsim("fault", vsec, "--vsec-sem-held", "on")
+    assert r.returncode == 0 and "sem_held_vsec=on" in r.stdout, r.stderr
+    assert int(conf(vsec)["sem_held_vsec"], 0) == 1
+    assert cxsim("fault", vsec, "--vsec-sem-held", "off").returncode == 0
+    assert "sem_held_vsec" not in conf(vsec)
+    for words in ("full", "crspace-only", "2"):
+        assert cxsim("create", tmp_path / words, "--empty", "--vsec", words).returncode == 0
+    assert int(conf(tmp_path / "crspace-only")["vsec_spaces"], 0) == 0x4
+    r = cxsim("create", "--help")
+    assert r.returncode == 0 and "--vsec SPACES" in r.stdout and "--vsec-sem-held" in r.stdout
+
+
 @pytest.mark.parametrize("argv", [
     [], ["bogus"], ["create"], ["create", "x", "--chip", "cx9"], ["create", "x", "--corrupt"],
     ["create", "x", "--empty", "--image", "y.bin"], ["create", "x", "--guid", "zz"],
     ["create", "x", "--slot", "1"], ["create", "x", "--seed"], ["boot-check"],
     ["boot-check", "x", "--yaml"], ["fault"], ["fault", "x", "--stuck-busy", "maybe"],
     ["fault", "x", "--sem-held", "all"], ["serve"], ["serve", "dir"], ["serve", "d", "x", "--ro"],
+    ["create", "x", "--vsec", "icmd_exd"], ["create", "x", "--vsec"], ["create", "x", "--vsec", "32"],
+    ["fault", "x", "--vsec-sem-held", "maybe"],
 ])
 def test_usage_errors_exit_2(tmp_path, argv):
     r = run([CXSIM, *argv], cwd=tmp_path)

@@ -13,7 +13,7 @@
 
 struct create_opts {
 	const char *stem, *chip, *image, *flash;
-	const char *pci_device, *rev, *subsys, *seed, *slot;
+	const char *pci_device, *rev, *subsys, *seed, *slot, *vsec;
 	uint64_t slot_no;
 	bool wo_window, empty, corrupt;
 	struct fs2_identity id;
@@ -42,6 +42,8 @@ static int parse(int argc, char **argv, struct create_opts *o)
 			val = &o->image;
 		else if (!strcmp(a, "--slot"))
 			val = &o->slot;
+		else if (!strcmp(a, "--vsec"))
+			val = &o->vsec;
 		else if (!strcmp(a, "--psid"))
 			val = &o->id.psid;
 		else if (!strcmp(a, "--vsd"))
@@ -139,6 +141,9 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 	if (o->seed && cli_u64(o->seed, UINT64_MAX, &p->seed))
 		return cli_usage(CMD, "--seed: '%s' is not a number", o->seed);
 	p->wo_addr_window = o->wo_window;
+	if (o->vsec && cxsim_vsec_parse(o->vsec, &p->vsec_spaces))
+		return cli_usage(CMD, "--vsec: '%s' is not full, crspace-only, none or a list of spaces "
+				 "(cr_space,icmd_ext,semaphore,... or numbers 0..31)", o->vsec);
 	return CLI_OK;
 }
 

@@ -9,17 +9,24 @@ static const char usage_text[] =
 "usage: cxsim <command> [options]\n"
 "\n"
 "  create STEM [--chip cx2|cx3|cx3pro] [--pci-device ID] [--rev N] [--subsys VVVV:DDDD]\n"
-"         [--flash PART] [--seed N] [--wo-window]\n"
+"         [--flash PART] [--seed N] [--wo-window] [--vsec SPACES]\n"
 "         [--image FILE [--slot 0|1] [--psid S] [--guid G] [--mac M] [--vsd S]]\n"
 "         [--empty] [--corrupt]\n"
-"      write a new card to STEM.conf and STEM.flash (default: cx3, empty flash)\n"
+"      write a new card to STEM.conf and STEM.flash (default: cx3, empty flash);\n"
+"      --vsec adds the VSEC gateway (vendor-specific capability 9 at config 0xc0)\n"
+"      beside the 0x58/0x5c window. SPACES: full (cr_space,icmd_ext,semaphore: what\n"
+"      mstflint needs to use it), crspace-only (tools must fall back to the window),\n"
+"      none (the default), or a comma list of names or numbers 0..31; only cr_space\n"
+"      reaches anything\n"
 "  boot-check STEM [--json]\n"
 "      power the card on and show what boots: slot, FW version, PSID, GUIDs, MACs, PCI ID\n"
 "  fault STEM [--power-cut-after N] [--stuck-busy on|off]\n"
 "         [--sem-held none|gpio|flashprog|both] [--write-protect on|off]\n"
-"         [--stuck-bits none|ADDR[:MASK]]\n"
+"         [--stuck-bits none|ADDR[:MASK]] [--vsec-sem-held on|off]\n"
 "      change a card's fault parameters; --stuck-bits: in the flash byte at ADDR the\n"
-"      bits of MASK (default 0xff) never change, so a write there fails its read-back\n"
+"      bits of MASK (default 0xff) never change, so a write there fails its read-back;\n"
+"      --vsec-sem-held: another agent holds the VSEC gateway's semaphore from power-on\n"
+"      until a tool writes 0 to it (cxflash --clear-semaphore, mstmcra -c)\n"
 "  serve DIR STEM... [--wall-clock]\n"
 "      serve the cards as a fake sysfs PCI tree at DIR (FUSE) until SIGTERM/SIGINT;\n"
 "      DIR/devices/0000:0N:00.0/ is the N-th card, DIR/cxsim/{clock,power-cycle,stats}\n"
@@ -50,8 +57,14 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			/* One text for all: "cxsim create --help" is the same help. */
+			if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+				fputs(usage_text, stdout);
+				return CLI_OK;
+			}
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "cxsim: unknown command '%s'\n", argv[1]);
 	fputs(usage_text, stderr);
 	return CLI_USAGE;

@@ -54,9 +54,10 @@ void report_params_json(struct sbuf *b, const struct cxsim_params *p)
 	sb_json_str(b, p->flash_part);
 	sb_printf(b, ",\"wo_addr_window\":%s,\"seed\":%" PRIu64 ",\"power_cut_after\":%" PRIu64
 		  ",\"stuck_busy\":%s,\"sem_held_gpio\":%s,\"sem_held_flashprog\":%s,"
-		  "\"write_protect\":%s,\"stuck_bits\":", yes(p->wo_addr_window), p->seed,
+		  "\"write_protect\":%s,\"vsec_spaces\":\"0x%04" PRIx32 "\",\"sem_held_vsec\":%s,"
+		  "\"stuck_bits\":", yes(p->wo_addr_window), p->seed,
 		  p->power_cut_after, yes(p->stuck_busy), yes(p->sem_held_gpio),
-		  yes(p->sem_held_flashprog), yes(p->write_protect));
+		  yes(p->sem_held_flashprog), yes(p->write_protect), p->vsec_spaces, yes(p->sem_held_vsec));
 	if (p->stuck_mask)
 		sb_printf(b, "{\"addr\":\"0x%06" PRIx32 "\",\"mask\":\"0x%02x\"}}", p->stuck_addr,
 			  p->stuck_mask);
@@ -70,9 +71,10 @@ void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
 
 	sb_printf(b, "{\"cfg_reads\":%" PRIu64 ",\"cfg_writes\":%" PRIu64 ",\"cr_reads\":%" PRIu64
 		  ",\"cr_writes\":%" PRIu64 ",\"unmodelled\":%" PRIu64 ",\"gw_cmds\":%" PRIu64
-		  ",\"gw_without_sem\":%" PRIu64 ",\"gw_by_opcode\":{",
+		  ",\"gw_without_sem\":%" PRIu64 ",\"vsec_accesses\":%" PRIu64
+		  ",\"vsec_without_sem\":%" PRIu64 ",\"gw_by_opcode\":{",
 		  k->cfg_reads, k->cfg_writes, k->cr_reads, k->cr_writes, k->unmodelled,
-		  k->gw_cmds, k->gw_without_sem);
+		  k->gw_cmds, k->gw_without_sem, k->vsec_accesses, k->vsec_without_sem);
 	for (op = 0; op < 256; op++)
 		if (k->gw_by_opcode[op])
 			sb_printf(b, "%s\"0x%02x\":%" PRIu64, n++ ? "," : "", op, k->gw_by_opcode[op]);

@@ -327,14 +327,18 @@ uint32_t cxsim_class_now(const struct cxsim_card *c)
 
 /* ---- state files: STEM.conf (key=value) and STEM.flash (raw) ---- */
 
-#define U(field) {#field, offsetof(struct cxsim_params, field), sizeof(((struct cxsim_params *)0)->field)}
+/* Keys marked OPTIONAL are written only when set, so that a card without them
+ * keeps the .conf file it had before they existed (and older readers still take it). */
+#define U(field) {#field, offsetof(struct cxsim_params, field), sizeof(((struct cxsim_params *)0)->field), false}
+#define OPTIONAL(field) {#field, offsetof(struct cxsim_params, field), sizeof(((struct cxsim_params *)0)->field), true}
 static const struct {
 	const char *key;
 	size_t off, size;
+	bool optional;
 } num_keys[] = {
 	U(pci_device), U(hw_rev), U(subsys_vendor), U(subsys_device), U(wo_addr_window), U(seed),
 	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
-	U(stuck_addr), U(stuck_mask),
+	U(stuck_addr), U(stuck_mask), OPTIONAL(vsec_spaces), OPTIONAL(sem_held_vsec),
 };
 
 static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
@@ -351,6 +355,7 @@ static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
 				      num_keys[i].off == offsetof(struct cxsim_params, stuck_busy) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_gpio) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_flashprog) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_vsec) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, write_protect)))
 		*f = v != 0;
 }
@@ -507,8 +512,9 @@ int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 			     "# cxsim card parameters (sim/core/cxsim.h struct cxsim_params)\n"
 			     "chip=%s\nflash_part=%s\n", c->chip->name, c->p.flash_part);
 	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]) && n < sizeof(conf); i++)
-		n += (size_t)snprintf(conf + n, sizeof(conf) - n, "%s=0x%llx\n", num_keys[i].key,
-				      get_num(&c->p, i));
+		if (!num_keys[i].optional || get_num(&c->p, i))
+			n += (size_t)snprintf(conf + n, sizeof(conf) - n, "%s=0x%llx\n", num_keys[i].key,
+					      get_num(&c->p, i));
 	snprintf(path, sizeof(path), "%s.conf", stem);
 	if (write_atomic(path, conf, n, err, errlen))
 		return -1;

@@ -30,6 +30,16 @@ struct gateway {
 	bool cs_held;            /* the previous transaction kept chip select asserted */
 };
 
+/* The VSEC gateway's registers, §2.4 (offsets in pcicfg.c). */
+struct vsec {
+	uint16_t space;          /* CTRL 15:0, the selected address space */
+	uint32_t counter;        /* the next ticket COUNTER hands out; never 0 */
+	uint32_t sem;            /* SEMAPHORE: 0 free, else the owner's ticket */
+	bool sem_other;          /* held by someone who is not the client (a fault) */
+	uint32_t addr;           /* ADDR as last written, bit 31 as the hardware left it */
+	uint32_t data;           /* DATA */
+};
+
 struct cxsim_card {
 	struct cxsim_params p;
 	const struct sim_chip_info *chip;
@@ -50,6 +60,7 @@ struct cxsim_card {
 	uint32_t bar0_lo, bar0_hi;
 	uint32_t win_addr;            /* 0x58 */
 	uint32_t win_data;            /* 0x5c latch (write-only-address variant) */
+	struct vsec vsec;             /* used when p.vsec_spaces != 0 */
 
 	/* crspace registers that hold state. */
 	struct semaphore sem_gpio, sem_flashprog, sem_trm;

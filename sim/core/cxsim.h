@@ -7,10 +7,11 @@
  * loads and saves. Front ends (the in-process C interface used by tests and
  * benchmarks, the FUSE fake sysfs, later a QEMU device) call
  * cxsim_cfg_read()/cxsim_cfg_write() for PCI config space, which is where the
- * 0x58/0x5c crspace window lives (§2.3), and cxsim_bar0_read()/write() for the
- * memory BAR. By default BAR0 reads as all-ones (memory decode off), so tools
- * fall back to config cycles (§2.2); with params.bar0_crspace (the QEMU device)
- * BAR0 decodes crspace.
+ * 0x58/0x5c crspace window lives (§2.3) and, when params.vsec_spaces is set,
+ * the VSEC gateway (§2.4), and cxsim_bar0_read()/write() for the memory BAR.
+ * By default BAR0 reads as all-ones (memory decode off), so tools fall back to
+ * config cycles (§2.2); with params.bar0_crspace (the QEMU device) BAR0
+ * decodes crspace.
  *
  * It shares no code with cxflash: a misreading of the spec must not cancel
  * itself out between burner and model.
@@ -36,6 +37,16 @@
  * over PCIe is of the same order (~1 µs). Not tuned. */
 #define CXSIM_BAR0_ACCESS_NS CXSIM_CFG_ACCESS_NS
 
+/* VSEC gateway address spaces (mtcr's AS_*, §2.4), as bits of params.vsec_spaces. */
+#define CXSIM_AS_ICMD_EXT 0x1
+#define CXSIM_AS_CR_SPACE 0x2       /* the only one modelled: it reaches crspace */
+#define CXSIM_AS_SEMAPHORE 0xA
+#define CXSIM_VSEC_BIT(space) (1u << (space))
+/* What mtcr requires before it uses the VSEC (VSEC_MIN_SUPPORT_UL, §2.4). */
+#define CXSIM_VSEC_FULL (CXSIM_VSEC_BIT(CXSIM_AS_CR_SPACE) | CXSIM_VSEC_BIT(CXSIM_AS_ICMD_EXT) | \
+			 CXSIM_VSEC_BIT(CXSIM_AS_SEMAPHORE))
+#define CXSIM_VSEC_CRSPACE_ONLY CXSIM_VSEC_BIT(CXSIM_AS_CR_SPACE)
+
 enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO };
 
 /* What a card is. Saved beside the flash in a small key=value text file. */
@@ -51,12 +62,18 @@ struct cxsim_params {
 	 * all-ones. A front end's choice, not a property of the card: not saved in
 	 * STEM.conf, false by default (the FUSE front end: mstflint uses config cycles). */
 	bool bar0_crspace;
+	/* A vendor-specific capability (ID 9) after MSI-X: the VSEC gateway of §2.4,
+	 * supporting the address spaces whose bits are set (CXSIM_VSEC_BIT). 0, the
+	 * default, means no VSEC: whether CX2/CX3 have one is UNCONFIRMED (§2.1), and
+	 * tools then use the window. The window works either way. */
+	uint32_t vsec_spaces;
 
 	/* Faults. */
 	uint64_t power_cut_after;   /* lose power after this many config (or BAR0) accesses; 0 = never */
 	bool stuck_busy;            /* the gateway BUSY bit never clears */
 	bool sem_held_gpio;         /* 0xf03fc is held by another agent */
 	bool sem_held_flashprog;    /* 0xf03a0 is held by another agent (CX3/Pro) */
+	bool sem_held_vsec;         /* the VSEC gateway's semaphore is held by another agent */
 	bool write_protect;         /* the flash powers on with its block-protect bits set */
 	uint32_t stuck_addr;        /* with stuck_mask: a flash byte with bits that never change */
 	uint8_t stuck_mask;         /* those bits (erase and program leave them as they are); 0 = none */
@@ -72,6 +89,8 @@ struct cxsim_counters {
 	uint64_t bytes_programmed, bytes_erased, bytes_read;
 	uint64_t erases;
 	uint64_t gw_without_sem;            /* gateway transactions while 0xf03fc was not held */
+	uint64_t vsec_accesses;             /* VSEC gateway accesses started (ADDR writes) */
+	uint64_t vsec_without_sem;          /* ... while the client did not hold the VSEC semaphore */
 	uint64_t time_ns;                   /* the model's clock */
 };
 
@@ -167,6 +186,12 @@ void cxsim_set_flash_sink(struct cxsim_card *c, void (*sink)(void *ctx, size_t o
 /* The PCI IDs the card shows now. */
 uint16_t cxsim_pci_device_now(const struct cxsim_card *c);
 uint32_t cxsim_class_now(const struct cxsim_card *c);   /* 0x028000 or 0x050000 */
+
+/* The VSEC's spaces from a front end's words: "none", "full" (CXSIM_VSEC_FULL),
+ * "crspace-only", or a comma list of space names (icmd_ext, cr_space, icmd,
+ * nodnic_init_seg, expansion_rom, nd_crspace, scan_crspace, semaphore,
+ * recovery, mac) or numbers 0..31. 0 or -1. */
+int cxsim_vsec_parse(const char *s, uint32_t *spaces);
 
 /* Chip names and parsing for front ends: "cx2", "cx3", "cx3pro". */
 const char *cxsim_chip_name(enum cxsim_chip chip);

@@ -1,12 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pcicfg.c — the card's PCI configuration space and the 0x58/0x5c crspace window.
+/* pcicfg.c — the card's PCI configuration space, the 0x58/0x5c crspace window
+ * and the optional VSEC gateway.
  *
  * A type-0 header with one 1 MiB 64-bit memory BAR (hw-access.md §2.2), the
- * capability list PM → PCIe → MSI-X and no vendor-specific capability (so a
- * tool probing for the VSEC gateway of §2.4 falls back to the window), and
- * the address/data window of §2.3 at 0x58/0x5c, in its normal form or with
- * the write-only address register (reads of 0x58 give 0xbadacce5).
+ * capability list PM → PCIe → MSI-X, and the address/data window of §2.3 at
+ * 0x58/0x5c, in its normal form or with the write-only address register
+ * (reads of 0x58 give 0xbadacce5).
+ *
+ * By default there is no vendor-specific capability, so a tool probing for the
+ * VSEC gateway of §2.4 falls back to the window. With params.vsec_spaces set
+ * (`cxsim create --vsec`), MSI-X links to one at 0xc0 (free space after
+ * MSI-X), and the window keeps working beside it, as on real cards with a VSEC:
+ *   +0x00 header: ID 9, next 0, length 0x18, VSC type 0 (functional) in 31:24
+ *   +0x04 CTRL: space select 15:0; status 31:29 reads 1 when that space is
+ *         in vsec_spaces, 0 otherwise
+ *   +0x08 COUNTER: a ticket, one more on each read (never 0)
+ *   +0x0c SEMAPHORE: 0 free; writing a ticket while free takes it, writing 0
+ *         frees it (whoever holds it), other writes while held are ignored
+ *   +0x10 ADDR: writing an address with bit 31 = 0 reads crspace into DATA
+ *         and sets bit 31; with bit 31 = 1 it writes DATA there and clears
+ *         bit 31. Both complete at once (the flag is right at the first poll).
+ *   +0x14 DATA
+ * Only CR_SPACE (2) reaches anything: the crspace the window reaches. An access
+ * in any other space, supported or not, reads 0 and is logged and counted as
+ * unmodelled. Each access (ADDR write) is counted, and so is one made while the
+ * client does not hold the VSEC semaphore (counters vsec_accesses and
+ * vsec_without_sem). params.sem_held_vsec: another agent holds the semaphore
+ * from power-on until someone writes 0.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "card.h"
@@ -31,6 +53,21 @@
 #define WIN_DATA 0x5C         /* crspace data, §2.3 */
 #define WIN_WO_READBACK 0xBADACCE5u /* write-only address register read-back, §2.3 */
 #define WIN_WO_READ_FLAG 0x1  /* WO variant: address bit 0 asks for a read, §2.3 */
+#define CAP_VSEC 0xC0         /* vendor-specific (VSEC gateway), 0x18 bytes, §2.4 */
+#define CAP_ID_VSEC 0x09      /* vendor-specific capability ID, §2.4 */
+#define VSEC_LEN 0x18         /* header byte 2: six dwords, §2.4 */
+#define VSEC_TYPE_BYTE 3      /* header 31:24: VSC type, §2.4 */
+#define VSC_FUNCTIONAL 0      /* VSC type of a gateway tools may use (2 = recovery), §2.4 */
+#define VSEC_CTRL 0x04        /* space select 15:0, status 31:29, §2.4 */
+#define VSEC_COUNTER 0x08     /* ticket counter, §2.4 */
+#define VSEC_SEM 0x0C         /* semaphore, §2.4 */
+#define VSEC_ADDR 0x10        /* crspace address 29:0, flag 31, §2.4 */
+#define VSEC_DATA 0x14        /* data, §2.4 */
+#define VSEC_SPACE_MASK 0xFFFF /* CTRL 15:0, §2.4 */
+#define VSEC_STATUS_OK (1u << 29) /* CTRL 31:29 non-zero: space supported, §2.4 */
+#define VSEC_FLAG (1u << 31)  /* ADDR 31: read done (1) / write pending (1), §2.4 */
+#define VSEC_ADDR_MASK 0x3FFFFFFFu /* ADDR 29:0, §2.4 */
+#define VSEC_OTHER_TICKET 0x5EC0u  /* what another agent's ticket looks like (any non-zero) */
 
 #define STATUS_CAP_LIST 0x0010
 #define COMMAND_WRITABLE 0x0547 /* I/O, memory, master, parity, SERR, INTx disable */
@@ -71,6 +108,17 @@ void sim_pcicfg_reset(struct cxsim_card *c)
 	put16(h + CAP_PCIE + 2, 0x0002);
 	h[CAP_MSIX] = 0x11;
 	h[CAP_MSIX + 1] = 0;
+	if (c->p.vsec_spaces) {
+		h[CAP_MSIX + 1] = CAP_VSEC;
+		h[CAP_VSEC] = CAP_ID_VSEC;
+		h[CAP_VSEC + 2] = VSEC_LEN;
+		h[CAP_VSEC + VSEC_TYPE_BYTE] = VSC_FUNCTIONAL;
+	}
+	c->vsec = (struct vsec){.counter = 1};
+	if (c->p.sem_held_vsec) {
+		c->vsec.sem = VSEC_OTHER_TICKET;
+		c->vsec.sem_other = true;
+	}
 	c->bar0_lo = BAR0_DEFAULT;
 	c->bar0_hi = 0;
 	c->win_addr = 0;
@@ -104,10 +152,110 @@ static void window_write(struct cxsim_card *c, unsigned reg, uint32_t val)
 		sim_cr_write(c, val, c->win_data);
 }
 
+/* The VSEC register at off, if off is one (the header is plain config bytes). */
+static bool is_vsec_reg(const struct cxsim_card *c, unsigned off)
+{
+	return c->p.vsec_spaces && off >= CAP_VSEC + VSEC_CTRL && off <= CAP_VSEC + VSEC_DATA;
+}
+
+static bool vsec_supports(const struct cxsim_card *c, unsigned space)
+{
+	return space < 32 && (c->p.vsec_spaces >> space & 1);
+}
+
+static uint32_t vsec_read(struct cxsim_card *c, unsigned reg)
+{
+	struct vsec *v = &c->vsec;
+	uint32_t t;
+
+	switch (reg) {
+	case VSEC_CTRL:
+		return v->space | (vsec_supports(c, v->space) ? VSEC_STATUS_OK : 0);
+	case VSEC_COUNTER:
+		t = v->counter++;
+		if (!v->counter)
+			v->counter = 1;   /* 0 would read as "free" in SEMAPHORE */
+		return t;
+	case VSEC_SEM:
+		return v->sem;
+	case VSEC_ADDR:
+		return v->addr;
+	default:
+		return v->data;
+	}
+}
+
+/* One access through ADDR: it completes before the next config cycle. */
+static void vsec_access(struct cxsim_card *c, uint32_t val)
+{
+	struct vsec *v = &c->vsec;
+	uint32_t a = val & VSEC_ADDR_MASK;
+	bool write = val & VSEC_FLAG;
+
+	c->cnt.vsec_accesses++;
+	if (!v->sem || v->sem_other)
+		c->cnt.vsec_without_sem++;
+	if (v->space == CXSIM_AS_CR_SPACE && vsec_supports(c, v->space)) {
+		if (write)
+			sim_cr_write(c, a, v->data);
+		else
+			v->data = sim_cr_read(c, a);
+	} else {
+		c->cnt.unmodelled++;
+		sim_card_log(c, "VSEC %s of address 0x%05x in %sspace 0x%x: not modelled",
+			     write ? "write" : "read", a, vsec_supports(c, v->space) ? "" : "unsupported ",
+			     v->space);
+		if (!write)
+			v->data = 0;
+	}
+	v->addr = write ? val & ~VSEC_FLAG : val | VSEC_FLAG;
+}
+
+static void vsec_write(struct cxsim_card *c, unsigned reg, uint32_t val)
+{
+	struct vsec *v = &c->vsec;
+
+	switch (reg) {
+	case VSEC_CTRL:
+		v->space = (uint16_t)(val & VSEC_SPACE_MASK);   /* the status bits are read-only */
+		return;
+	case VSEC_COUNTER:
+		return;   /* read-only */
+	case VSEC_SEM:
+		if (!val) {
+			v->sem = 0;
+			v->sem_other = false;
+		} else if (!v->sem) {
+			v->sem = val;
+		}
+		return;
+	case VSEC_ADDR:
+		vsec_access(c, val);
+		return;
+	default:
+		v->data = val;
+	}
+}
+
+/* What a partial write merges with: the register as written, not as read
+ * (a byte write to CTRL must not tick COUNTER or set status bits). */
+static uint32_t vsec_current(const struct cxsim_card *c, unsigned reg)
+{
+	switch (reg) {
+	case VSEC_CTRL: return c->vsec.space;
+	case VSEC_SEM: return c->vsec.sem;
+	case VSEC_ADDR: return c->vsec.addr;
+	case VSEC_DATA: return c->vsec.data;
+	default: return 0;
+	}
+}
+
 static uint32_t dword_read(struct cxsim_card *c, unsigned off)
 {
 	if (off == WIN_ADDR || off == WIN_DATA)
 		return window_read(c, off);
+	if (is_vsec_reg(c, off))
+		return vsec_read(c, off - CAP_VSEC);
 	if (off == CFG_BAR0)
 		return c->bar0_lo | BAR0_FLAGS;
 	if (off == CFG_BAR0_HI)
@@ -146,6 +294,15 @@ void sim_pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned
 		window_write(c, base, val);
 		return;
 	}
+	if (is_vsec_reg(c, base)) {
+		if (len != 4) {
+			unsigned shift = 8 * (off & 3);
+			uint32_t mask = ((1u << (8 * len)) - 1) << shift;
+			val = (vsec_current(c, base - CAP_VSEC) & ~mask) | ((val << shift) & mask);
+		}
+		vsec_write(c, base - CAP_VSEC, val);
+		return;
+	}
 	if (base == CFG_BAR0 && len == 4) {
 		c->bar0_lo = val & ~(CXSIM_BAR0_SIZE - 1); /* sizing: writes of ~0 read back the size */
 		return;
@@ -159,4 +316,56 @@ void sim_pcicfg_write(struct cxsim_card *c, unsigned off, uint32_t val, unsigned
 		return;
 	}
 	/* Everything else in the header is read-only here. */
+}
+
+/* mtcr's names of the address spaces (enum AS_*, §2.4). */
+static const struct {
+	const char *name;
+	unsigned space;
+} vsec_names[] = {
+	{"icmd_ext", 0x1}, {"cr_space", 0x2}, {"icmd", 0x3}, {"nodnic_init_seg", 0x4},
+	{"expansion_rom", 0x5}, {"nd_crspace", 0x6}, {"scan_crspace", 0x7}, {"semaphore", 0xA},
+	{"recovery", 0xC}, {"mac", 0xF},
+};
+
+static int vsec_space(const char *s, size_t n, unsigned *space)
+{
+	char *end;
+	unsigned long v;
+
+	for (size_t i = 0; i < sizeof(vsec_names) / sizeof(vsec_names[0]); i++)
+		if (strlen(vsec_names[i].name) == n && !strncmp(s, vsec_names[i].name, n)) {
+			*space = vsec_names[i].space;
+			return 0;
+		}
+	if (!n || s[0] < '0' || s[0] > '9')
+		return -1;
+	v = strtoul(s, &end, 0);
+	if ((size_t)(end - s) != n || v > 31)
+		return -1;
+	*space = (unsigned)v;
+	return 0;
+}
+
+int cxsim_vsec_parse(const char *s, uint32_t *spaces)
+{
+	uint32_t m = 0;
+
+	if (!strcmp(s, "none") || !strcmp(s, "full") || !strcmp(s, "crspace-only")) {
+		*spaces = s[0] == 'n' ? 0 : s[0] == 'f' ? CXSIM_VSEC_FULL : CXSIM_VSEC_CRSPACE_ONLY;
+		return 0;
+	}
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		unsigned sp;
+
+		if (vsec_space(s, n, &sp))
+			return -1;
+		m |= CXSIM_VSEC_BIT(sp);
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	*spaces = m;
+	return 0;
 }
