@@ -60,13 +60,13 @@ static int livefish_fixup(struct chip *c, struct cx_status *st)
 	return cr_write(&c->cr, CR_LINK_RESET, (v & ~LINK_RESET_MASK) | LINK_RESET_OFF, st);
 }
 
-int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, struct cx_status *st)
+int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned cr_flags, struct cx_status *st)
 {
 	uint32_t id;
 	int rc;
 
 	*c = (struct chip){.pci_device = pci_device};
-	if ((rc = cr_open(&c->cr, cfg, st)) || (rc = cr_read(&c->cr, CR_HW_ID, &id, st)))
+	if ((rc = cr_open(&c->cr, cfg, cr_flags, st)) || (rc = cr_read(&c->cr, CR_HW_ID, &id, st)))
 		return rc;
 	if (id == HW_ID_LOCKED)
 		return cx_fail(st, CX_EPERM, "%s: HW access is disabled on the card (crspace locked)",

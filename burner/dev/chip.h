@@ -35,8 +35,9 @@ struct chip {
 	bool held_gpio, held_flashprog;
 };
 
-/* Identify the chip behind cfg; pci_device is the function's device ID. */
-int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, struct cx_status *st);
+/* Identify the chip behind cfg; pci_device is the function's device ID.
+ * cr_flags go to cr_open() (CR_CLEAR_SEM, CR_WINDOW: crspace.h). */
+int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned cr_flags, struct cx_status *st);
 
 /* Take the flash semaphores (§3.5); CX_EBUSY with advice if another agent holds one. */
 int chip_lock(struct chip *c, struct cx_status *st);
@@ -49,7 +50,8 @@ int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st);
 /* Where a warm reset boots from: 0xf0000 = start << 8 (hw-access.md §4.4). */
 int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st);
 
-/* --clear-semaphore: release both semaphores whoever holds them. */
+/* --clear-semaphore: release both flash semaphores whoever holds them (the
+ * VSEC gateway's, if any, was freed by chip_open() with CR_CLEAR_SEM). */
 int chip_clear_semaphores(struct chip *c, struct cx_status *st);
 
 /* Unlock and park the window. */

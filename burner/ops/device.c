@@ -17,6 +17,11 @@ static const char *access_wanted(void)
 	return a && *a ? a : "auto";
 }
 
+static bool wanted(const char *method)
+{
+	return !strcmp(access_wanted(), method);
+}
+
 int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
 		      bool clear_sem, struct cx_status *st)
 {
@@ -27,19 +32,23 @@ int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, co
 	d->cfg = cfg;
 	d->opened = true;
 	sig_defer_begin();
-	if ((rc = chip_open(&d->chip, &d->cfg, pci->device, st))) {
+	unsigned flags = (clear_sem ? CR_CLEAR_SEM : 0) | (wanted("config") ? CR_WINDOW : 0);
+	if ((rc = chip_open(&d->chip, &d->cfg, pci->device, flags, st))) {
 		crmem_close(&mem);
 		return rc;
 	}
 	d->have_chip = true;
-	bool bar_ok = !d->chip.recovery && d->chip.desc->family != CXF_CX2 &&
-		      cr_use_mem(&d->chip.cr, mem);
+	bool bar_ok = !d->chip.recovery && d->chip.desc->family != CXF_CX2 && !wanted("config") &&
+		      !wanted("vsec") && cr_use_mem(&d->chip.cr, mem);
 	if (!bar_ok) {
 		crmem_close(&mem);
-		if (!strcmp(access_wanted(), "bar0"))
+		if (wanted("bar0"))
 			return cx_fail(st, CX_ENODEV, "%s: BAR0 access is not usable on this card "
 				       "(CXFLASH_ACCESS=bar0); unset it to use config cycles", pci->bdf);
 	}
+	if (wanted("vsec") && !d->chip.cr.use_vsec)
+		return cx_fail(st, CX_ENODEV, "%s: the VSEC gateway is not usable: %s (CXFLASH_ACCESS=vsec); "
+			       "unset it to use the 0x58/0x5c window", pci->bdf, d->chip.cr.no_vsec);
 	if (clear_sem && (rc = chip_clear_semaphores(&d->chip, st)))
 		return rc;
 	/* Identification touches the gateway: hold the semaphore while we do it. */
@@ -74,7 +83,7 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
 		return rc;
 	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
 	 * a BAR that cannot be mapped means config cycles, not an error. */
-	if (strcmp(access_wanted(), "config") && (pci.device == PCI_ID_CX3 || pci.device == PCI_ID_CX3PRO))
+	if (!wanted("config") && !wanted("vsec") && (pci.device == PCI_ID_CX3 || pci.device == PCI_ID_CX3PRO))
 		crmem_open_sysfs(&mem, sysfs_root, pci.bdf, &(struct cx_status){0});
 	return device_attach_mem(d, cfg, mem, &pci, clear_sem, st);
 }

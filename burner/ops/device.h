@@ -25,8 +25,8 @@ struct device {
 	bool opened, have_chip, have_flash;
 };
 
-/* sysfs_root: NULL for /sys/bus/pci. clear_sem: release both semaphores
- * first (--clear-semaphore). */
+/* sysfs_root: NULL for /sys/bus/pci. clear_sem: release the semaphores first
+ * (--clear-semaphore): the VSEC gateway's and both flash semaphores. */
 int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
 		struct cx_status *st);
 
@@ -35,9 +35,12 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 		  struct cx_status *st);
 
 /* ... and with a BAR0 mapping to try (crmem.h); it is used when it answers like
- * the window on a ConnectX-3 / Pro outside recovery mode, and closed otherwise.
- * CXFLASH_ACCESS in the environment: "config" never tries the BAR (device_open),
- * "bar0" makes an unusable BAR an error instead of a quiet fallback. */
+ * config space on a ConnectX-3 / Pro outside recovery mode, and closed otherwise.
+ * Without it: the VSEC gateway when the card has a usable one, else the window
+ * (crspace.h). CXFLASH_ACCESS in the environment picks one instead: "config"
+ * the 0x58/0x5c window, "vsec" the VSEC gateway, "bar0" the BAR (neither
+ * "config" nor "vsec" tries the BAR); for "vsec" and "bar0", a card where the
+ * method is not usable is an error instead of a quiet fallback. */
 int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
 		      bool clear_sem, struct cx_status *st);
 

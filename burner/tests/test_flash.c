@@ -75,7 +75,7 @@ static void attach(struct rig *r, struct cxsim_card *card)
 	assert_non_null(card);
 	r->card = card;
 	sim_cfg_attach(&r->cfg, card, "0000:01:00.0");
-	assert_int_equal(chip_open(&r->chip, &r->cfg, cxsim_pci_device_now(card), &r->st), CX_OK);
+	assert_int_equal(chip_open(&r->chip, &r->cfg, cxsim_pci_device_now(card), 0, &r->st), CX_OK);
 	assert_int_equal(chip_lock(&r->chip, &r->st), CX_OK);
 }
 

@@ -81,7 +81,7 @@ static void open_card(struct rig *r, const char *part, bool wp, bool stuck)
 	r->card = cxsim_new(&p);
 	assert_non_null(r->card);
 	sim_cfg_attach(&r->cfg, r->card, "0000:01:00.0");
-	assert_int_equal(chip_open(&r->chip, &r->cfg, cxsim_pci_device_now(r->card), &r->st), CX_OK);
+	assert_int_equal(chip_open(&r->chip, &r->cfg, cxsim_pci_device_now(r->card), 0, &r->st), CX_OK);
 	assert_int_equal(chip_lock(&r->chip, &r->st), CX_OK);
 	assert_int_equal(flash_open(&r->f, &r->chip, &r->st), CX_OK);
 	r->m = cxsim_flash(r->card, &r->size);
