@@ -59,6 +59,10 @@ static int by_bdf(const void *a, const void *b)
 static jmp_buf pci_bail;
 static char pci_msg[160];
 
+/* libpci's error pointer has GNU noreturn in its type; clang gives _Noreturn
+ * no such type, so say it both ways. */
+static _Noreturn void pci_error(char *msg, ...) __attribute__((noreturn));
+
 static _Noreturn void pci_error(char *msg, ...)
 {
 	va_list ap;
