@@ -25,22 +25,12 @@
 static struct cxsim_card *card(enum cxsim_chip chip, bool bar, const char *opts)
 {
 	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
 
 	cxsim_params_default(&p, chip);
 	p.bar0_crspace = bar;
 	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	if (opts) {
-		snprintf(o, sizeof(o), "%s --dump 0 --flash-size %zu", opts, fsize);
-		uint8_t *d = mkimage(o, &len);
-		assert_int_equal(len, fsize);
-		memcpy(flash, d, len);
-		free(d);
-		cxsim_flash_changed(c);
-		cxsim_power_cycle(c);
-	}
+	if (opts)
+		sim_card_install_dump(c, opts);
 	return c;
 }
 

@@ -33,24 +33,14 @@
 static struct cxsim_card *card(uint32_t vsec_spaces, bool bar, const char *opts)
 {
 	struct cxsim_params p;
-	size_t fsize, len;
-	char o[400];
 
 	cxsim_params_default(&p, CXSIM_CX3);
 	p.vsec_spaces = vsec_spaces;
 	p.bar0_crspace = bar;
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_non_null(c);
-	if (opts) {
-		uint8_t *flash = cxsim_flash(c, &fsize);
-		snprintf(o, sizeof(o), "%s --dump 0 --flash-size %zu", opts, fsize);
-		uint8_t *d = mkimage(o, &len);
-		assert_int_equal(len, fsize);
-		memcpy(flash, d, len);
-		free(d);
-		cxsim_flash_changed(c);
-		cxsim_power_cycle(c);
-	}
+	if (opts)
+		sim_card_install_dump(c, opts);
 	return c;
 }
 
