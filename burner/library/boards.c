@@ -11,10 +11,10 @@
 
 static const char *const field_names[BOARDS_NFIELDS] = {
 	"oem", "oem_parts", "oem_psid", "family", "subsys", "stock_part",
-	"stock_psid", "port", "speed", "basis", "source", "notes",
+	"stock_psid", "port", "speed", "basis", "source", "notes", "pins",
 };
 enum { F_OEM, F_PARTS, F_PSID, F_FAMILY, F_SUBSYS, F_STOCK_PART, F_STOCK_PSID, F_PORT, F_SPEED,
-       F_BASIS, F_SOURCE, F_NOTES };
+       F_BASIS, F_SOURCE, F_NOTES, F_PINS };
 
 static const char *const family_names[] = {[BOARD_CX2] = "cx2", [BOARD_CX3] = "cx3",
 					    [BOARD_CX3PRO] = "cx3pro"};
@@ -143,7 +143,7 @@ static int split_fields(char *s, char **f, const char *name, unsigned line, stru
 	if (nf != BOARDS_NFIELDS)
 		return bad(st, name, line,
 			   "%d field%s; a row has %d: oem | oem_parts | oem_psid | family | subsys | stock_part | "
-			   "stock_psid | port | speed | basis | source | notes",
+			   "stock_psid | port | speed | basis | source | notes | pins",
 			   nf, nf == 1 ? "" : "s", BOARDS_NFIELDS);
 	for (int i = 0; i < BOARDS_NFIELDS; i++) {
 		char *end = strchr(s, '|');
@@ -233,6 +233,94 @@ static int parse_row(char *s, struct board *b, const char *name, unsigned line, 
 		b->notes = f[F_NOTES];
 	else if (b->basis == BOARD_INFERRED)
 		return bad(st, name, line, "basis inferred without notes: say what it is inferred from");
+
+	if (!is_none(f[F_PINS]))
+		b->pins = f[F_PINS];
+	return CX_OK;
+}
+
+/* n decimal digits at s, at most 65535 (a field of IMAGE_INFO tag 1). */
+static int dec16(const char *s, size_t n, uint16_t *v)
+{
+	unsigned x = 0;
+
+	if (!n || n > 5)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (unsigned)(s[i] - '0');
+	}
+	if (x > 0xFFFF)
+		return -1;
+	*v = (uint16_t)x;
+	return 0;
+}
+
+/* One pin, the n bytes at s: X.Y.Z=<64 lower-case hex digits>. */
+static int parse_pin(const char *s, size_t n, struct board_pin *pin, const char *name, unsigned line,
+		     struct cx_status *st)
+{
+	const char *eq = memchr(s, '=', n);
+	const char *p = s;
+	int cut = (int)(n < 40 ? n : 40);
+
+	if (!eq)
+		return bad(st, name, line, "pin \"%.*s\" is not X.Y.Z=SHA256, e.g. 2.42.5000=<64 hex digits>", cut,
+			   s);
+	for (int i = 0; i < 3; i++) {
+		const char *end = i < 2 ? memchr(p, '.', (size_t)(eq - p)) : eq;
+		if (!end || dec16(p, (size_t)(end - p), &pin->ver[i]))
+			return bad(st, name, line,
+				   "pin version \"%.*s\" is not X.Y.Z: three decimal numbers, each at most 65535",
+				   (int)(eq - s < 40 ? eq - s : 40), s);
+		p = end + 1;
+	}
+	size_t hl = n - (size_t)(eq + 1 - s);
+	if (hl != SHA256_HEX_LEN)
+		return bad(st, name, line, "pin for %u.%u.%u: the SHA-256 is %zu characters; it is 64 lower-case hex digits",
+			   pin->ver[0], pin->ver[1], pin->ver[2], hl);
+	for (size_t i = 0; i < hl; i++) {
+		char c = eq[1 + i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return bad(st, name, line, "pin for %u.%u.%u: the SHA-256 has '%c'; it is 64 lower-case hex digits",
+				   pin->ver[0], pin->ver[1], pin->ver[2], c);
+	}
+	memcpy(pin->sha256, eq + 1, SHA256_HEX_LEN);
+	pin->sha256[SHA256_HEX_LEN] = '\0';
+	return CX_OK;
+}
+
+/* The pins of the last row read into the table: one per version. */
+static int add_pins(struct board_table *t, size_t *cap, const char *pins, const char *name, unsigned line,
+		    struct cx_status *st)
+{
+	size_t first = t->npins;
+
+	for (const char *p = pins; p; ) {
+		size_t n = strcspn(p, " ");
+		struct board_pin pin = {.row = t->n - 1};
+
+		if (!n)
+			return bad(st, name, line, "pins \"%.40s\" has an empty entry: separate pins by single spaces",
+				   pins);
+		if (parse_pin(p, n, &pin, name, line, st))
+			return st->code;
+		for (size_t i = first; i < t->npins; i++)
+			if (!memcmp(t->pins[i].ver, pin.ver, sizeof(pin.ver)))
+				return bad(st, name, line, "pin for %u.%u.%u is given twice: one hash per version",
+					   pin.ver[0], pin.ver[1], pin.ver[2]);
+		if (t->npins == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 8;
+			struct board_pin *r = realloc(t->pins, ncap * sizeof(*r));
+			if (!r)
+				return cx_fail(st, CX_ENOMEM, "out of memory reading %s", name);
+			t->pins = r;
+			*cap = ncap;
+		}
+		t->pins[t->npins++] = pin;
+		p = p[n] ? p + n + 1 : NULL;
+	}
 	return CX_OK;
 }
 
@@ -266,7 +354,7 @@ static int add_row(struct board_table *t, size_t *cap, const struct board *b)
 static int parse(const char *name, struct board_table *t, size_t len, struct cx_status *st)
 {
 	char *buf = t->text;
-	size_t pos = 0, cap = 0;
+	size_t pos = 0, cap = 0, pcap = 0;
 	unsigned line = 0;
 
 	while (pos < len) {
@@ -296,6 +384,8 @@ static int parse(const char *name, struct board_table *t, size_t len, struct cx_
 			return bad(st, name, line, "more than %d rows", BOARDS_MAX_ROWS);
 		if (add_row(t, &cap, &b))
 			return cx_fail(st, CX_ENOMEM, "out of memory reading %s", name);
+		if (b.pins && add_pins(t, &pcap, b.pins, name, line, st))
+			return st->code;
 	}
 	return CX_OK;
 }
@@ -308,8 +398,11 @@ int boards_parse(const char *name, const char *text, size_t len, struct board_ta
 		return cx_fail(st, CX_EIMAGE, "%s: %zu bytes; a board table is at most %u", name, len,
 			       BOARDS_MAX_FILE);
 	t->text = malloc(len + 1);
-	if (!t->text)
+	t->name = strdup(name);
+	if (!t->text || !t->name) {
+		boards_free(t);
 		return cx_fail(st, CX_ENOMEM, "out of memory reading %s", name);
+	}
 	memcpy(t->text, text, len);
 	t->text[len] = '\0';
 	if (parse(name, t, len, st)) {
@@ -340,7 +433,9 @@ int boards_load(const char *path, struct board_table *t, struct cx_status *st)
 void boards_free(struct board_table *t)
 {
 	free(t->rows);
+	free(t->pins);
 	free(t->text);
+	free(t->name);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -369,6 +464,24 @@ const struct board *boards_by_subsys(const struct board_table *t, uint16_t vendo
 		    t->rows[i].subsys_device == device)
 			return &t->rows[i];
 	return NULL;
+}
+
+int boards_pin(const struct board_table *t, const char *psid, const uint16_t ver[3], const char **sha_hex_out,
+	       unsigned *line_out)
+{
+	const struct board *b = boards_by_psid(t, psid);
+
+	for (size_t i = 0; b && ver && i < t->npins; i++) {
+		const struct board_pin *p = &t->pins[i];
+		if (&t->rows[p->row] == b && !memcmp(p->ver, ver, sizeof(p->ver))) {
+			if (sha_hex_out)
+				*sha_hex_out = p->sha256;
+			if (line_out)
+				*line_out = b->line;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 bool board_has_part(const struct board *b, const char *part)

@@ -2,11 +2,11 @@
 /* boards.h — the board table, library/boards.txt: which board an OEM PSID belongs
  * to and the stock board it corresponds to, with the source that says so.
  *
- * The file is plain text, one board per line, twelve fields separated by '|'
+ * The file is plain text, one board per line, thirteen fields separated by '|'
  * (written " | "; spaces around a field are not part of it):
  *
  *   oem | oem_parts | oem_psid | family | subsys | stock_part | stock_psid | port |
- *   speed | basis | source | notes
+ *   speed | basis | source | notes | pins
  *
  *   oem         the vendor (Dell, HP, IBM, Oracle, Sun, Mellanox, ...) or "unknown"
  *   oem_parts   the vendor's part numbers, comma-separated, or "-"
@@ -23,6 +23,14 @@
  *   basis       stated (a source states the row) or inferred (notes say from what)
  *   source      one or more http:// or https:// URLs, separated by spaces: required
  *   notes       free text, or "-"; required when basis is inferred
+ *   pins        "-", or one or more X.Y.Z=SHA256 separated by single spaces: the
+ *               released image with this row's PSID and FW version X.Y.Z (three
+ *               decimal numbers, each at most 65535, as IMAGE_INFO tag 1 holds
+ *               them) has exactly this SHA-256 (64 lower-case hex digits). One pin
+ *               per version. A library file with that PSID and version and any
+ *               other hash is refused (library/manifest.h): a pin turns "a file
+ *               that parses" into "the file the vendor released". It needs a
+ *               source stating the hash, cited in source.
  *
  * A line whose first non-blank character is '#' is a comment; blank lines are
  * skipped. A row is printable ASCII and never contains '|' inside a field;
@@ -41,13 +49,14 @@
 #include <stdint.h>
 
 #include "image/info.h"
+#include "util/sha256.h"
 #include "util/status.h"
 
 #define BOARD_PSID_MAX INFO_PSID_LEN  /* the PSID an image carries, fs2-format.md §3.2 tag 4 */
 #define BOARDS_MAX_FILE (1u << 20)    /* ours: the table is a few KiB */
 #define BOARDS_MAX_LINE 4096          /* ours: bytes in one line, end of line excluded */
 #define BOARDS_MAX_ROWS 10000         /* ours */
-#define BOARDS_NFIELDS 12
+#define BOARDS_NFIELDS 13
 
 enum board_family { BOARD_CX2, BOARD_CX3, BOARD_CX3PRO };
 enum board_port { BOARD_PORT_NONE, BOARD_PORT_EN, BOARD_PORT_VPI, BOARD_PORT_IB };
@@ -69,12 +78,23 @@ struct board {
 	enum board_basis basis;
 	const char *source;           /* one or more URLs separated by single spaces */
 	const char *notes;            /* or NULL */
+	const char *pins;             /* as written, or NULL; parsed into the table's pins */
+};
+
+/* One pin of the pins field, NUL-terminated for the lookup's caller. */
+struct board_pin {
+	size_t row;                   /* index into the table's rows */
+	uint16_t ver[3];
+	char sha256[SHA256_HEX_LEN + 1]; /* lower-case hex */
 };
 
 struct board_table {
 	struct board *rows;
 	size_t n;
+	struct board_pin *pins;       /* every row's pins, in file order */
+	size_t npins;
 	char *text;                   /* the file's text, split in place; rows point into it */
+	char *name;                   /* the file's name as given, for messages (FILE:LINE) */
 };
 
 /* Parse the whole file at path into t (which is overwritten, not freed). */
@@ -94,6 +114,12 @@ const struct board *boards_by_psid(const struct board_table *t, const char *psid
  * NULL. Several rows may share one: one OEM part can carry more than one PSID. */
 const struct board *boards_by_subsys(const struct board_table *t, uint16_t vendor, uint16_t device,
 				     const struct board *after);
+
+/* Whether the row of psid pins FW version ver: 1 with *sha_hex_out (64 lower-case
+ * hex digits, NUL-terminated, valid until boards_free()) and *line_out (the row's
+ * line), else 0 and nothing written. Either out pointer may be NULL. */
+int boards_pin(const struct board_table *t, const char *psid, const uint16_t ver[3], const char **sha_hex_out,
+	       unsigned *line_out);
 
 /* Whether part is one of the row's oem_parts (exact). */
 bool board_has_part(const struct board *b, const char *part);

@@ -2,9 +2,10 @@
 /* test_boards.c — library/boards.c: the real library/boards.txt loads and holds the
  * rows field-notes.md §3 states; every kind of bad row fails with "FILE:LINE: what"
  * and leaves an empty table; CRLF, a missing last newline, comments and padding are
- * accepted; lookups by PSID, subsystem and part; mutated and cut copies of the real
- * table never crash. Run from the top of the repository, as make check-unit and
- * tests/test_unit.py do (test_backup finds build/ the same way). */
+ * accepted; lookups by PSID, subsystem and part; pinned hashes parsed, refused when
+ * malformed or given twice, and looked up by PSID and version; mutated and cut
+ * copies of the real table never crash. Run from the top of the repository, as make
+ * check-unit and tests/test_unit.py do (test_backup finds build/ the same way). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -23,7 +24,7 @@
 
 /* A good row; rows of the tests below are variations of it. */
 #define URL "https://example.org/a"
-#define GOOD "HP | 1-B21 | HP_1 | cx3 | 103c:18d6 | MCX354A-FCB | MT_1 | vpi | FDR | stated | " URL " | -"
+#define GOOD "HP | 1-B21 | HP_1 | cx3 | 103c:18d6 | MCX354A-FCB | MT_1 | vpi | FDR | stated | " URL " | - | -"
 
 /* ---- a file per case ---- */
 
@@ -67,6 +68,7 @@ static void expect_bad(const char *text, unsigned line, const char *what)
 	assert_int_equal(t.n, 0);
 	assert_null(t.rows);
 	assert_null(t.text);
+	assert_null(t.name);
 }
 
 static void expect_ok(const char *text, size_t len, size_t nrows, struct board_table *t)
@@ -150,34 +152,34 @@ static void test_real_table(void **state)
 static void test_bad_source(void **state)
 {
 	(void)state;
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | - | -\n", 1, "no source URL");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | ftp://x.org/a | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | - | - | -\n", 1, "no source URL");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | ftp://x.org/a | - | -\n", 1,
 		   "source \"ftp://x.org/a\" is not an http:// or https:// URL");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | https:// | -\n", 1, "is not an http://");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " www.x.org | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | https:// | - | -\n", 1, "is not an http://");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " www.x.org | - | -\n", 1,
 		   "source \"www.x.org\" is not");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | see the forum | -\n", 1, "source \"see\"");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | see the forum | - | -\n", 1, "source \"see\"");
 }
 
 static void test_bad_psid(void **state)
 {
 	(void)state;
-	expect_bad("# c\n\n# c\n\n\n\nHP | - | HP_02802100199999X | cx3 | - | - | - | - | - | stated | " URL " | -\n", 7,
+	expect_bad("# c\n\n# c\n\n\n\nHP | - | HP_02802100199999X | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 7,
 		   "PSID \"HP_02802100199999X\" is 18 characters; at most 16");
-	expect_bad("HP | - | hp_0280210019 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | hp_0280210019 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1,
 		   "PSID \"hp_0280210019\" has 'h': only A-Z, 0-9 and _");
-	expect_bad("HP | - | HP-0280 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1, "has '-'");
-	expect_bad("HP | - | HP 0280 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1, "has ' '");
-	expect_bad("HP | - | - | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1, "no PSID");
+	expect_bad("HP | - | HP-0280 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "has '-'");
+	expect_bad("HP | - | HP 0280 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "has ' '");
+	expect_bad("HP | - | - | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "no PSID");
 	/* exactly 16 is the most */
 	struct board_table t;
-	const char *s16 = "HP | - | ABCDEFGHIJKLMNOP | cx3 | - | - | - | - | - | stated | " URL " | -\n";
+	const char *s16 = "HP | - | ABCDEFGHIJKLMNOP | cx3 | - | - | - | - | - | stated | " URL " | - | -\n";
 	expect_ok(s16, strlen(s16), 1, &t);
 	boards_free(&t);
-	expect_bad("HP | - | ABCDEFGHIJKLMNOPQ | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | ABCDEFGHIJKLMNOPQ | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1,
 		   "is 17 characters; at most 16");
 	/* the stock PSID obeys the same rule */
-	expect_bad("HP | - | HP_1 | cx3 | - | MCX | MT_10901200190000 | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | MCX | MT_10901200190000 | - | - | stated | " URL " | - | -\n", 1,
 		   "stock PSID \"MT_10901200190000\" is 17 characters");
 }
 
@@ -185,25 +187,29 @@ static void test_bad_family(void **state)
 {
 	(void)state;
 	expect_bad("# 1\n# 2\n# 3\n# 4\n# 5\n# 6\n# 7\n# 8\n"
-		   "HP | - | HP_1 | cx4 | - | - | - | - | - | stated | " URL " | -\n",
+		   "HP | - | HP_1 | cx4 | - | - | - | - | - | stated | " URL " | - | -\n",
 		   9, "unknown family \"cx4\" (cx2, cx3, cx3pro)");
-	expect_bad("HP | - | HP_1 | CX3 | - | - | - | - | - | stated | " URL " | -\n", 1, "unknown family \"CX3\"");
-	expect_bad("HP | - | HP_1 | - | - | - | - | - | - | stated | " URL " | -\n", 1, "unknown family \"-\"");
+	expect_bad("HP | - | HP_1 | CX3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "unknown family \"CX3\"");
+	expect_bad("HP | - | HP_1 | - | - | - | - | - | - | stated | " URL " | - | -\n", 1, "unknown family \"-\"");
 }
 
 static void test_bad_field_count(void **state)
 {
 	(void)state;
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | stated | " URL " | -\n", 1,
-		   "11 fields; a row has 12: oem | oem_parts |");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | - | stated | " URL " | -\n", 1, "13 fields");
-	expect_bad(GOOD " | extra\n", 1, "13 fields");
-	expect_bad("just some words\n", 1, "1 field; a row has 12");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | stated | " URL " | - | -\n", 1,
+		   "12 fields; a row has 13: oem | oem_parts |");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | - | stated | " URL " | - | -\n", 1, "14 fields");
+	expect_bad(GOOD " | extra\n", 1, "14 fields");
+	expect_bad("just some words\n", 1, "1 field; a row has 13");
+	/* a row of the twelve-field format, before pins */
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1,
+		   "12 fields; a row has 13: oem | oem_parts | oem_psid | family | subsys | stock_part | "
+		   "stock_psid | port | speed | basis | source | notes | pins");
 	/* an empty field is a missing "-" */
-	expect_bad("HP |  | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP |  | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1,
 		   "oem_parts (field 2) is empty; write - for none");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " |\n", 1, "notes (field 12) is empty");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | a || b\n", 1, "14 fields");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - |\n", 1, "pins (field 13) is empty");
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | a || b | -\n", 1, "15 fields");
 }
 
 static void test_bad_subsys(void **state)
@@ -214,7 +220,7 @@ static void test_bad_subsys(void **state)
 	char row[256];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(row, sizeof(row), "HP | - | HP_1 | cx3 | %s | - | - | - | - | stated | " URL " | -\n", bad[i]);
+		snprintf(row, sizeof(row), "HP | - | HP_1 | cx3 | %s | - | - | - | - | stated | " URL " | - | -\n", bad[i]);
 		char what[64];
 		snprintf(what, sizeof(what), "subsys \"%s\" is not vvvv:dddd in lower-case hex", bad[i]);
 		expect_bad(row, 1, what);
@@ -224,35 +230,35 @@ static void test_bad_subsys(void **state)
 static void test_bad_stock_and_basis(void **state)
 {
 	(void)state;
-	expect_bad("HP | - | HP_1 | cx3 | - | - | MT_1090120019 | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | - | MT_1090120019 | - | - | stated | " URL " | - | -\n", 1,
 		   "stock_psid \"MT_1090120019\" without a stock_part");
-	expect_bad("HP | - | HP_1 | cx3 | - | MCX354A-FCB | MT_1 | - | - | inferred | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | MCX354A-FCB | MT_1 | - | - | inferred | " URL " | - | -\n", 1,
 		   "basis inferred without notes");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | maybe | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | - | - | maybe | " URL " | - | -\n", 1,
 		   "unknown basis \"maybe\" (stated, inferred)");
-	expect_bad("HP | - | HP_1 | cx3 | - | - | - | eth | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | - | - | eth | - | stated | " URL " | - | -\n", 1,
 		   "unknown port \"eth\" (en, vpi, ib, -)");
-	expect_bad("HP | - | HP_1 | cx3 | - | MCX 354A | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | MCX 354A | - | - | - | stated | " URL " | - | -\n", 1,
 		   "stock_part \"MCX 354A\" has ' '");
-	expect_bad("HP | - | HP_1 | cx3 | - | MCX354A,MCX353A | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | - | HP_1 | cx3 | - | MCX354A,MCX353A | - | - | - | stated | " URL " | - | -\n", 1,
 		   "stock_part \"MCX354A,MCX353A\" has ','");
-	expect_bad("- | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1, "no oem: write unknown");
-	expect_bad("HP | 649281-B21,,656089-001 | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("- | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "no oem: write unknown");
+	expect_bad("HP | 649281-B21,,656089-001 | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1,
 		   "oem_parts \"649281-B21,,656089-001\" has an empty entry");
-	expect_bad("HP | 649281-B21, 656089-001 | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1,
+	expect_bad("HP | 649281-B21, 656089-001 | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1,
 		   "has ' ': a part number is A-Z a-z 0-9 - _ . /, parts separated by commas");
-	expect_bad("HP | 649281-B21, | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1, "empty entry");
+	expect_bad("HP | 649281-B21, | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "empty entry");
 }
 
 static void test_bad_duplicate(void **state)
 {
 	(void)state;
 	expect_bad(GOOD "\n# another card, the same PSID\n"
-		   "Dell | - | HP_1 | cx2 | - | - | - | - | - | stated | " URL " | -\n",
+		   "Dell | - | HP_1 | cx2 | - | - | - | - | - | stated | " URL " | - | -\n",
 		   3, "PSID \"HP_1\" is already on line 1: a PSID maps to one row");
 	/* a stock PSID may be the target of many rows */
 	struct board_table t;
-	const char *two = GOOD "\nHP | - | HP_2 | cx3 | - | MCX354A-FCB | MT_1 | - | - | stated | " URL " | -\n";
+	const char *two = GOOD "\nHP | - | HP_2 | cx3 | - | MCX354A-FCB | MT_1 | - | - | stated | " URL " | - | -\n";
 	expect_ok(two, strlen(two), 2, &t);
 	boards_free(&t);
 }
@@ -260,7 +266,7 @@ static void test_bad_duplicate(void **state)
 static void test_bad_bytes(void **state)
 {
 	(void)state;
-	expect_bad("HP\t| - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | -\n", 1, "tab at column 3");
+	expect_bad("HP\t| - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "tab at column 3");
 	expect_bad(GOOD " caf\xc3\xa9\n", 1, "byte 0xc3 at column");
 	expect_bad(GOOD "\x1b[2J\n", 1, "byte 0x1b at column");
 	expect_bad(GOOD "\rx\n", 1, "byte 0x0d");
@@ -269,7 +275,7 @@ static void test_bad_bytes(void **state)
 	char path[64], prefix[128];
 	struct board_table t;
 	struct cx_status st;
-	static const char nul_row[] = GOOD "\n# fine\nHP | - | HP_2\0 | cx3 | - | - | - | - | - | stated | " URL " | -\n";
+	static const char nul_row[] = GOOD "\n# fine\nHP | - | HP_2\0 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n";
 	assert_int_equal(load_text(nul_row, sizeof(nul_row) - 1, &t, &st, path, sizeof(path)), CX_EIMAGE);
 	snprintf(prefix, sizeof(prefix), "%s:3: NUL byte at column 14", path);
 	assert_string_equal(st.msg, prefix);
@@ -347,7 +353,7 @@ static void test_accepted_forms(void **state)
 	/* CRLF, no newline at the end, comments with any text, indented comments,
 	 * blank lines of spaces and tabs, padded fields */
 	const char *crlf = "# caf\xc3\xa9 \t comment\r\n\r\n  \t \r\n   # indented\r\n" GOOD "\r\n"
-			   "  Dell   |  -  | DEL_1 |cx2|-|-|-|-|-|stated|" URL "   |  a note  ";
+			   "  Dell   |  -  | DEL_1 |cx2|-|-|-|-|-|stated|" URL "   |  a note  |-";
 	expect_ok(crlf, strlen(crlf), 2, &t);
 	assert_null(t.rows[0].notes);
 	assert_int_equal(t.rows[0].line, 5);
@@ -380,10 +386,12 @@ static void test_accepted_forms(void **state)
 	assert_string_equal(b->speed, "FDR");
 	assert_int_equal(b->basis, BOARD_STATED);
 	assert_null(b->notes);
+	assert_null(b->pins);
+	assert_int_equal(t.npins, 0);
 	boards_free(&t);
 
 	/* several sources; the names of the words */
-	const char *multi = "IBM | - | IBM_1 | cx3pro | - | - | - | ib | - | inferred | http://a.org/x https://b.org/y | from z\n";
+	const char *multi = "IBM | - | IBM_1 | cx3pro | - | - | - | ib | - | inferred | http://a.org/x https://b.org/y | from z | -\n";
 	expect_ok(multi, strlen(multi), 1, &t);
 	assert_string_equal(t.rows[0].source, "http://a.org/x https://b.org/y");
 	assert_string_equal(board_family_name(t.rows[0].family), "cx3pro");
@@ -407,9 +415,9 @@ static void test_lookups(void **state)
 	(void)state;
 	struct board_table t;
 	const char *text = GOOD "\n"
-			   "HP | 649281-B21,656089-001,661685-001 | HP_2 | cx3 | 103c:18d6 | - | - | - | - | stated | " URL " | -\n"
-			   "HP | - | HP_3 | cx3pro | 103c:22f4 | - | - | - | - | stated | " URL " | -\n"
-			   "Sun | - | SUN_1 | cx2 | - | - | - | - | - | stated | " URL " | -\n";
+			   "HP | 649281-B21,656089-001,661685-001 | HP_2 | cx3 | 103c:18d6 | - | - | - | - | stated | " URL " | - | -\n"
+			   "HP | - | HP_3 | cx3pro | 103c:22f4 | - | - | - | - | stated | " URL " | - | -\n"
+			   "Sun | - | SUN_1 | cx2 | - | - | - | - | - | stated | " URL " | - | -\n";
 
 	expect_ok(text, strlen(text), 4, &t);
 	assert_ptr_equal(boards_by_psid(&t, "HP_1"), &t.rows[0]);
@@ -446,6 +454,108 @@ static void test_lookups(void **state)
 	assert_null(boards_by_subsys(&t, 0x103c, 0x18d6, NULL));
 }
 
+/* ---- pins ---- */
+
+#define H1 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define H2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+#define ROW_PINS(pins) "HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | " pins "\n"
+
+static void test_bad_pins(void **state)
+{
+	(void)state;
+	expect_bad(ROW_PINS("2.42.5000"), 1, "pin \"2.42.5000\" is not X.Y.Z=SHA256");
+	expect_bad(ROW_PINS(H1), 1, "is not X.Y.Z=SHA256");
+	expect_bad(ROW_PINS("yes"), 1, "pin \"yes\" is not X.Y.Z=SHA256");
+	/* the version: three decimal numbers that fit IMAGE_INFO tag 1 */
+	static const char *const vers[] = {"2.42", "2.42.5000.1", "2..5000", ".42.5000", "2.42.", "v2.42.5000",
+					   "2.42.0x10", "2.42.65536", "2.42.123456", "2,42,5000", "-1.42.5000", ""};
+	for (size_t i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
+		char row[512], what[96];
+		snprintf(row, sizeof(row), ROW_PINS("%s=" H1), vers[i]);
+		snprintf(what, sizeof(what), "pin version \"%s\" is not X.Y.Z: three decimal numbers, each at most 65535",
+			 vers[i]);
+		expect_bad(row, 1, what);
+	}
+	/* the hash: 64 lower-case hex digits */
+	expect_bad(ROW_PINS("2.42.5000=0123"), 1, "pin for 2.42.5000: the SHA-256 is 4 characters; it is 64");
+	expect_bad(ROW_PINS("2.42.5000=" H1 "0"), 1, "the SHA-256 is 65 characters");
+	expect_bad(ROW_PINS("2.42.5000="), 1, "the SHA-256 is 0 characters");
+	expect_bad(ROW_PINS("2.42.5000=" "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"), 1,
+		   "pin for 2.42.5000: the SHA-256 has 'A'; it is 64 lower-case hex digits");
+	expect_bad(ROW_PINS("2.42.5000=" "g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"), 1,
+		   "the SHA-256 has 'g'");
+	expect_bad(ROW_PINS("2.42.5000=" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde="), 1,
+		   "the SHA-256 has '='");
+	/* one hash per version; 2.042.5000 is 2.42.5000 */
+	expect_bad(ROW_PINS("2.42.5000=" H1 " 2.40.5030=" H2 " 2.42.5000=" H2), 1,
+		   "pin for 2.42.5000 is given twice: one hash per version");
+	expect_bad(ROW_PINS("2.42.5000=" H1 " 2.042.5000=" H1), 1, "pin for 2.42.5000 is given twice");
+	/* single spaces; the field's own padding is trimmed like any field's */
+	expect_bad(ROW_PINS("2.42.5000=" H1 "  2.40.5030=" H2), 1, "has an empty entry: separate pins by single spaces");
+	expect_bad(ROW_PINS("2.42.5000=" H1 ",2.40.5030=" H2), 1, "the SHA-256 is 139 characters");
+	/* the rest of a good row still counts: the second row is the bad one */
+	expect_bad("Mellanox | - | MT_1 | cx3 | - | - | - | - | - | stated | " URL " | - | 1.2.3=" H2 "\n"
+		   ROW_PINS("2.42.5000=" H1 " 1.2.3=xy"), 2, "pin for 1.2.3: the SHA-256 is 2 characters");
+}
+
+static void test_pins(void **state)
+{
+	(void)state;
+	struct board_table t;
+	const char *text = "# pinned\n"
+			   ROW_PINS("2.42.5000=" H1 " 2.40.5030=" H2)
+			   "Mellanox | - | MT_1 | cx3 | - | - | - | - | - | stated | " URL " | - | -\n"
+			   "Sun | - | SUN_1 | cx2 | - | - | - | - | - | stated | " URL " | - |   0.0.65535=" H2 "  \r\n";
+	const uint16_t v42[3] = {2, 42, 5000}, v40[3] = {2, 40, 5030}, vmax[3] = {0, 0, 65535},
+		       v41[3] = {2, 41, 5000};
+	const char *sha = NULL;
+	unsigned line = 0;
+
+	expect_ok(text, strlen(text), 3, &t);
+	assert_int_equal(strncmp(t.name, "/tmp/cx-boards-", 15), 0); /* for "FILE:LINE" in a refusal */
+	assert_int_equal(t.npins, 3);
+	assert_string_equal(t.rows[0].pins, "2.42.5000=" H1 " 2.40.5030=" H2);
+	assert_null(t.rows[1].pins);
+	assert_string_equal(t.rows[2].pins, "0.0.65535=" H2);
+
+	assert_int_equal(boards_pin(&t, "HP_1", v42, &sha, &line), 1);
+	assert_string_equal(sha, H1);
+	assert_int_equal(line, 2);
+	assert_int_equal(boards_pin(&t, "HP_1", v40, &sha, &line), 1);
+	assert_string_equal(sha, H2);
+	assert_int_equal(boards_pin(&t, "SUN_1", vmax, &sha, &line), 1);
+	assert_string_equal(sha, H2);
+	assert_int_equal(line, 4);
+	assert_int_equal(boards_pin(&t, "SUN_1", vmax, NULL, NULL), 1);
+
+	/* not pinned: another version, a row without pins, another row's pin, no row */
+	sha = "untouched";
+	line = 77;
+	assert_int_equal(boards_pin(&t, "HP_1", v41, &sha, &line), 0);
+	assert_int_equal(boards_pin(&t, "SUN_1", v42, &sha, &line), 0);
+	assert_int_equal(boards_pin(&t, "MT_1", v42, &sha, &line), 0);
+	assert_int_equal(boards_pin(&t, "HP_9", v42, &sha, &line), 0);
+	assert_int_equal(boards_pin(&t, NULL, v42, &sha, &line), 0);
+	assert_int_equal(boards_pin(&t, "HP_1", NULL, &sha, &line), 0);
+	assert_string_equal(sha, "untouched");
+	assert_int_equal(line, 77);
+	boards_free(&t);
+	assert_null(t.pins);
+	assert_int_equal(t.npins, 0);
+	assert_int_equal(boards_pin(&t, "HP_1", v42, &sha, &line), 0);
+
+	/* many pins in one row, past the first growth of the pin array */
+	char row[BOARDS_MAX_LINE + 1], *p = row;
+	p += sprintf(p, "HP | - | HP_1 | cx3 | - | - | - | - | - | stated | " URL " | - | ");
+	for (int i = 0; i < 40; i++)
+		p += sprintf(p, "%s2.%d.5000=" H1, i ? " " : "", i);
+	expect_ok(row, strlen(row), 1, &t);
+	assert_int_equal(t.npins, 40);
+	const uint16_t v39[3] = {2, 39, 5000};
+	assert_int_equal(boards_pin(&t, "HP_1", v39, &sha, NULL), 1);
+	boards_free(&t);
+}
+
 /* ---- hostile copies of the real table ---- */
 
 static uint32_t rng = 0x2545f491;
@@ -476,6 +586,12 @@ static void parse_any(const char *text, size_t len)
 		assert_true(t.rows[i].stock_part || !t.rows[i].stock_psid);
 		assert_true(t.rows[i].notes || t.rows[i].basis != BOARD_INFERRED);
 		assert_null(strchr(t.rows[i].source, '|'));
+	}
+	for (size_t i = 0; i < t.npins; i++) {
+		assert_true(t.pins[i].row < t.n);
+		assert_non_null(t.rows[t.pins[i].row].pins);
+		assert_int_equal(strspn(t.pins[i].sha256, "0123456789abcdef"), 64);
+		assert_int_equal(strlen(t.pins[i].sha256), 64);
 	}
 	boards_free(&t);
 }
@@ -523,6 +639,8 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_accepted_forms),
 		cmocka_unit_test(test_lookups),
+		cmocka_unit_test(test_bad_pins),
+		cmocka_unit_test(test_pins),
 		cmocka_unit_test(test_mutations),
 	};
 	return cmocka_run_group_tests_name("boards", tests, NULL, NULL);
