@@ -25,6 +25,26 @@
  *           one 64 KiB erase or its 4 KiB sectors' own erases is taken.
  *   time  = the datasheet times + accesses x 1 µs (CXSIM_CFG_ACCESS_NS).
  *
+ * BAR0 (the second set of rows: device_attach_mem with the card's BAR0, the
+ * default path of cxflash on a ConnectX-3 / Pro PF, hw-access.md §2.2): a
+ * crspace access is one BAR access instead of two config accesses, priced the
+ * same (CXSIM_BAR0_ACCESS_NS = 1 µs). The same steps, counted in crspace
+ * accesses (the window's numbers above halved), plus what the BAR needs and the
+ * window does not: on CX3 / Pro every read that follows a write is preceded by
+ * the ordering flush (§2.2.1: write 0xf0380, read it back as 0; cxflash and
+ * mtcr do it), 2 accesses, once per transaction (its write of the command word
+ * is followed by the BUSY read):
+ *
+ *   erase    8 + 3 flushes = 14  (WREN 2+2, address 1, command 1, BUSY 1+2, RDSR 3+2)
+ *   page     6 + 2 flushes = 10  (WREN 2+2, address 1, RDSR 3+2)
+ *   send     6 + 1 flush   =  8  per 16-byte block (4 data, command 1, BUSY 1+2)
+ *   read     7 + 1 flush   =  9  per 16-byte block (address, command, BUSY 1+2, 4 data)
+ *
+ * and time = the datasheet times + BAR accesses x 1 µs. Without the flush the
+ * numbers would be 8, 6, 6, 7: the window's crspace counts exactly. The re-burn
+ * row shows the 9 in the model's counters: 997744 bytes read = 62359 blocks,
+ * 561262 BAR accesses = 9 x 62359 + 31.
+ *
  * It leaves out what finding the differences costs. "+ compare" adds the
  * least reading a writer that trusts no byte it has not read must do: every
  * byte of the region it establishes whose unit is identical or program-only
@@ -54,6 +74,12 @@
 #define ACC_PAGE 12u          /* WREN 4, address 2, one RDSR 6 */
 #define ACC_SEND 12u          /* per 16-byte block sent: 4 data 8, command 2, BUSY 2 */
 #define ACC_READ 14u          /* per 16-byte block read: address, command, BUSY, 4 data */
+/* The same steps through BAR0 (see the top comment): crspace accesses + the CX3 flush (2 each). */
+#define FLUSH 2u              /* §2.2.1: write 0xf0380, read it back */
+#define BAR_ERASE (ACC_ERASE / 2 + 3 * FLUSH) /* 14: WREN 2+2, address 1, command 1, BUSY 1+2, RDSR 3+2 */
+#define BAR_PAGE (ACC_PAGE / 2 + 2 * FLUSH)   /* 10: WREN 2+2, address 1, RDSR 3+2 */
+#define BAR_SEND (ACC_SEND / 2 + FLUSH)       /*  8: 4 data, command 1, BUSY 1+2 */
+#define BAR_READ (ACC_READ / 2 + FLUSH)       /*  9: address, command, BUSY 1+2, 4 data */
 #define MAX_RANGES 8
 
 /* The images: a 0.96 MiB ConnectX-3 image, as scripts/bench-mstflint.sh makes them. */
@@ -61,6 +87,18 @@
 #define OLD IMG " --fw 2.40.7000"
 #define NEW IMG " --fw 2.42.5000 --seed 2"
 #define NEWER IMG " --fw 2.42.6000 --seed 4"
+
+/* How the card is reached, and what the floor's steps cost through it. */
+struct transport {
+	const char *name;             /* what cr_method() must say during the burn */
+	bool bar;                     /* device_attach_mem with the card's BAR0 */
+	unsigned erase, page, send, read;
+	uint64_t access_ns;
+};
+
+static const struct transport WINDOW = {"config", false, ACC_ERASE, ACC_PAGE, ACC_SEND, ACC_READ,
+					CXSIM_CFG_ACCESS_NS};
+static const struct transport BAR0 = {"bar0", true, BAR_ERASE, BAR_PAGE, BAR_SEND, BAR_READ, CXSIM_BAR0_ACCESS_NS};
 
 struct region {
 	unsigned n;
@@ -74,7 +112,7 @@ struct floor {
 struct result {
 	const char *what, *part;
 	double s;
-	uint64_t acc, erased, programmed, read;
+	uint64_t acc, bar_acc, erased, programmed, read;
 	struct floor fl;
 };
 
@@ -93,6 +131,7 @@ static void die(const char *fmt, ...)
 /* ---- the floor ---- */
 
 struct costing {
+	const struct transport *t;
 	const struct spi_part *part;
 	const uint8_t *b, *a;         /* flash before and after */
 	uint64_t ns, acc;
@@ -117,10 +156,10 @@ static void refill(struct costing *c, uint32_t u, uint32_t size, bool erased, ui
 			blocks += block_has(c->b, c->a, at, erased);
 		if (blocks) {
 			*ns += c->part->t_page_prog;
-			*acc += ACC_PAGE + blocks * (uint64_t)(ACC_SEND + ACC_READ);
+			*acc += c->t->page + blocks * (uint64_t)(c->t->send + c->t->read);
 		}
 		if (erased)
-			*acc += (PAGE / BLOCK - blocks) * (uint64_t)ACC_READ;
+			*acc += (PAGE / BLOCK - blocks) * (uint64_t)c->t->read;
 	}
 }
 
@@ -147,15 +186,15 @@ static void unit_cost(struct costing *c, uint32_t u, uint32_t size, uint64_t t_e
 
 	if (s == ERASE) {
 		*ns += t_erase;
-		*acc += ACC_ERASE;
+		*acc += c->t->erase;
 	}
 	if (s != SAME)
 		refill(c, u, size, s == ERASE, ns, acc);
 }
 
-static double seconds(uint64_t ns, uint64_t acc)
+static double seconds(const struct transport *t, uint64_t ns, uint64_t acc)
 {
-	return (double)(ns + acc * CXSIM_CFG_ACCESS_NS) / 1e9;
+	return (double)(ns + acc * t->access_ns) / 1e9;
 }
 
 static uint32_t unit0(const struct spi_part *p)
@@ -163,10 +202,10 @@ static uint32_t unit0(const struct spi_part *p)
 	return p->erase_4k ? SZ_4K : SZ_64K;
 }
 
-static struct floor floor_of(const struct spi_part *p, const uint8_t *before, const uint8_t *after, uint32_t size,
-			     const struct region *r)
+static struct floor floor_of(const struct transport *t, const struct spi_part *p, const uint8_t *before,
+			     const uint8_t *after, uint32_t size, const struct region *r)
 {
-	struct costing c = {p, before, after, 0, 0};
+	struct costing c = {t, p, before, after, 0, 0};
 	uint32_t u0 = unit0(p);
 	uint64_t rd = 0;
 	struct floor f;
@@ -177,16 +216,16 @@ static struct floor floor_of(const struct spi_part *p, const uint8_t *before, co
 		for (uint32_t u = blk; u < blk + SZ_64K; u += u0)
 			unit_cost(&c, u, u0, u0 == SZ_4K ? p->t_erase_4k : p->t_erase_64k, &ns, &acc);
 		if (u0 == SZ_4K && p->erase_64k && state_of(before, after, blk, SZ_64K) == ERASE) {
-			uint64_t bns = p->t_erase_64k, bacc = ACC_ERASE;
+			uint64_t bns = p->t_erase_64k, bacc = t->erase;
 
 			refill(&c, blk, SZ_64K, true, &bns, &bacc);
-			if (seconds(bns, bacc) < seconds(ns, acc))
+			if (seconds(t, bns, bacc) < seconds(t, ns, acc))
 				ns = bns, acc = bacc;
 		}
 		c.ns += ns;
 		c.acc += acc;
 	}
-	f.s = seconds(c.ns, c.acc);
+	f.s = seconds(t, c.ns, c.acc);
 	/* The compare read over the region the operation establishes. */
 	for (unsigned i = 0; i < r->n; i++)
 		for (uint32_t u = r->lo[i] & ~(u0 - 1); u < r->hi[i]; u += u0) {
@@ -194,7 +233,7 @@ static struct floor floor_of(const struct spi_part *p, const uint8_t *before, co
 
 			rd += state_of(before, after, lo, hi - lo) == ERASE ? BLOCK : hi - lo;
 		}
-	f.compare_s = f.s + seconds(0, (rd + BLOCK - 1) / BLOCK * ACC_READ);
+	f.compare_s = f.s + seconds(t, 0, (rd + BLOCK - 1) / BLOCK * t->read);
 	return f;
 }
 
@@ -221,7 +260,7 @@ static struct region image_region(const uint8_t *img, size_t len, uint32_t start
 
 /* ---- the card ---- */
 
-static struct cxsim_card *new_card(const char *part, const char *opts)
+static struct cxsim_card *new_card(const struct transport *t, const char *part, const char *opts)
 {
 	struct cxsim_params p;
 	char o[400];
@@ -229,6 +268,7 @@ static struct cxsim_card *new_card(const char *part, const char *opts)
 
 	cxsim_params_default(&p, CXSIM_CX3);
 	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
+	p.bar0_crspace = t->bar; /* BAR0 decodes crspace (as with the QEMU device), else reads all-ones */
 	struct cxsim_card *c = cxsim_new(&p);
 	if (!c)
 		die("out of memory");
@@ -244,15 +284,17 @@ static struct cxsim_card *new_card(const char *part, const char *opts)
 	return c;
 }
 
-static void open_dev(struct device *d, struct cxsim_card *c)
+static void open_dev(struct device *d, struct cxsim_card *c, const struct transport *t)
 {
 	struct cfg_dev cfg;
 	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
 	struct cx_status st = {0};
 
 	sim_cfg_attach(&cfg, c, pci.bdf);
-	if (device_attach(d, cfg, &pci, false, &st))
+	if (t->bar ? device_attach_mem(d, cfg, sim_crmem(c), &pci, false, &st) : device_attach(d, cfg, &pci, false, &st))
 		die("cannot open the card: %s", st.msg);
+	if (strcmp(cr_method(&d->chip.cr), t->name))
+		die("the card is reached through %s, not %s (CXFLASH_ACCESS?)", cr_method(&d->chip.cr), t->name);
 }
 
 static int yes(void *ctx, const char *q, struct cx_status *st)
@@ -278,8 +320,8 @@ static void snap(struct cxsim_card *c, struct snap *s)
 	memcpy(s->flash, f, s->size);
 }
 
-static struct result done(struct cxsim_card *c, struct snap *s, const char *what, const char *part,
-			  const struct region *r)
+static struct result done(const struct transport *t, struct cxsim_card *c, struct snap *s, const char *what,
+			  const char *part, const struct region *r)
 {
 	const struct cxsim_counters *k = cxsim_counters(c);
 	size_t size;
@@ -287,18 +329,19 @@ static struct result done(struct cxsim_card *c, struct snap *s, const char *what
 	struct result res = {
 		what, part, (double)(k->time_ns - s->k.time_ns) / 1e9,
 		k->cfg_reads + k->cfg_writes - s->k.cfg_reads - s->k.cfg_writes,
+		k->bar0_reads + k->bar0_writes - s->k.bar0_reads - s->k.bar0_writes,
 		k->bytes_erased - s->k.bytes_erased, k->bytes_programmed - s->k.bytes_programmed,
 		k->bytes_read - s->k.bytes_read, {0, 0},
 	};
 
-	res.fl = floor_of(spi_part_find(part), s->flash, after, (uint32_t)size, r);
+	res.fl = floor_of(t, spi_part_find(part), s->flash, after, (uint32_t)size, r);
 	free(s->flash);
 	return res;
 }
 
 /* burn_card() of opts onto c, measured; the card must boot it afterwards. */
-static struct result burn(struct cxsim_card *c, const char *part, const char *what, const char *opts,
-			  unsigned minor, bool expect_nothing)
+static struct result burn(const struct transport *t, struct cxsim_card *c, const char *part, const char *what,
+			  const char *opts, unsigned minor, bool expect_nothing)
 {
 	struct burn_opts o = {.confirm = yes};
 	struct burn_result r;
@@ -309,14 +352,14 @@ static struct result burn(struct cxsim_card *c, const char *part, const char *wh
 	uint8_t *img = mkimage(opts, &len);
 
 	snap(c, &s);
-	open_dev(&d, c);
+	open_dev(&d, c, t);
 	int rc = burn_card(&d, img, len, &o, &r, &st);
 	device_close(&d);
 	if (rc || r.nothing_to_do != expect_nothing)
 		die("%s on %s: rc %d, nothing to do %d: %s", what, part, rc, r.nothing_to_do, st.msg);
 	/* The floor's region: the slot written, or the one compared. */
 	struct region reg = image_region(img, len, r.start);
-	struct result res = done(c, &s, what, part, &reg);
+	struct result res = done(t, c, &s, what, part, &reg);
 	cxsim_power_cycle(c);
 	if (!cxsim_boot_info(c)->booted || cxsim_boot_info(c)->fw_ver[1] * 10000u + cxsim_boot_info(c)->fw_ver[2] !=
 	    minor)
@@ -327,7 +370,7 @@ static struct result burn(struct cxsim_card *c, const char *part, const char *wh
 
 /* A backup restore: write_region over the whole flash, the card differing from
  * the backup in three erase units (random data there). */
-static struct result restore(struct cxsim_card *c, const char *part)
+static struct result restore(const struct transport *t, struct cxsim_card *c, const char *part)
 {
 	static const uint32_t at[3] = {0x05000, 0x13A000, 0x1F0000};
 	struct write_progress wp = {0};
@@ -349,7 +392,7 @@ static struct result restore(struct cxsim_card *c, const char *part)
 		}
 	cxsim_flash_changed(c);
 	snap(c, &s);
-	open_dev(&d, c);
+	open_dev(&d, c, t);
 	int rc = device_lock(&d, &st);
 	if (!rc)
 		rc = write_region(&d.flash, 0, backup, (uint32_t)size, false, &wp, &st);
@@ -359,47 +402,91 @@ static struct result restore(struct cxsim_card *c, const char *part)
 		die("restore on %s: rc %d: %s", part, rc, st.msg);
 	struct region reg = {1, {0}, {(uint32_t)size}};
 	free(backup);
-	return done(c, &s, "restore: 2 MiB, 3 units differ", part, &reg);
+	return done(t, c, &s, "restore: 2 MiB, 3 units differ", part, &reg);
+}
+
+static void ratio_of(char *buf, size_t n, const struct result *r)
+{
+	snprintf(buf, n, "-"); /* nothing differs: the floor is 0 */
+	if (r->fl.s > 0)
+		snprintf(buf, n, "%.2f", r->s / r->fl.s);
 }
 
 static void print(const struct result *r)
 {
-	char ratio[16] = "-"; /* nothing differs: the floor is 0 */
+	char ratio[16];
 
-	if (r->fl.s > 0)
-		snprintf(ratio, sizeof(ratio), "%.2f", r->s / r->fl.s);
+	ratio_of(ratio, sizeof(ratio), r);
 	printf("%-34s %-6s %7.2f %9llu %8llu %9llu %8llu %7.2f %6s %8.2f\n", r->what, r->part, r->s,
 	       (unsigned long long)r->acc, (unsigned long long)r->erased, (unsigned long long)r->programmed,
 	       (unsigned long long)r->read, r->fl.s, ratio, r->fl.compare_s);
 }
 
-int main(void)
+/* A BAR0 row: its BAR accesses beside the config ones, and its time as a fraction of the window's. */
+static void print_bar(const struct result *r, const struct result *win)
+{
+	char ratio[16];
+
+	ratio_of(ratio, sizeof(ratio), r);
+	printf("%-34s %-6s %7.2f %9llu %9llu %8llu %9llu %8llu %7.2f %6s %8.2f %7.2f\n", r->what, r->part, r->s,
+	       (unsigned long long)r->acc, (unsigned long long)r->bar_acc, (unsigned long long)r->erased,
+	       (unsigned long long)r->programmed, (unsigned long long)r->read, r->fl.s, ratio, r->fl.compare_s,
+	       r->s / win->s);
+}
+
+/* The four cases on a fresh card per part, reached through t. */
+static void run(const struct transport *t, struct result res[4][2])
 {
 	static const char *parts[] = {"W25Q16", "M25P16"};
-	struct result res[5][2];
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 0; i < 2; i++) {
 		const char *p = parts[i];
-		struct cxsim_card *c = new_card(p, OLD);
+		struct cxsim_card *c = new_card(t, p, OLD);
 
 		/* The card holds OLD in slot 0, slot 1 is blank: bench-mstflint.sh's case. */
-		res[0][i] = burn(c, p, "first burn (other slot blank)", NEW, 420000 + 5000, false);
+		res[0][i] = burn(t, c, p, "first burn (other slot blank)", NEW, 420000 + 5000, false);
 		/* Back to slot 0, which still holds OLD's body: the second upgrade of a card. */
-		res[1][i] = burn(c, p, "burn over an older image", NEWER, 420000 + 6000, false);
-		res[2][i] = burn(c, p, "re-burn of the image it holds", NEWER, 420000 + 6000, true);
-		res[3][i] = restore(c, p);
+		res[1][i] = burn(t, c, p, "burn over an older image", NEWER, 420000 + 6000, false);
+		res[2][i] = burn(t, c, p, "re-burn of the image it holds", NEWER, 420000 + 6000, true);
+		res[3][i] = restore(t, c, p);
 		cxsim_free(c);
 	}
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < 2; i++)
+			if (!t->bar && res[k][i].bar_acc)
+				die("%s on %s: %llu BAR accesses through the window", res[k][i].what, res[k][i].part,
+				    (unsigned long long)res[k][i].bar_acc);
+}
+
+int main(void)
+{
+	struct result win[4][2], bar[4][2];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	run(&WINDOW, win);
+	run(&BAR0, bar);
 	printf("cxflash on the card model (config access 1 us, datasheet typical flash times); "
 	       "0.96 MiB ConnectX-3 images\n");
+	printf("\n== transport: the 0x58/0x5c config window (device_attach): "
+	       "a crspace access is 2 config accesses ==\n");
 	printf("%-34s %-6s %7s %9s %8s %9s %8s %7s %6s %8s\n", "case", "part", "model s", "cfg acc", "erased",
 	       "programd", "read", "floor s", "xfloor", "+compare");
 	for (int k = 0; k < 4; k++)
 		for (int i = 0; i < 2; i++)
-			print(&res[k][i]);
-	printf("floor: erase/program time (datasheet) and gateway traffic of the units that differ, "
+			print(&win[k][i]);
+	printf("\n== transport: BAR0 (device_attach_mem, the card's BAR0 decoding crspace): a crspace access "
+	       "is 1 BAR access, 1 us ==\n");
+	printf("%-34s %-6s %7s %9s %9s %8s %9s %8s %7s %6s %8s %7s\n", "case", "part", "model s", "cfg acc",
+	       "BAR acc", "erased", "programd", "read", "floor s", "xfloor", "+compare", "xwindow");
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < 2; i++)
+			print_bar(&bar[k][i], &win[k][i]);
+	printf("\nfloor: erase/program time (datasheet) and gateway traffic of the units that differ, "
 	       "read-back included (bench_burn.c);\n+compare: the floor plus reading what is left "
-	       "unerased. mstflint's burn of the first case: make bench-mstflint.\n");
+	       "unerased. mstflint's burn of the first case: make bench-mstflint.\n"
+	       "BAR0 floor: the same crspace accesses, 1 BAR access each, plus the CX3 ordering flush "
+	       "(2 accesses) before each\ntransaction's first read (hw-access.md §2.2.1); cfg acc there: "
+	       "opening the card (chip ID, window checks) and closing it.\nxwindow: model s over the same "
+	       "case's through the window.\n");
 	return 0;
 }
