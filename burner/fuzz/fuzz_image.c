@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_image.c — libFuzzer target over everything cxflash does with an untrusted image:
  * locating it (contiguous and striped), parsing, verifying, reading the GUIDs,
- * tags and ROM records, inflating the .ini, and patching a copy. */
+ * tags and ROM records, inflating the .ini, reading and comparing it, and
+ * patching a copy. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "image/imgfile.h"
 #include "image/ini.h"
 #include "image/patch.h"
+#include "library/ini_diff.h"
 
 static void exercise(const uint8_t *data, size_t size, bool striped)
 {
@@ -20,8 +22,16 @@ static void exercise(const uint8_t *data, size_t size, bool striped)
 			const struct fs2_item *s = &f.img.items[f.img.fwconf_sect];
 			char *text;
 			size_t len;
-			if (ini_inflate(f.cont + s->data_off, s->data_len, &text, &len, &st) == CX_OK)
+			if (ini_inflate(f.cont + s->data_off, s->data_len, &text, &len, &st) == CX_OK) {
+				struct ini_doc doc;
+				struct ini_diff diff;
+				cx_status_clear(&st);
+				if (ini_doc_parse(text, len, &doc, &st) == CX_OK &&
+				    ini_compare(&doc, &doc, &diff, &st) == CX_OK)
+					ini_diff_free(&diff);
+				ini_doc_free(&doc);
 				free(text);
+			}
 		}
 		struct guid_request req = {.have_guids = true, .have_macs = true};
 		patch_expand_guid(0x0002c9030000aa00ull, req.guid);
