@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The default board .ini text stored in FW_CONF (shape from fs2-format.md §5). */
+/* The default board .ini text stored in FW_CONF (shape from fs2-format.md §5),
+ * and the --ini-set/--ini-del edits that make OEM variants of it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "sections.h"
 
@@ -90,7 +93,26 @@ static void ini_ib(FILE *f, const struct config *c)
 	fprintf(f, "\n");
 }
 
-char *ini_default_text(const struct config *c)
+/* An OEM board's .ini names the board as well as its PSID (fs2-format.md §5), so
+ * a --psid other than the chip's stock one renames the board: an OEM image then
+ * differs from its stock twin in exactly the keys that name a board. The stock
+ * PSID keeps the stock names, and the bytes of images made before --psid did this. */
+static void ini_ps_info(FILE *f, const struct config *c)
+{
+	const struct chip *ch = c->chip;
+
+	fprintf(f, "[PS_INFO]\n");
+	if (!strcmp(c->psid, ch->psid)) {
+		fprintf(f, "Name = %s\n", ch->board);
+		fprintf(f, "Description = %s synthetic test adapter\n", ch->long_name);
+	} else {
+		fprintf(f, "Name = SYNTH-%s\n", c->psid);
+		fprintf(f, "Description = %s synthetic test adapter, PSID %s\n", ch->long_name, c->psid);
+	}
+	fprintf(f, "PRS_name = %s\n\n", c->prs);
+}
+
+static char *ini_generate(const struct config *c)
 {
 	const struct chip *ch = c->chip;
 	char *text = NULL;
@@ -106,10 +128,7 @@ char *ini_default_text(const struct config *c)
 	fprintf(f, ";; Synthetic %s board written by cxrescue mkfs2; not vendor data.\n\n",
 		ch->long_name);
 
-	fprintf(f, "[PS_INFO]\n");
-	fprintf(f, "Name = %s\n", ch->board);
-	fprintf(f, "Description = %s synthetic test adapter\n", ch->long_name);
-	fprintf(f, "PRS_name = %s\n\n", c->prs);
+	ini_ps_info(f, c);
 
 	ini_adapter(f, c);
 	ini_hca(f, c);
@@ -131,5 +150,146 @@ char *ini_default_text(const struct config *c)
 		free(text);
 		return NULL;
 	}
+	return text;
+}
+
+/* ---- --ini-set and --ini-del ---- */
+
+static int is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/* Whether [p, p + n) is name, ignoring case and blanks around it. */
+static int name_is(const char *p, size_t n, const char *name)
+{
+	while (n && is_blank(*p))
+		p++, n--;
+	while (n && is_blank(p[n - 1]))
+		n--;
+	return n == strlen(name) && !strncasecmp(p, name, n);
+}
+
+/* One line of .ini text (without its '\n'): a section header sets *name and
+ * *len to the text between the brackets and returns 1; a key line sets them to
+ * the key, blanks trimmed, and returns 2; anything else returns 0. */
+static int ini_line(const char *p, size_t n, const char **name, size_t *len)
+{
+	const char *end = p + n, *q;
+
+	while (p < end && is_blank(*p))
+		p++;
+	if (p == end || *p == ';' || *p == '#')
+		return 0;
+	if (*p == '[') {
+		q = memchr(p, ']', (size_t)(end - p));
+		if (!q)
+			return 0;
+		*name = p + 1;
+		*len = (size_t)(q - p - 1);
+		return 1;
+	}
+	q = memchr(p, '=', (size_t)(end - p));
+	if (!q)
+		return 0;
+	*name = p;
+	for (*len = (size_t)(q - p); *len && is_blank(p[*len - 1]); (*len)--)
+		;
+	return 2;
+}
+
+/* Apply e to text. Setting replaces the key's value where the section has it,
+ * else adds the key after the section's last key line, else adds the section
+ * at the end; dropping removes the key's lines, and a key that is not there is
+ * an error (*missing set), as a typo would otherwise pass unnoticed. */
+static char *ini_edit(const char *text, const struct ini_edit *e, int *missing)
+{
+	size_t insert_at = 0, len, size = 0;
+	int in_section = 0, have_section = 0, have_key = 0;
+	const char *p, *next, *name;
+	char *out = NULL;
+	FILE *f;
+
+	/* Where the key is, or where a new one goes. */
+	for (p = text; *p; p = next) {
+		const char *nl = strchr(p, '\n');
+		int kind;
+
+		next = nl ? nl + 1 : p + strlen(p);
+		kind = ini_line(p, (size_t)(next - p) - (nl != NULL), &name, &len);
+		if (kind == 1) {
+			in_section = name_is(name, len, e->section);
+			have_section |= in_section;
+		}
+		if (in_section && kind) {
+			insert_at = (size_t)(next - text);
+			have_key |= kind == 2 && name_is(name, len, e->key);
+		}
+	}
+	if (!e->value && !have_key) {
+		*missing = 1;
+		return NULL;
+	}
+
+	f = open_memstream(&out, &size);
+	if (!f) {
+		perror("open_memstream");
+		return NULL;
+	}
+	in_section = 0;
+	for (p = text; *p; p = next) {
+		const char *nl = strchr(p, '\n');
+		int kind;
+
+		next = nl ? nl + 1 : p + strlen(p);
+		kind = ini_line(p, (size_t)(next - p) - (nl != NULL), &name, &len);
+		if (kind == 1)
+			in_section = name_is(name, len, e->section);
+		if (in_section && kind == 2 && name_is(name, len, e->key)) {
+			if (e->value)	/* the key as the file spells it */
+				fprintf(f, "%.*s = %s\n", (int)len, name, e->value);
+		} else {
+			fwrite(p, 1, (size_t)(next - p), f);
+			if (!nl && e->value && !have_key)
+				fputc('\n', f);
+		}
+		if (e->value && !have_key && have_section && (size_t)(next - text) == insert_at)
+			fprintf(f, "%s = %s\n", e->key, e->value);
+	}
+	if (e->value && !have_section)
+		fprintf(f, "\n[%s]\n%s = %s\n", e->section, e->key, e->value);
+	if (fclose(f)) {
+		perror("open_memstream");
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *ini_default_text_edited(const struct config *c, const struct ini_edit **bad)
+{
+	char *text = ini_generate(c);
+	unsigned int i;
+
+	*bad = NULL;
+	for (i = 0; text && i < c->n_ini_edits; i++) {
+		int missing = 0;
+		char *edited = ini_edit(text, &c->ini_edits[i], &missing);
+
+		free(text);
+		text = edited;
+		if (missing)
+			*bad = &c->ini_edits[i];
+	}
+	return text;
+}
+
+char *ini_default_text(const struct config *c)
+{
+	const struct ini_edit *bad;
+	char *text = ini_default_text_edited(c, &bad);
+
+	if (bad)
+		fprintf(stderr, "mkfs2: --ini-del %s: the default .ini has no such key\n", bad->arg);
 	return text;
 }

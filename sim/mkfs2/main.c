@@ -9,6 +9,7 @@
 #include "crc16.h"
 #include "layout.h"
 #include "mkfs2.h"
+#include "sections.h"
 
 #define EXIT_USAGE		2
 #define DEFAULT_CHIP		"cx3"
@@ -36,6 +37,7 @@ enum {
 	OPT_CHUNK_LOG, OPT_NO_ROM, OPT_ROM_VER, OPT_ROM_PRODUCT, OPT_ROM_BAD_CSUM,
 	OPT_NO_PRODUCT_VER, OPT_NO_FW_CONF, OPT_NO_MIC, OPT_INI, OPT_DDR,
 	OPT_DDR_SIZE, OPT_SEED, OPT_DUMP, OPT_FLASH_SIZE, OPT_MAP, OPT_SELFTEST,
+	OPT_INI_SET, OPT_INI_DEL,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +63,8 @@ static const struct option long_opts[] = {
 	{ "no-fw-conf", no_argument, NULL, OPT_NO_FW_CONF },
 	{ "no-mic", no_argument, NULL, OPT_NO_MIC },
 	{ "ini", required_argument, NULL, OPT_INI },
+	{ "ini-set", required_argument, NULL, OPT_INI_SET },
+	{ "ini-del", required_argument, NULL, OPT_INI_DEL },
 	{ "ddr", required_argument, NULL, OPT_DDR },
 	{ "ddr-size", required_argument, NULL, OPT_DDR_SIZE },
 	{ "seed", required_argument, NULL, OPT_SEED },
@@ -99,6 +103,11 @@ static void usage(FILE *f)
 "  --no-fw-conf          no FW_CONF section\n"
 "  --no-mic              omit IMAGE_INFO tag 11 (disables the full-CRC check)\n"
 "  --ini FILE            store FILE in FW_CONF instead of the default .ini\n"
+"  --ini-set SECTION.key=VALUE\n"
+"                        set key in the default .ini: its value replaced if\n"
+"                        SECTION has it, else added to SECTION or a new SECTION\n"
+"                        (repeatable, up to %d edits)\n"
+"  --ini-del SECTION.key drop key from the default .ini (it must be there)\n"
 "  --ddr N               number of DDR sections, 1..%d (default %d)\n"
 "  --ddr-size BYTES      data bytes per DDR section, multiple of 4 (default 0x%x)\n"
 "  --seed N              filler seed (default 1)\n"
@@ -106,7 +115,7 @@ static void usage(FILE *f)
 "  --flash-size BYTES    flash size for --dump and the .ini (default 2 MiB)\n"
 "  --map FILE            write \"name offset size\" lines (contiguous offsets;\n"
 "                        with --dump a last line dump_slot_S PHYS_START CHUNK)\n",
-		DDR_MAX, DEFAULT_DDR_COUNT, DEFAULT_DDR_SIZE);
+		INI_EDITS_MAX, DDR_MAX, DEFAULT_DDR_COUNT, DEFAULT_DDR_SIZE);
 }
 
 static void bad_arg(const char *opt, const char *arg, const char *why)
@@ -162,6 +171,50 @@ static void parse_string(const char *opt, const char *arg, char *dst, size_t max
 	if (strlen(arg) > max)
 		bad_arg(opt, arg, "too long");
 	strcpy(dst, arg);
+}
+
+/* A section or key name: what the .ini syntax lets stand between [ ] or before
+ * '=' (no blanks, brackets, '=' or comment marks), so the edit reads back as
+ * the same name. */
+static int ini_name_ok(const char *s, size_t n, size_t max)
+{
+	size_t i;
+
+	if (!n || n > max)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] >= 0x7f || strchr("[]=;#", s[i]))
+			return 0;
+	return 1;
+}
+
+/* "SECTION.key=VALUE" (set) or "SECTION.key" (del). */
+static void parse_ini_edit(struct config *c, const char *opt, const char *arg, int set)
+{
+	struct ini_edit *e = &c->ini_edits[c->n_ini_edits];
+	const char *dot = strchr(arg, '.'), *eq, *p;
+	size_t key_len;
+
+	if (c->n_ini_edits == INI_EDITS_MAX)
+		bad_arg(opt, arg, "too many .ini edits");
+	eq = dot ? strchr(dot, '=') : NULL;
+	if (!dot || (set && !eq) || (!set && eq))
+		bad_arg(opt, arg, set ? "not SECTION.key=VALUE" : "not SECTION.key");
+	key_len = set ? (size_t)(eq - dot - 1) : strlen(dot + 1);
+	if (!ini_name_ok(arg, (size_t)(dot - arg), sizeof(e->section) - 1) ||
+	    !ini_name_ok(dot + 1, key_len, sizeof(e->key) - 1))
+		bad_arg(opt, arg, "bad section or key name");
+	if (set)
+		for (p = eq + 1; *p; p++)
+			if ((unsigned char)*p < ' ' && *p != '\t')
+				bad_arg(opt, arg, "the value must be one line of text");
+	e->arg = arg;
+	memcpy(e->section, arg, (size_t)(dot - arg));
+	e->section[dot - arg] = '\0';
+	memcpy(e->key, dot + 1, key_len);
+	e->key[key_len] = '\0';
+	e->value = set ? eq + 1 : NULL;
+	c->n_ini_edits++;
 }
 
 static int write_file(const char *path, const uint8_t *p, size_t len)
@@ -239,6 +292,8 @@ int main(int argc, char **argv)
 		case OPT_NO_FW_CONF: c.fw_conf = 0; break;
 		case OPT_NO_MIC: c.mic = 0; break;
 		case OPT_INI: c.ini_file = optarg; break;
+		case OPT_INI_SET: parse_ini_edit(&c, "ini-set", optarg, 1); break;
+		case OPT_INI_DEL: parse_ini_edit(&c, "ini-del", optarg, 0); break;
 		case OPT_DDR:
 			c.ddr_count = (unsigned int)parse_num("ddr", optarg, 0, DDR_MAX);
 			if (!c.ddr_count)
@@ -288,6 +343,26 @@ int main(int argc, char **argv)
 		parse_triple("date", date, '-', date_max, c.date);
 		if (!c.date[0] || !c.date[1] || !c.date[2])
 			bad_arg("date", date, "field out of range");
+	}
+
+	if (c.n_ini_edits && (c.ini_file || !c.fw_conf)) {
+		fprintf(stderr, "mkfs2: --ini-set and --ini-del edit the default .ini: not with %s\n",
+			c.ini_file ? "--ini" : "--no-fw-conf");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (c.n_ini_edits) {
+		const struct ini_edit *bad;
+		char *text = ini_default_text_edited(&c, &bad);
+
+		if (bad) {
+			fprintf(stderr, "mkfs2: --ini-del %s: the default .ini has no such key\n", bad->arg);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (!text)
+			return 1;
+		free(text);	/* built again with the image; this run only checked the edits */
 	}
 
 	if (c.dump_slot > 0 && !c.failsafe) {

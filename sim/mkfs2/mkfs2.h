@@ -27,6 +27,16 @@ struct chip {
 	int pcie_gen3;
 };
 
+/* --ini-set SECTION.key=VALUE (value set) or --ini-del SECTION.key (value NULL),
+ * applied in order to the default .ini text. */
+#define INI_EDITS_MAX	32
+struct ini_edit {
+	const char *arg;	/* as given, for messages */
+	char section[64];
+	char key[64];
+	const char *value;	/* points into arg; NULL drops the key */
+};
+
 const struct chip *chip_find(const char *name);
 void chip_list(const char *sep);
 
@@ -52,6 +62,8 @@ struct config {
 	int mic;
 	int product_ver;
 	const char *ini_file;
+	struct ini_edit ini_edits[INI_EDITS_MAX];
+	unsigned int n_ini_edits;
 	unsigned int ddr_count;
 	uint32_t ddr_size;
 	uint64_t seed;

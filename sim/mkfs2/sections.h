@@ -54,7 +54,11 @@ void info_data(struct buf *b, const struct config *c, struct map *tag_map);
 void rom_data(struct buf *b, const struct config *c, struct rng *r);
 int fw_conf_data(struct buf *b, const struct config *c);
 
-/* ini.c: the default board .ini text; the caller frees it. */
+/* ini.c: the default board .ini text with c's --ini-set/--ini-del edits
+ * applied; the caller frees it. NULL on failure: ini_default_text() prints why,
+ * ini_default_text_edited() leaves *bad at an --ini-del whose key is absent
+ * (else NULL) for the caller to report as a usage error. */
 char *ini_default_text(const struct config *c);
+char *ini_default_text_edited(const struct config *c, const struct ini_edit **bad);
 
 #endif
