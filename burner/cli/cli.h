@@ -20,6 +20,7 @@
 #include "util/status.h"
 
 #define CLI_MAX_PARAMS 8
+#define CLI_MAX_FIRMWARE 8
 
 struct cli {
 	const char *image;          /* -i FILE */
@@ -42,6 +43,10 @@ struct cli {
 	bool yes;                   /* -y: no questions */
 	struct guid_request guids;  /* --guid/--guids/--mac/--macs */
 	const char *vsd;            /* --vsd */
+	const char *boards;         /* --boards FILE (library, match): the board table */
+	int nfirmware;              /* --firmware DIR (library, match), repeatable */
+	const char *firmware[CLI_MAX_FIRMWARE];
+	bool expert;                /* --expert (match): an unmapped PSID change is RISKY, not REFUSED */
 	bool json_done;            /* the command printed its own JSON, errors included */
 	const char *command;
 	int nparams;
@@ -86,5 +91,7 @@ int cmd_list(struct cli *c, struct cx_status *st);
 int cmd_burn(struct cli *c, struct cx_status *st);
 int cmd_backup(struct cli *c, struct cx_status *st);
 int cmd_restore(struct cli *c, struct cx_status *st);
+int cmd_library(struct cli *c, struct cx_status *st);
+int cmd_match(struct cli *c, struct cx_status *st);
 
 #endif

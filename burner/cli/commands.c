@@ -40,6 +40,10 @@ const struct command cli_commands[] = {
 	 "-d BDF only: read the whole flash twice, write a checked bundle into DIR"},
 	{"restore", cmd_restore, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "restore BUNDLE",
 	 "-d BDF only: write a backup bundle back, checked before and after"},
+	{"library", cmd_library, CMD_JSON, 1, CLI_MAX_PARAMS, "library list|check [DIR...] | show FILE|PSID",
+	 "the firmware library: its images, what each is, whether each is sound and as pinned"},
+	{"match", cmd_match, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "match [--expert]",
+	 "-d BDF (or -i the card's image): every library image ranked OK / RISKY / REFUSED, with reasons"},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -68,9 +72,12 @@ void cli_usage(FILE *out)
 		"  --backup-dir DIR     burn, restore, sg/sv -d: where the backup bundle goes (default cxflash-backups)\n"
 		"  --no-backup          burn, restore, sg/sv -d: do not back up first (not recommended)\n"
 		"  --dry-run            burn, restore, sg/sv -d: check everything, write nothing\n"
-		"  --identity-from DIR  burn: GUIDs/MACs/VSD from a backup bundle (recovery mode)\n"
+		"  --identity-from DIR  burn: GUIDs/MACs/VSD from a backup bundle; match: the PSID and .ini (recovery mode)\n"
 		"  --nofs               burn: not failsafe, image at the first slot (recovery mode)\n"
 		"  --force              restore: accept a bundle made from another card (asks first)\n"
+		"  --boards FILE        library, match: the board table ($CXFLASH_BOARDS)\n"
+		"  --firmware DIR       library, match: a firmware folder, repeatable ($CXFLASH_FIRMWARE)\n"
+		"  --expert             match: a PSID change the board table does not map is RISKY, not REFUSED\n"
 		"  --in-place           sg -d on blank GUIDs: program them over the running image\n"
 		"                       (flint's way, not failsafe; the default re-burns failsafe)\n"
 		"  -h, --help           this text;  --version  the version\n"

@@ -126,6 +126,18 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 			if (need(argc, argv, i, 1, o, st))
 				return st->code;
 			c->identity_from = argv[++i];
+		} else if (!strcmp(o, "boards")) {
+			if (need(argc, argv, i, 1, o, st))
+				return st->code;
+			c->boards = argv[++i];
+		} else if (!strcmp(o, "firmware")) {
+			if (need(argc, argv, i, 1, o, st))
+				return st->code;
+			if (c->nfirmware == CLI_MAX_FIRMWARE)
+				return cx_fail(st, CX_EUSAGE, "at most %d --firmware folders", CLI_MAX_FIRMWARE);
+			c->firmware[c->nfirmware++] = argv[++i];
+		} else if (!strcmp(o, "expert")) {
+			c->expert = true;
 		} else if (!strcmp(o, "striped_image") || !strcmp(o, "striped-image")) {
 			c->striped = true;
 		} else if (!strcmp(o, "json")) {
