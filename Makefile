@@ -156,13 +156,13 @@ $(QEMU): scripts/build-qemu.sh $(wildcard sim/qemu/*) $(SIM_CORE) $(wildcard sim
 	scripts/build-qemu.sh $(B)
 
 initramfs: $(INITRD)
-$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp
+$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp \
+           library/boards.txt $(wildcard $(FIRMWARE_DIR)/*.bin $(FIRMWARE_DIR)/*.BIN)
 	scripts/mkinitramfs.sh $(B) $@
 
 images: $(IMAGES)/SHA256SUMS
 $(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(wildcard rootfs/grub/*) \
-                      $(KERNEL) $(INITRD) \
-                      $(wildcard $(FIRMWARE_DIR)/*.bin)
+                      rootfs/stick/firmware-README.txt $(KERNEL) $(INITRD)
 	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
 
 # Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated

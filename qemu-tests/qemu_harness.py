@@ -89,8 +89,11 @@ class Card:
 
 
 class Guest:
-    def __init__(self, tmp, media, cards=(), memory=512, firmware="bios"):
+    def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=()):
+        """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
+        before QEMU starts, as a user drops firmware into cxrescue/firmware/."""
         assert firmware in FIRMWARES, firmware
+        self.stick_files = stick_files
         self.tmp = pathlib.Path(tmp)
         self.media = media
         self.firmware = firmware
@@ -135,6 +138,10 @@ class Guest:
             src = iso if media == "iso-usb" else usb_img
             self.stick = self.tmp / f"stick-{media}.img"
             shutil.copyfile(src, self.stick)
+            for host, there in self.stick_files:
+                r = subprocess.run(["mcopy", "-o", "-i", f"{self.stick}@@1M", str(host), f"::{there}"],
+                                   capture_output=True, text=True)
+                assert r.returncode == 0, f"mcopy {host} to the stick: {r.stderr}"
             hc = "qemu-xhci" if media != "usb-ehci" else "usb-ehci"
             return ["-device", f"{hc},id=hc",
                     "-drive", f"if=none,id=stick,format=raw,file={self.stick}",

@@ -171,3 +171,35 @@ def test_a_write_in_the_guest_reaches_the_card_file(tmp_path, guests, oem_card):
     assert b["booted"] is True and b["psid"] == OEM_PSID
     assert b["vsd"] == "RESCUED_BY_CXRESCUE", b
     assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
+
+
+def test_firmware_dropped_on_the_stick_is_matched_at_boot(tmp_path, guests, oem_card):
+    """A stock image copied into the stick's cxrescue/firmware/ joins the library the image
+    carries; the inventory shows the library and the recommendation for the HP card (RISKY:
+    library/boards.txt maps HP 649281-B21 to MCX354A-FCB by inference), and `match` in the
+    guest gives the full report, reading the card without writing it."""
+    stock = tmp_path / "mcx354a-stock.bin"
+    r = qh.subprocess.run([str(qh.MKFS2), "-o", str(stock), "--chip", "cx3", "--fw", "2.42.5000",
+                           *SMALL.split()], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    g = Guest(tmp_path, "usb-xhci", cards=[oem_card],
+              stick_files=[(stock, "/cxrescue/firmware/mcx354a-stock.bin")])
+    guests.append(g)
+    screen = g.front_end()
+    assert "Firmware library: 1 image: 1 usable" in screen, screen
+    assert re.search(r"recommended: mcx354a-stock\.bin \(RISKY\)", screen), screen
+    g.shell()
+    out, rc = g.run("cxflash --json list")
+    bdf = json.loads(out)["cards"][0]["bdf"]
+    out, rc = g.run(f"cxflash -d {bdf} --json match")
+    assert rc == 0, out
+    j = json.loads(out)
+    assert j["boards"] == "/usr/share/cxrescue/boards.txt"
+    c = j["candidates"][0]
+    assert c["path"].endswith("/cxrescue/firmware/mcx354a-stock.bin")
+    assert c["verdict"] == "RISKY" and c["relation"] == "cross-flash"
+    assert any("inference" in x["text"] for x in c["reasons"]), c
+    assert c["ini"]["risky"] == 0
+    g.leave_shell()
+    assert g.power_off() == 0
+    assert oem_card.boot_check()["psid"] == OEM_PSID

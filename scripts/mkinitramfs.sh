@@ -3,7 +3,11 @@
 #
 # Contents: rootfs/overlay/ (the /init and its helpers, /etc), static BusyBox with one
 # symlink per applet, cxflash (burner/cxflash), lspci and a pci.ids trimmed to Mellanox,
-# the subsystem vendors its entries name, and the device classes.
+# the subsystem vendors its entries name, and the device classes; and the firmware
+# library in /usr/share/cxrescue (cxflash's CXFLASH_DATADIR): the board table
+# (library/boards.txt), the .bin files of FIRMWARE_DIR (default library/firmware/) and
+# manifest.json, what `cxflash library list` says of them. A file the library refuses
+# (not a sound image, or a pinned hash that differs) stops the build.
 # Assembled with the kernel's gen_init_cpio from a list file (OUT.list is kept), every
 # entry owned by root and stamped SOURCE_DATE_EPOCH (default: a fixed date), then gzip -n:
 # two builds from the same inputs are byte-identical.
@@ -43,8 +47,11 @@ stage_file() {   # stage_file SRC DEST MODE
     entry "file $2 $s $3 0 0"
 }
 
+FIRMWARE_DIR=${FIRMWARE_DIR:-$HERE/library/firmware}
+DATADIR=/usr/share/cxrescue   # CXFLASH_DATADIR in burner/cli/library.h
+
 for d in /bin /sbin /dev /etc /mnt /proc /root /run /sys /tmp /usr /usr/bin /usr/sbin \
-         /usr/lib /usr/lib/cxrescue /usr/share /usr/share/misc; do
+         /usr/lib /usr/lib/cxrescue /usr/share /usr/share/misc $DATADIR $DATADIR/firmware; do
     entry "dir $d 0755 0 0"
 done
 entry "nod /dev/console 0600 0 0 c 5 1"   # the kernel opens it before /init runs
@@ -73,6 +80,24 @@ awk 'NR == FNR { if ($0 ~ /^\t\t/) { split($0, w, /[ \t]+/); want[w[2]] = 1 } ne
 sed -n '/^C /,$p' "$IDS" >"$STAGE/ids.classes"
 cat "$STAGE/ids.mlx" "$STAGE/ids.vendors" "$STAGE/ids.classes" >"$STAGE/pci.ids"
 stage_file "$STAGE/pci.ids" /usr/share/misc/pci.ids 0644
+
+# The firmware library. The manifest is made by the cxflash that goes on the image, run
+# here on the staged copies so that its paths are the image's.
+stage_file "$HERE/library/boards.txt" $DATADIR/boards.txt 0644
+nfw=0
+if [ -d "$FIRMWARE_DIR" ]; then
+    for f in "$FIRMWARE_DIR"/*.bin "$FIRMWARE_DIR"/*.BIN; do
+        [ -f "$f" ] || continue
+        stage_file "$f" "$DATADIR/firmware/$(basename "$f")" 0644
+        nfw=$((nfw + 1))
+    done
+fi
+mkdir -p "$STAGE$DATADIR/firmware"
+(cd "$STAGE$DATADIR" && "$CXFLASH" --boards boards.txt library check firmware) >"$STAGE/library-check.txt" 2>&1 ||
+    { cat "$STAGE/library-check.txt" >&2; die "the firmware library in $FIRMWARE_DIR has a file it refuses (above): remove or replace it"; }
+(cd "$STAGE$DATADIR" && "$CXFLASH" --json --boards boards.txt library list firmware) >"$STAGE/manifest.json"
+stage_file "$STAGE/manifest.json" $DATADIR/manifest.json 0644
+log "library: $(tail -n 1 "$STAGE/library-check.txt") ($nfw from $FIRMWARE_DIR)"
 
 mv "$LIST.tmp" "$LIST"
 "$GEN" -t "$EPOCH" "$LIST" | gzip -n -9 >"$OUT.tmp"

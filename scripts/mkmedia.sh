@@ -15,8 +15,9 @@
 #   OUT_DIR/SHA256SUMS, OUT_DIR/sizes.txt
 # No loop mounts and no root needed: sfdisk, mkfs.vfat --offset, syslinux --offset and
 # mtools (build-notes.md). Timestamps come from SOURCE_DATE_EPOCH (default: a fixed date).
-# Files users add (FIRMWARE_DIR=, default library/firmware/) are copied to the stick's
-# cxrescue/firmware/ when present.
+# The firmware library (FIRMWARE_DIR=, default library/firmware/) travels in the initramfs,
+# so that the ISO and PXE boots have it too; the stick's cxrescue/firmware/ starts with a
+# README.txt and takes the images users drop in later.
 # UEFI: GRUB (grub-efi-amd64-bin), made here with grub-mkimage: a few modules and
 # rootfs/grub/early.cfg built in. syslinux.efi boots the stick but crashes OVMF when started
 # from a CD's El Torito image (README, "UEFI"). The same kernel, initramfs and menu entries
@@ -31,7 +32,7 @@ KERNEL=$1 INITRD=$2 OUT=$3
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 EPOCH=${SOURCE_DATE_EPOCH:-1767225600}      # 2026-01-01 00:00:00 UTC
 USB_MB=${USB_MB:-128}                        # the whole stick image; the partition starts at 1 MiB
-FIRMWARE_DIR=${FIRMWARE_DIR:-$HERE/library/firmware}
+FIRMWARE_README=$HERE/rootfs/stick/firmware-README.txt
 MENU=$HERE/rootfs/syslinux/menu.cfg.in
 BIOS_MODULES=/usr/lib/syslinux/modules/bios    # syslinux-common: every .c32 of one build
 MENU_MODULES="ldlinux.c32 menu.c32 libutil.c32 libcom32.c32"
@@ -109,15 +110,10 @@ mcopy -m -i "$fat" "$efi_loader" "::$EFI_BOOT_DIR/"
 grub_menu usb >"$TMP/grub-usb.cfg"
 stamp "$TMP/grub-usb.cfg"
 mcopy -m -i "$fat" "$TMP/grub-usb.cfg" ::/boot/grub/cxrescue.cfg
-nfw=0
-if [ -d "$FIRMWARE_DIR" ]; then
-    for f in "$FIRMWARE_DIR"/*.bin; do
-        [ -f "$f" ] || continue
-        mcopy -m -i "$fat" "$f" ::/cxrescue/firmware/
-        nfw=$((nfw + 1))
-    done
-fi
-log "USB image: ${USB_MB} MiB, FAT32 CXRESCUE at 1 MiB, $nfw firmware file(s) from $FIRMWARE_DIR"
+cp "$FIRMWARE_README" "$TMP/README.txt"
+stamp "$TMP/README.txt"
+mcopy -m -i "$fat" "$TMP/README.txt" ::/cxrescue/firmware/README.txt
+log "USB image: ${USB_MB} MiB, FAT32 CXRESCUE at 1 MiB"
 
 # --- ISO -----------------------------------------------------------------------------------
 iso_root=$TMP/iso

@@ -5,6 +5,7 @@ BIOS and UEFI boot loaders and /init expect, both menus offer the same entries, 
 size targets hold."""
 import gzip
 import hashlib
+import json
 import os
 import pathlib
 import re
@@ -76,6 +77,38 @@ def test_initramfs_contents():
         assert not has_interp(body), f"/{name} is not static (it names a program interpreter)"
 
 
+def test_initramfs_carries_the_library():
+    """The board table and a manifest of whatever firmware FIRMWARE_DIR held at build time."""
+    e = cpio_entries(gzip.decompress(INITRD.read_bytes()))
+    assert e["usr/share/cxrescue/boards.txt"][1] == (ROOT / "library" / "boards.txt").read_bytes()
+    manifest = json.loads(e["usr/share/cxrescue/manifest.json"][1])
+    shipped = sorted(n.split("/")[-1] for n in e if n.startswith("usr/share/cxrescue/firmware/"))
+    assert sorted(f["name"] for f in manifest["files"]) == shipped
+    assert "usr/share/cxrescue/firmware" in e, "the image's firmware folder is missing"
+
+
+def test_firmware_dir_goes_into_the_initramfs(tmp_path, images):
+    fw = tmp_path / "fw"
+    fw.mkdir()
+    stock = images.make("--chip cx3 --ddr 2 --ddr-size 0x1000 --fw 2.42.5000", name="stock.bin")
+    stock.rename(fw / "stock.bin")
+    out = tmp_path / "initrd.gz"
+    r = run([ROOT / "scripts" / "mkinitramfs.sh", BUILD, out], env={**os.environ, "FIRMWARE_DIR": str(fw)})
+    assert r.returncode == 0, r.stderr
+    assert "1 image: 1 usable" in r.stdout, r.stdout
+    e = cpio_entries(gzip.decompress(out.read_bytes()))
+    assert e["usr/share/cxrescue/firmware/stock.bin"][1] == (fw / "stock.bin").read_bytes()
+    (f,) = json.loads(e["usr/share/cxrescue/manifest.json"][1])["files"]
+    assert f["path"] == "firmware/stock.bin" and f["psid"] == "MT_1090120019" and f["status"] == "ok"
+    assert f["sha256"] == hashlib.sha256((fw / "stock.bin").read_bytes()).hexdigest()
+    # A file the library refuses stops the build, naming it.
+    (fw / "broken.bin").write_bytes(b"\xff" * 4096)
+    r = run([ROOT / "scripts" / "mkinitramfs.sh", BUILD, tmp_path / "bad.gz"],
+            env={**os.environ, "FIRMWARE_DIR": str(fw)})
+    assert r.returncode != 0 and "broken.bin" in r.stderr, r.stderr
+    assert not (tmp_path / "bad.gz").exists()
+
+
 def test_size_targets():
     assert INITRD.stat().st_size <= 2.5 * MIB, f"initramfs {INITRD.stat().st_size} bytes > 2.5 MiB"
     iso = IMAGES / "cxrescue.iso"
@@ -107,6 +140,9 @@ def test_usb_image_layout():
     assert "CXRESCUE" in r.stdout and "FAT32" in r.stdout, r.stdout
     for d in ("/cxrescue/firmware", "/cxrescue/backups", "/cxrescue/logs"):
         assert mdir(img, d) is not None, f"{d} missing on the stick"
+    readme = subprocess.run(["mtype", "-i", f"{img}@@1M", "::/cxrescue/firmware/README.txt"],
+                            capture_output=True, text=True).stdout
+    assert "drop firmware images here" in readme and "cxflash library check" in readme
     listing = mdir(img, "/syslinux")
     for f in ("ldlinux.sys", "ldlinux.c32", "syslinux.cfg", "menu.c32"):
         assert f in listing, f"/syslinux/{f} missing"
