@@ -34,6 +34,7 @@ struct card_facts {
 	size_t ini_len;
 	char psid[INFO_PSID_LEN + 1];
 	const char *identity_note;  /* where the PSID came from when not the flash */
+	const char *ini_source;     /* "the flash", "the image file", "the backup" */
 };
 
 static void facts_from_image(struct card_facts *k)
@@ -51,6 +52,7 @@ static void facts_from_image(struct card_facts *k)
 	if (img->fwconf_sect >= 0) {
 		const struct fs2_item *s = &img->items[img->fwconf_sect];
 		if (ini_inflate(k->f.cont + s->data_off, s->data_len, &k->ini, &k->ini_len, &ist) == CX_OK) {
+			k->ini_source = "the flash";
 			k->mc.ini_text = k->ini;
 			k->mc.ini_len = k->ini_len;
 		}
@@ -93,6 +95,7 @@ static int facts_from_bundle(struct cli *c, struct card_facts *k, struct cx_stat
 			return rc;
 		k->ini = (char *)buf;
 		k->ini_len = len;
+		k->ini_source = "the backup";
 		k->mc.ini_text = k->ini;
 		k->mc.ini_len = len;
 	}
@@ -152,6 +155,8 @@ static int facts_from_file(struct cli *c, struct card_facts *k, struct cx_status
 	const struct chip_desc *cd = chip_by_hw_id(k->mc.hw_id);
 	snprintf(k->chip, sizeof(k->chip), "%s rev %u", cd ? cd->name : "unknown chip", k->mc.rev);
 	facts_from_image(k);
+	if (k->ini)
+		k->ini_source = "the image file";
 	k->oem = oem_from_psid(k->psid);
 	return CX_OK;
 }
@@ -183,7 +188,10 @@ static void print_card(const struct card_facts *k, const struct match_result *r)
 		       r->card_row->stock_part ? r->card_row->stock_part : "");
 	printf("  port type: %s (%s)\n", r->card_port == BOARD_PORT_NONE ? "unknown" : board_port_name(r->card_port),
 	       r->card_port_basis);
-	printf("  board .ini: %s\n", r->have_card_ini ? "read from the flash" : "none");
+	if (r->have_card_ini)
+		printf("  board .ini: read from %s\n", k->ini_source);
+	else
+		printf("  board .ini: none%s\n", k->ini ? " readable" : "");
 }
 
 static void print_diff(const struct match_candidate *m)
