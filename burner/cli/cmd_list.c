@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_list.c — `list`: every card, what it is and what it runs. A card that
- * cannot be read is listed with the reason; the others are still shown. */
+/* cmd_list.c — `list`: every card, what it is and what it runs (ops/cardinfo.h).
+ * A card that cannot be read is listed with the reason; the others are still shown. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/common.h"
-#include "ops/device.h"
-#include "ops/oem.h"
+#include "ops/cardinfo.h"
 
 struct card_view {
 	struct pci_card pci;
@@ -17,52 +16,34 @@ struct card_view {
 	const char *oem;
 };
 
-static void running_version(struct device *d, struct card_view *v)
+/* The list's view of a card: cardinfo, formatted. */
+static int inspect(struct cli *c, const struct pci_card *pci, struct card_view *v, struct cx_status *st)
 {
-	uint16_t ver[3];
-	struct cx_status st = {0};
-
-	if (chip_running_fw(&d->chip, ver, &st))
-		return;
-	if (ver[0] || ver[1] || ver[2])
-		fmt_fw_version(v->running, sizeof(v->running), ver);
-}
-
-static void inspect(struct cli *c, const struct pci_card *pci, struct card_view *v)
-{
-	struct device d;
-	struct dev_image di;
-	struct cx_status st = {0};
+	struct cardinfo ci;
+	int rc = cardinfo_read_bdf(c->sysfs, pci, &ci, st);
 
 	memset(v, 0, sizeof(*v));
-	memset(&di, 0, sizeof(di));
 	v->pci = *pci;
-	v->oem = oem_from_subsys(pci->subsys_vendor);
-	if (device_open(&d, c->sysfs, pci->bdf, false, &st) == CX_OK) {
-		chip_label(&d.chip, v->chip, sizeof(v->chip));
-		flash_describe(&d.flash, v->flash, sizeof(v->flash));
-		v->recovery = d.chip.recovery;
-		if (!v->recovery) {
-			running_version(&d, v);
-			if (device_read_image(&d, &di, &st) == CX_OK && di.parse_rc == CX_OK) {
-				const struct fs2_info *in = &di.img.info;
-				v->have_image = true;
-				fmt_fw_version(v->fw, sizeof(v->fw), in->fw_ver);
-				snprintf(v->psid, sizeof(v->psid), "%s", in->psid);
-				v->guids = di.img.guids;
-				v->have_rom = di.img.nroms > 0;
-				if (v->have_rom)
-					v->rom = di.img.roms[0];
-				v->oem = oem_name(v->psid, pci->subsys_vendor);
-			} else if (!st.code) {
-				snprintf(v->error, sizeof(v->error), "%s", di.parse_msg);
-			}
-		}
+	snprintf(v->chip, sizeof(v->chip), "%s", ci.chip);
+	snprintf(v->flash, sizeof(v->flash), "%s", ci.flash);
+	v->recovery = ci.recovery;
+	v->oem = ci.oem;
+	if (ci.have_running)
+		fmt_fw_version(v->running, sizeof(v->running), ci.running);
+	if (ci.have_image) {
+		const struct fs2_image *img = &ci.f.img;
+		v->have_image = true;
+		fmt_fw_version(v->fw, sizeof(v->fw), img->info.fw_ver);
+		snprintf(v->psid, sizeof(v->psid), "%s", img->info.psid);
+		v->guids = img->guids;
+		v->have_rom = img->nroms > 0;
+		if (v->have_rom)
+			v->rom = img->roms[0];
+	} else if (!ci.recovery) {
+		snprintf(v->error, sizeof(v->error), "%s", ci.image_error);
 	}
-	if (st.code)
-		snprintf(v->error, sizeof(v->error), "%s", st.msg);
-	device_close(&d);
-	devimage_free(&di);
+	cardinfo_free(&ci);
+	return rc;
 }
 
 static void print_text(const struct card_view *v)
@@ -144,8 +125,12 @@ int cmd_list(struct cli *c, struct cx_status *st)
 		return rc;
 	if (!(views = calloc((size_t)(n ? n : 1), sizeof(*views))))
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	for (int i = 0; i < n; i++)
-		inspect(c, &cards[i], &views[i]);
+	for (int i = 0; i < n && !rc; i++)
+		rc = inspect(c, &cards[i], &views[i], st);
+	if (rc) {
+		free(views);
+		return rc;
+	}
 	if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);

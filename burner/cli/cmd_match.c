@@ -17,7 +17,7 @@
 #include "cli/library.h"
 #include "image/ini.h"
 #include "library/match.h"
-#include "ops/device.h"
+#include "ops/cardinfo.h"
 #include "ops/oem.h"
 #include "util/fileio.h"
 
@@ -28,20 +28,18 @@ struct card_facts {
 	char label[48];             /* "0000:01:00.0", or the file */
 	char chip[40];
 	const char *oem;
-	struct imgfile f;           /* the card's image, parsed */
+	struct cardinfo ci;         /* -d: the card */
+	struct imgfile f;           /* -i: the card's image, parsed */
 	bool have_image;
-	char *ini;                  /* malloc'd */
+	char *ini;                  /* -i and --identity-from: malloc'd */
 	size_t ini_len;
 	char psid[INFO_PSID_LEN + 1];
 	const char *identity_note;  /* where the PSID came from when not the flash */
 	const char *ini_source;     /* "the flash", "the image file", "the backup" */
 };
 
-static void facts_from_image(struct card_facts *k)
+static void facts_from_image(struct card_facts *k, const struct fs2_image *img)
 {
-	const struct fs2_image *img = &k->f.img;
-	struct cx_status ist = {0};
-
 	k->have_image = true;
 	k->mc.current = img;
 	snprintf(k->psid, sizeof(k->psid), "%s", img->info.psid);
@@ -49,14 +47,6 @@ static void facts_from_image(struct card_facts *k)
 	k->mc.have_fw = true;
 	memcpy(k->mc.fw_ver, img->info.fw_ver, sizeof(k->mc.fw_ver));
 	k->mc.dev_type = img->info.dev_type;
-	if (img->fwconf_sect >= 0) {
-		const struct fs2_item *s = &img->items[img->fwconf_sect];
-		if (ini_inflate(k->f.cont + s->data_off, s->data_len, &k->ini, &k->ini_len, &ist) == CX_OK) {
-			k->ini_source = "the flash";
-			k->mc.ini_text = k->ini;
-			k->mc.ini_len = k->ini_len;
-		}
-	}
 }
 
 /* "2.42.5000" -> {2, 42, 5000}. */
@@ -105,37 +95,34 @@ static int facts_from_bundle(struct cli *c, struct card_facts *k, struct cx_stat
 static int facts_from_device(struct cli *c, struct card_facts *k, struct cx_status *st)
 {
 	struct device d;
-	struct dev_image di;
-	int rc;
+	int rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 
-	memset(&di, 0, sizeof(di));
-	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
-	if (!rc) {
-		snprintf(k->label, sizeof(k->label), "%s", d.pci.bdf);
-		chip_label(&d.chip, k->chip, sizeof(k->chip));
-		k->mc.hw_id = d.chip.desc->hw_id;
-		k->mc.rev = d.chip.rev;
-		k->mc.flash_size = d.flash.size;
-		k->mc.recovery = d.chip.recovery;
-		k->mc.pci_class = d.pci.class_code;
-		k->mc.subsys_vendor = d.pci.subsys_vendor;
-		k->mc.subsys_device = d.pci.subsys_device;
-		k->oem = oem_from_subsys(d.pci.subsys_vendor);
-		if (!d.chip.recovery)
-			rc = device_read_image(&d, &di, st);
-	}
+	if (!rc)
+		rc = cardinfo_read(&d, &k->ci, st);
 	device_close(&d);
-	if (!rc && !k->mc.recovery) {
-		if (di.parse_rc == CX_OK && imgfile_open_mem(&k->f, di.buf, di.len, false, st) == CX_OK)
-			facts_from_image(k);
-		else
-			cx_status_clear(st);
-	}
-	devimage_free(&di);
-	if (!rc && !k->have_image && c->identity_from)
+	if (rc)
+		return rc;
+	const struct pci_card pci = k->ci.pci;
+	snprintf(k->label, sizeof(k->label), "%s", pci.bdf);
+	snprintf(k->chip, sizeof(k->chip), "%s", k->ci.chip);
+	k->mc.hw_id = k->ci.hw_id;
+	k->mc.rev = k->ci.rev;
+	k->mc.flash_size = k->ci.flash_size;
+	k->mc.recovery = k->ci.recovery;
+	k->mc.pci_class = pci.class_code;
+	k->mc.subsys_vendor = pci.subsys_vendor;
+	k->mc.subsys_device = pci.subsys_device;
+	k->oem = k->ci.oem;
+	if (k->ci.have_image) {
+		facts_from_image(k, &k->ci.f.img);
+		if (k->ci.ini) {
+			k->mc.ini_text = k->ci.ini;
+			k->mc.ini_len = k->ci.ini_len;
+			k->ini_source = "the flash";
+		}
+	} else if (c->identity_from) {
 		rc = facts_from_bundle(c, k, st);
-	if (!rc && k->have_image)
-		k->oem = oem_name(k->psid, k->mc.subsys_vendor);
+	}
 	return rc;
 }
 
@@ -154,9 +141,16 @@ static int facts_from_file(struct cli *c, struct card_facts *k, struct cx_status
 	k->mc.flash_size = c->striped ? (uint32_t)k->f.raw_len : FILE_FLASH_SIZE;
 	const struct chip_desc *cd = chip_by_hw_id(k->mc.hw_id);
 	snprintf(k->chip, sizeof(k->chip), "%s rev %u", cd ? cd->name : "unknown chip", k->mc.rev);
-	facts_from_image(k);
-	if (k->ini)
-		k->ini_source = "the image file";
+	facts_from_image(k, &k->f.img);
+	if (k->f.img.fwconf_sect >= 0) {
+		const struct fs2_item *s = &k->f.img.items[k->f.img.fwconf_sect];
+		struct cx_status ist = {0};
+		if (ini_inflate(k->f.cont + s->data_off, s->data_len, &k->ini, &k->ini_len, &ist) == CX_OK) {
+			k->mc.ini_text = k->ini;
+			k->mc.ini_len = k->ini_len;
+			k->ini_source = "the image file";
+		}
+	}
 	k->oem = oem_from_psid(k->psid);
 	return CX_OK;
 }
@@ -346,6 +340,7 @@ int cmd_match(struct cli *c, struct cx_status *st)
 	match_free(&r);
 	cli_library_close(&l);
 	imgfile_close(&k.f);
+	cardinfo_free(&k.ci);
 	free(k.ini);
 	return rc;
 }

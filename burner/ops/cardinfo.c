@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cardinfo.c — reading who a card is, for list, match and the wizard. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/ini.h"
+#include "ops/cardinfo.h"
+#include "ops/oem.h"
+
+static void read_ini(struct cardinfo *ci)
+{
+	const struct fs2_image *img = &ci->f.img;
+	struct cx_status st = {0};
+
+	if (img->fwconf_sect < 0)
+		return;
+	const struct fs2_item *s = &img->items[img->fwconf_sect];
+	if (ini_inflate(ci->f.cont + s->data_off, s->data_len, &ci->ini, &ci->ini_len, &st)) {
+		ci->ini = NULL;
+		ci->ini_len = 0;
+	}
+}
+
+int cardinfo_read(struct device *d, struct cardinfo *ci, struct cx_status *st)
+{
+	struct dev_image di;
+	struct cx_status rst = {0};
+	int rc = CX_OK;
+
+	memset(ci, 0, sizeof(*ci));
+	memset(&di, 0, sizeof(di));
+	ci->pci = d->pci;
+	ci->oem = oem_from_subsys(d->pci.subsys_vendor);
+	if (d->have_chip) {
+		chip_label(&d->chip, ci->chip, sizeof(ci->chip));
+		ci->hw_id = d->chip.desc->hw_id;
+		ci->rev = d->chip.rev;
+		ci->recovery = d->chip.recovery;
+	}
+	if (d->have_flash) {
+		flash_describe(&d->flash, ci->flash, sizeof(ci->flash));
+		ci->flash_size = d->flash.size;
+	}
+	if (ci->recovery) {
+		snprintf(ci->image_error, sizeof(ci->image_error),
+			 "recovery (livefish) mode: the flash holds no valid image");
+		return CX_OK;
+	}
+	if (d->have_chip && chip_running_fw(&d->chip, ci->running, &rst) == CX_OK)
+		ci->have_running = ci->running[0] || ci->running[1] || ci->running[2];
+	cx_status_clear(&rst);
+	int r = device_read_image(d, &di, &rst);
+	if (r == CX_ENOMEM || r == CX_EINTR) {
+		rc = cx_fail(st, r, "%s", rst.msg);
+	} else if (r) {
+		snprintf(ci->image_error, sizeof(ci->image_error), "%s", rst.msg);
+	} else if (di.parse_rc) {
+		snprintf(ci->image_error, sizeof(ci->image_error), "%s", di.parse_msg);
+	} else if ((r = imgfile_open_mem(&ci->f, di.buf, di.len, false, &rst))) {
+		if (r == CX_ENOMEM)
+			rc = cx_fail(st, r, "%s", rst.msg);
+		snprintf(ci->image_error, sizeof(ci->image_error), "%s", rst.msg);
+		imgfile_close(&ci->f);
+	} else {
+		ci->have_image = true;
+		ci->f.path = d->pci.bdf;
+		read_ini(ci);
+		ci->oem = oem_name(ci->f.img.info.psid, d->pci.subsys_vendor);
+	}
+	devimage_free(&di);
+	return rc;
+}
+
+int cardinfo_read_bdf(const char *sysfs, const struct pci_card *pci, struct cardinfo *ci, struct cx_status *st)
+{
+	struct device d;
+	struct cx_status ost = {0};
+	int rc = CX_OK;
+
+	if (device_open(&d, sysfs, pci->bdf, false, &ost) == CX_OK) {
+		rc = cardinfo_read(&d, ci, st);
+	} else {
+		memset(ci, 0, sizeof(*ci));
+		ci->pci = *pci;
+		ci->oem = oem_from_subsys(pci->subsys_vendor);
+		snprintf(ci->image_error, sizeof(ci->image_error), "%s", ost.msg);
+		if (ost.code == CX_ENOMEM || ost.code == CX_EINTR)
+			rc = cx_fail(st, ost.code, "%s", ost.msg);
+	}
+	device_close(&d);
+	return rc;
+}
+
+void cardinfo_free(struct cardinfo *ci)
+{
+	imgfile_close(&ci->f);
+	free(ci->ini);
+	ci->ini = NULL;
+	ci->have_image = false;
+}
