@@ -115,7 +115,9 @@ def test_recovery_card_needs_and_gets_an_identity(cxsim, images):
 
 def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
     stem = card(cxsim, images)
-    s = cxsim.serve(stem)
+    # A 64 KiB block erase: with model time only, cxflash's real sleeps do not count and it
+    # polls WIP ~44,000 times over FUSE (36 s alone, past the 120 s limit on a loaded machine).
+    s = cxsim.serve(stem, wall_clock=True)
     mid = images.make(f"--chip cx3 {SMALL} --fw 2.41.1000 --seed 6")
     assert s.mstflint("-d", bdf(0), "-i", mid, "-y", "burn").returncode == 0
     new = images.make(f"--chip cx3 {SMALL} --fw 2.42.5000 --seed 7")
