@@ -32,23 +32,6 @@ static int join(char *out, size_t n, const char *dir, const char *name, struct c
 	return CX_OK;
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Create dir/name (it must not exist), write it and flush it to the disk. */
 static int put_file(const char *dir, const char *name, const void *buf, size_t len, struct cx_status *st)
 {
@@ -59,7 +42,7 @@ static int put_file(const char *dir, const char *name, const void *buf, size_t l
 		return st->code;
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
 		return cx_fail(st, CX_EIO, "cannot create %s: %s", path, strerror(errno));
-	if (write_all(fd, buf, len) || fsync(fd)) {
+	if (fd_write_all(fd, buf, len) || fsync(fd)) {
 		int e = errno;
 		close(fd);
 		return cx_fail(st, CX_EIO, "cannot write %s: %s", path, strerror(e));
@@ -73,16 +56,8 @@ static int put_file(const char *dir, const char *name, const void *buf, size_t l
  * systems that cannot sync a folder say EINVAL; there is nothing more to do. */
 static int sync_dir(const char *dir, struct cx_status *st)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return cx_fail(st, CX_EIO, "cannot open %s: %s", dir, strerror(errno));
-	if (fsync(fd) && errno != EINVAL && errno != ENOTSUP) {
-		int e = errno;
-		close(fd);
-		return cx_fail(st, CX_EIO, "cannot flush %s to the disk: %s", dir, strerror(e));
-	}
-	close(fd);
+	if (dir_sync(dir))
+		return cx_fail(st, CX_EIO, "cannot flush %s to the disk: %s", dir, strerror(errno));
 	return CX_OK;
 }
 

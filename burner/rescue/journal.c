@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rescue/journal.h"
+#include "util/fileio.h"
 #include "util/json.h"
 
 #define NAME_TRIES 100      /* "-2" ... "-99" when a log name is taken */
@@ -27,38 +28,6 @@ static void note_error(struct journal *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(j->error, sizeof(j->error), fmt, ap);
 	va_end(ap);
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* A new file or folder entry survives a power cut only once its folder is
- * flushed; file systems that cannot flush a folder say EINVAL. */
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd) && errno != EINVAL && errno != ENOTSUP ? -1 : 0;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
 }
 
 /* dir exists as a folder afterwards, or st says why not. */
@@ -128,7 +97,7 @@ int journal_open(struct journal *j, const char *data_dir, time_t now, struct cx_
 		cx_fail(st, CX_EIO, "%s/cxrescue-%s.log and %d more names are taken", logs, stamp, NAME_TRIES - 2);
 		goto fail;
 	}
-	if (sync_dir(logs)) {
+	if (dir_sync(logs)) {
 		cx_fail(st, CX_EIO, "cannot flush %s to the disk: %s", logs, strerror(errno));
 		close(j->log_fd);
 		goto fail;
@@ -191,7 +160,7 @@ void journal_log(struct journal *j, const char *fmt, ...)
 	len += head;
 	line[len++] = '\n'; /* where the NUL was, or before it */
 	size_t skip = j->log_torn ? 0 : 1;
-	j->log_torn = write_all(j->log_fd, line + skip, len - skip) != 0;
+	j->log_torn = fd_write_all(j->log_fd, line + skip, len - skip) != 0;
 	if (j->log_torn) {
 		j->lost_lines++;
 		note_error(j, "cannot write %s: %s", j->log_path, strerror(errno));
@@ -317,7 +286,7 @@ int journal_history(struct journal *j, const struct history_entry *e, struct cx_
 	/* One write() of the whole line; write_all only loops if the kernel took
 	 * part of it, which on a regular file means the disk is full or failing. */
 	size_t skip = last == '\n' ? 1 : 0;
-	if (write_all(fd, line + skip, len - skip) || fsync(fd)) {
+	if (fd_write_all(fd, line + skip, len - skip) || fsync(fd)) {
 		rc = history_fail(j, st, "write", errno);
 		close(fd);
 		goto out;
@@ -333,7 +302,7 @@ int journal_history(struct journal *j, const struct history_entry *e, struct cx_
 		char *slash = strrchr(dir, '/');
 		if (slash)
 			*slash = '\0';
-		if (slash && sync_dir(dir)) {
+		if (slash && dir_sync(dir)) {
 			rc = history_fail(j, st, "flush the folder of", errno);
 			goto out;
 		}

@@ -53,18 +53,36 @@ int file_read(const char *path, size_t max, uint8_t **buf, size_t *len, struct c
 	return CX_OK;
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t len)
+int fd_write_all(int fd, const void *buf, size_t len)
 {
+	const uint8_t *p = buf;
+
 	while (len) {
-		ssize_t w = write(fd, buf, len);
+		ssize_t w = write(fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
 			return -1;
-		buf += w;
+		}
+		p += w;
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+int dir_sync(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd) && errno != EINVAL && errno != ENOTSUP ? -1 : 0;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
 }
 
 int file_replace(const char *path, const uint8_t *buf, size_t len, struct cx_status *st)
@@ -80,7 +98,7 @@ int file_replace(const char *path, const uint8_t *buf, size_t len, struct cx_sta
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
 	if (fd < 0)
 		return cx_fail(st, CX_EIO, "cannot create %s: %s", tmp, strerror(errno));
-	if (write_all(fd, buf, len) || fsync(fd)) {
+	if (fd_write_all(fd, buf, len) || fsync(fd)) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -101,7 +119,7 @@ int file_write(const char *path, const uint8_t *buf, size_t len, struct cx_statu
 
 	if (fd < 0)
 		return cx_fail(st, CX_EIO, "cannot create %s: %s", path, strerror(errno));
-	if (write_all(fd, buf, len)) {
+	if (fd_write_all(fd, buf, len)) {
 		int e = errno;
 		if (!out)
 			close(fd);

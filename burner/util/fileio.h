@@ -24,4 +24,13 @@ int file_replace(const char *path, const uint8_t *buf, size_t len, struct cx_sta
 /* Write len bytes to path ("-" is standard output), creating or truncating it. */
 int file_write(const char *path, const uint8_t *buf, size_t len, struct cx_status *st);
 
+/* Write all len bytes to fd, going on after short writes and EINTR. 0, or -1
+ * with errno (EIO when the kernel takes nothing). */
+int fd_write_all(int fd, const void *buf, size_t len);
+
+/* fsync the folder dir, so that a new entry or a rename in it survives a power
+ * cut. File systems that cannot flush a folder say EINVAL or ENOTSUP: there is
+ * nothing more to do, and that counts as done. 0, or -1 with errno. */
+int dir_sync(const char *dir);
+
 #endif
