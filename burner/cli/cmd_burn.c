@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "cli/identity_from.h"
 #include "cli/progress.h"
 #include "ops/burn.h"
+#include "ops/identity_from.h"
 #include "util/fileio.h"
 
 static int confirm(void *ctx, const char *question, struct cx_status *st)
@@ -20,6 +20,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	struct burn_opts o = {0};
 	struct burn_result r;
 	struct cli_backup b = {.c = c, .d = &d, .action = "burning"};
+	static struct backup_identity from_id; /* ~1 KiB, off the stack; o.ident.vsd may point into it */
 	uint8_t *img = NULL;
 	size_t len;
 	int rc;
@@ -46,7 +47,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.progress = cli_progress;
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 	if (!rc && c->identity_from)
-		rc = cli_identity_from(c, &d, &o.ident, st);
+		rc = identity_from_bundle(c->identity_from, c->force, &d, &o.ident, &from_id, st);
 	if (!rc)
 		rc = burn_card(&d, img, len, &o, &r, st);
 	device_close(&d);

@@ -16,6 +16,7 @@
 #include "cli/common.h"
 #include "cli/library.h"
 #include "image/ini.h"
+#include "library/card_facts.h"
 #include "library/match.h"
 #include "ops/cardinfo.h"
 #include "ops/oem.h"
@@ -23,135 +24,62 @@
 
 #define FILE_FLASH_SIZE FS2_MAX_IMAGE /* -i FILE: no card, so no size limit but the format's */
 
-struct card_facts {
-	struct match_card mc;
+/* What match is told, and what it shows about the card. */
+struct match_subject {
+	struct card_facts k;
 	char label[48];             /* "0000:01:00.0", or the file */
 	char chip[40];
 	const char *oem;
 	struct cardinfo ci;         /* -d: the card */
 	struct imgfile f;           /* -i: the card's image, parsed */
-	bool have_image;
-	char *ini;                  /* -i and --identity-from: malloc'd */
-	size_t ini_len;
-	char psid[INFO_PSID_LEN + 1];
-	const char *identity_note;  /* where the PSID came from when not the flash */
-	const char *ini_source;     /* "the flash", "the image file", "the backup" */
 };
 
-static void facts_from_image(struct card_facts *k, const struct fs2_image *img)
-{
-	k->have_image = true;
-	k->mc.current = img;
-	snprintf(k->psid, sizeof(k->psid), "%s", img->info.psid);
-	k->mc.psid = k->psid;
-	k->mc.have_fw = true;
-	memcpy(k->mc.fw_ver, img->info.fw_ver, sizeof(k->mc.fw_ver));
-	k->mc.dev_type = img->info.dev_type;
-}
-
-/* "2.42.5000" -> {2, 42, 5000}. */
-static bool parse_ver(const char *s, uint16_t v[3])
-{
-	unsigned a, b, c;
-	char tail;
-
-	if (sscanf(s, "%u.%u.%u%c", &a, &b, &c, &tail) != 3 || a > 0xFFFF || b > 0xFFFF || c > 0xFFFF)
-		return false;
-	v[0] = (uint16_t)a, v[1] = (uint16_t)b, v[2] = (uint16_t)c;
-	return true;
-}
-
-/* A card without a readable image: its PSID, version and .ini from its backup. */
-static int facts_from_bundle(struct cli *c, struct card_facts *k, struct cx_status *st)
-{
-	struct backup_identity id;
-	char path[BACKUP_PATH_MAX];
-	int rc;
-
-	if ((rc = backup_verify(c->identity_from, st)) || (rc = backup_load_identity(c->identity_from, &id, st)))
-		return rc;
-	if (!id.have_image)
-		return cx_fail(st, CX_EABSENT, "the backup %s holds no readable image either: it cannot say "
-			       "which board this is", c->identity_from);
-	snprintf(k->psid, sizeof(k->psid), "%s", id.psid);
-	k->mc.psid = k->psid;
-	k->mc.have_fw = parse_ver(id.fw_version, k->mc.fw_ver);
-	k->identity_note = c->identity_from;
-	if (id.have_ini) {
-		uint8_t *buf;
-		size_t len;
-		snprintf(path, sizeof(path), "%s/%s", c->identity_from, BACKUP_INI);
-		if ((rc = file_read(path, INI_MAX_TEXT, &buf, &len, st)))
-			return rc;
-		k->ini = (char *)buf;
-		k->ini_len = len;
-		k->ini_source = "the backup";
-		k->mc.ini_text = k->ini;
-		k->mc.ini_len = len;
-	}
-	return CX_OK;
-}
-
-static int facts_from_device(struct cli *c, struct card_facts *k, struct cx_status *st)
+static int facts_from_device(struct cli *c, struct match_subject *s, struct cx_status *st)
 {
 	struct device d;
 	int rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 
 	if (!rc)
-		rc = cardinfo_read(&d, &k->ci, st);
+		rc = cardinfo_read(&d, &s->ci, st);
 	device_close(&d);
 	if (rc)
 		return rc;
-	const struct pci_card pci = k->ci.pci;
-	snprintf(k->label, sizeof(k->label), "%s", pci.bdf);
-	snprintf(k->chip, sizeof(k->chip), "%s", k->ci.chip);
-	k->mc.hw_id = k->ci.hw_id;
-	k->mc.rev = k->ci.rev;
-	k->mc.flash_size = k->ci.flash_size;
-	k->mc.recovery = k->ci.recovery;
-	k->mc.pci_class = pci.class_code;
-	k->mc.subsys_vendor = pci.subsys_vendor;
-	k->mc.subsys_device = pci.subsys_device;
-	k->oem = k->ci.oem;
-	if (k->ci.have_image) {
-		facts_from_image(k, &k->ci.f.img);
-		if (k->ci.ini) {
-			k->mc.ini_text = k->ci.ini;
-			k->mc.ini_len = k->ci.ini_len;
-			k->ini_source = "the flash";
-		}
-	} else if (c->identity_from) {
-		rc = facts_from_bundle(c, k, st);
-	}
+	snprintf(s->label, sizeof(s->label), "%s", s->ci.pci.bdf);
+	snprintf(s->chip, sizeof(s->chip), "%s", s->ci.chip);
+	s->oem = s->ci.oem;
+	card_facts_from_info(&s->k, &s->ci);
+	if (!s->ci.have_image && c->identity_from)
+		rc = card_facts_from_bundle(&s->k, c->identity_from, st);
 	return rc;
 }
 
-static int facts_from_file(struct cli *c, struct card_facts *k, struct cx_status *st)
+static int facts_from_file(struct cli *c, struct match_subject *s, struct cx_status *st)
 {
-	int rc = imgfile_open(&k->f, c->image, c->striped, st);
+	struct card_facts *k = &s->k;
+	int rc = imgfile_open(&s->f, c->image, c->striped, st);
 
 	if (rc)
 		return rc;
-	const struct fs2_info *in = &k->f.img.info;
+	const struct fs2_info *in = &s->f.img.info;
 	if (!in->nhw_ids)
 		return cx_fail(st, CX_EABSENT, "%s names no HW ID (IMAGE_INFO tag 10): match needs -d BDF", c->image);
-	snprintf(k->label, sizeof(k->label), "%s", c->image);
+	snprintf(s->label, sizeof(s->label), "%s", c->image);
 	k->mc.hw_id = in->hw_ids[0] & 0xFFFF;
 	k->mc.rev = (uint8_t)(in->hw_ids[0] >> 16);
-	k->mc.flash_size = c->striped ? (uint32_t)k->f.raw_len : FILE_FLASH_SIZE;
+	k->mc.flash_size = c->striped ? (uint32_t)s->f.raw_len : FILE_FLASH_SIZE;
 	const struct chip_desc *cd = chip_by_hw_id(k->mc.hw_id);
-	snprintf(k->chip, sizeof(k->chip), "%s rev %u", cd ? cd->name : "unknown chip", k->mc.rev);
-	facts_from_image(k, &k->f.img);
-	if (k->f.img.fwconf_sect >= 0) {
-		const struct fs2_item *s = &k->f.img.items[k->f.img.fwconf_sect];
+	snprintf(s->chip, sizeof(s->chip), "%s rev %u", cd ? cd->name : "unknown chip", k->mc.rev);
+	card_facts_from_image(k, &s->f.img);
+	if (s->f.img.fwconf_sect >= 0) {
+		const struct fs2_item *it = &s->f.img.items[s->f.img.fwconf_sect];
 		struct cx_status ist = {0};
-		if (ini_inflate(k->f.cont + s->data_off, s->data_len, &k->ini, &k->ini_len, &ist) == CX_OK) {
+		if (ini_inflate(s->f.cont + it->data_off, it->data_len, &k->ini, &k->ini_len, &ist) == CX_OK) {
 			k->mc.ini_text = k->ini;
 			k->mc.ini_len = k->ini_len;
 			k->ini_source = "the image file";
 		}
 	}
-	k->oem = oem_from_psid(k->psid);
+	s->oem = oem_from_psid(k->psid);
 	return CX_OK;
 }
 
@@ -165,13 +93,14 @@ static const char *class_name(enum ini_class k)
 	return k == INI_SAME ? "same" : k == INI_EXPECTED ? "expected" : "risky";
 }
 
-static void print_card(const struct card_facts *k, const struct match_result *r)
+static void print_card(const struct match_subject *s, const struct match_result *r)
 {
+	const struct card_facts *k = &s->k;
 	char ver[24] = "?";
 
 	if (k->mc.have_fw)
 		fmt_ver(ver, sizeof(ver), k->mc.fw_ver);
-	printf("card %s: %s, OEM %s, PSID %s, FW %s%s\n", k->label, k->chip, k->oem ? k->oem : "unknown",
+	printf("card %s: %s, OEM %s, PSID %s, FW %s%s\n", s->label, s->chip, s->oem ? s->oem : "unknown",
 	       k->mc.psid ? k->mc.psid : "unknown", ver, k->mc.recovery ? ", RECOVERY MODE" : "");
 	if (k->identity_note)
 		printf("  identity from the backup %s\n", k->identity_note);
@@ -204,9 +133,9 @@ static void print_diff(const struct match_candidate *m)
 	}
 }
 
-static void print_text(const struct card_facts *k, const struct cli_library *l, const struct match_result *r)
+static void print_text(const struct match_subject *s, const struct cli_library *l, const struct match_result *r)
 {
-	print_card(k, r);
+	print_card(s, r);
 	printf("library: %zu image%s; board table %s\n", l->m.n, l->m.n == 1 ? "" : "s",
 	       l->boards_path ? l->boards_path : "none");
 	for (size_t i = 0; i < r->n; i++) {
@@ -229,16 +158,17 @@ static void print_text(const struct card_facts *k, const struct cli_library *l, 
 		       r->c[r->best].line);
 }
 
-static void print_json(const struct card_facts *k, const struct cli_library *l, const struct match_result *r)
+static void print_json(const struct match_subject *s, const struct cli_library *l, const struct match_result *r)
 {
+	const struct card_facts *k = &s->k;
 	struct json j;
 	char ver[24];
 
 	json_begin(&j, stdout);
 	json_obj(&j, "card");
-	json_str(&j, "device", k->label);
-	json_str(&j, "chip", k->chip);
-	json_str(&j, "oem", k->oem);
+	json_str(&j, "device", s->label);
+	json_str(&j, "chip", s->chip);
+	json_str(&j, "oem", s->oem);
 	json_str(&j, "psid", k->mc.psid);
 	if (k->mc.have_fw) {
 		fmt_ver(ver, sizeof(ver), k->mc.fw_ver);
@@ -312,35 +242,37 @@ static void print_json(const struct card_facts *k, const struct cli_library *l, 
 
 int cmd_match(struct cli *c, struct cx_status *st)
 {
-	struct card_facts k;
+	struct match_subject *s = calloc(1, sizeof(*s));
 	struct cli_library l;
 	struct match_result r;
 	struct match_opts o = {.expert = c->expert};
 	int rc;
 
-	memset(&k, 0, sizeof(k));
+	if (!s)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
 	memset(&l, 0, sizeof(l));
 	memset(&r, 0, sizeof(r));
 	if (c->identity_from && !c->device)
 		rc = cx_fail(st, CX_EUSAGE, "--identity-from is for a card (-d BDF) in recovery mode");
 	else
-		rc = c->device ? facts_from_device(c, &k, st) : facts_from_file(c, &k, st);
+		rc = c->device ? facts_from_device(c, s, st) : facts_from_file(c, s, st);
 	if (!rc)
 		rc = cli_library_open(c, NULL, 0, &l, st);
 	if (!rc)
-		rc = match_card(&k.mc, &l.m, l.table, &o, &r, st);
+		rc = match_card(&s->k.mc, &l.m, l.table, &o, &r, st);
 	if (!rc) {
 		if (c->json)
-			print_json(&k, &l, &r);
+			print_json(s, &l, &r);
 		else
-			print_text(&k, &l, &r);
+			print_text(s, &l, &r);
 		if (r.best < 0)
 			rc = cx_fail(st, CX_EABSENT, "no library image fits this card (%zu looked at)", r.n);
 	}
 	match_free(&r);
 	cli_library_close(&l);
-	imgfile_close(&k.f);
-	cardinfo_free(&k.ci);
-	free(k.ini);
+	imgfile_close(&s->f);
+	cardinfo_free(&s->ci);
+	card_facts_free(&s->k);
+	free(s);
 	return rc;
 }

@@ -34,25 +34,6 @@ static void show_guid_changes(const struct fs2_guids *now, const struct guid_req
 	printf("\n");
 }
 
-/* Re-parse the patched copy: a patch must never produce an image that fails. */
-static int check_result(const uint8_t *buf, size_t len, struct cx_status *st)
-{
-	struct fs2_image *img = malloc(sizeof(*img));
-	struct cx_status inner = {0};
-	int rc;
-
-	if (!img)
-		return cx_fail(st, CX_ENOMEM, "out of memory");
-	rc = fs2_parse(buf, len, img, &inner);
-	if (!rc)
-		rc = fs2_verdict(img, &inner);
-	free(img);
-	if (rc && rc != CX_EBLANK)
-		return cx_fail(st, CX_EIMAGE, "internal error: the patched image does not verify (%s)",
-			       inner.msg);
-	return CX_OK;
-}
-
 typedef int (*patch_fn)(uint8_t *buf, const struct fs2_image *img, struct cli *c,
 			struct cx_status *st);
 
@@ -66,7 +47,7 @@ static int apply(struct cli *c, struct imgfile *f, patch_fn fn, struct cx_status
 	memcpy(copy, f->cont, f->cont_len);
 	rc = fn(copy, &f->img, c, st);
 	if (!rc)
-		rc = check_result(copy, f->cont_len, st);
+		rc = patch_check_result(copy, f->cont_len, st);
 	if (!rc) {
 		memcpy(f->cont, copy, f->cont_len);
 		rc = imgfile_save(f, st);
@@ -169,7 +150,7 @@ static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, s
 		rc = fn(want, &cur.img, c, st);
 	}
 	if (!rc)
-		rc = check_result(want, cur.len, st);
+		rc = patch_check_result(want, cur.len, st);
 	if (!rc && ask && !c->json) {
 		if (!cur.img.guids.blank)
 			printf("-W- GUIDs are already set, re-burning image with the new GUIDs ...\n");

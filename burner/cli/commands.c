@@ -5,10 +5,8 @@
 
 #include "cli/cli.h"
 #include "util/signals.h"
+#include "util/version.h"
 
-#ifndef CXFLASH_VERSION
-#define CXFLASH_VERSION "0.1.0"
-#endif
 
 /* Exact names only, plus explicit aliases: a mistyped prefix must never pick
  * a command that writes. */
@@ -44,6 +42,8 @@ const struct command cli_commands[] = {
 	 "the firmware library: its images, what each is, whether each is sound and as pinned"},
 	{"match", cmd_match, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "match [--expert]",
 	 "-d BDF (or -i the card's image): every library image ranked OK / RISKY / REFUSED, with reasons"},
+	{"rescue", cmd_rescue, 0, 0, CLI_MAX_PARAMS, "rescue [job=J] [card=BDF|all] [yes=1] [allow_risky=1]",
+	 "the rescue wizard on this terminal (the rescue image starts it); job= runs unattended"},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* patch.c — GUID, MAC and VSD patches with their CRCs (fs2-format.md §3.3). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "image/crc16.h"
@@ -90,5 +91,23 @@ int patch_vsd(uint8_t *buf, const struct fs2_image *img, const char *vsd, struct
 	/* A blank-GUID image keeps its 0xFFFF full CRC until GUIDs are set, §3.1. */
 	if (!(img->guids.blank && img->full_crc_stored == 0xFFFF))
 		patch_full_crc(buf, img);
+	return CX_OK;
+}
+
+int patch_check_result(const uint8_t *buf, size_t len, struct cx_status *st)
+{
+	struct fs2_image *img = malloc(sizeof(*img));
+	struct cx_status inner = {0};
+	int rc;
+
+	if (!img)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	rc = fs2_parse(buf, len, img, &inner);
+	if (!rc)
+		rc = fs2_verdict(img, &inner);
+	free(img);
+	if (rc && rc != CX_EBLANK)
+		return cx_fail(st, CX_EIMAGE, "internal error: the patched image does not verify (%s)",
+			       inner.msg);
 	return CX_OK;
 }

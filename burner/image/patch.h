@@ -35,4 +35,8 @@ int patch_vsd(uint8_t *buf, const struct fs2_image *img, const char *vsd, struct
 void patch_section_crc(uint8_t *buf, const struct fs2_item *it);
 void patch_full_crc(uint8_t *buf, const struct fs2_image *img);
 
+/* Re-parse a patched copy (len bytes): a patch must never produce an image
+ * that fails to verify (blank GUIDs are fine). CX_EIMAGE "internal error" if it does. */
+int patch_check_result(const uint8_t *buf, size_t len, struct cx_status *st);
+
 #endif

@@ -13,10 +13,8 @@
 #include "ops/backup.h"
 #include "util/fileio.h"
 #include "util/json.h"
+#include "util/version.h"
 
-#ifndef CXFLASH_VERSION
-#define CXFLASH_VERSION "0.1.0" /* the same fallback as cli/commands.c; the tests compare them */
-#endif
 
 #define HASH_PIECE (64u << 10)   /* bytes hashed per read() when checking a file */
 #define SUMS_MAX_FILES 16        /* ours: a bundle has 3 or 4 files */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_rescue.c — `rescue`: the wizard (rescue/wizard.h) on this terminal.
+ *
+ *   cxflash rescue [job=inventory|backup|update|crossflash] [card=BDF|all] [yes=1] [allow_risky=1]
+ *
+ * The parameters are the kernel command line's cxrescue.* options without the
+ * prefix (/init passes them on). The data folder is $CXR_DATA (the rescue
+ * image's /init sets it: the stick's cxrescue/), else ./cxrescue; its kind,
+ * for the screen's warning about RAM, is $CXR_DATA_KIND. Consoles share the
+ * session lock $CXR_LOCK, by default /run/cxrescue/wizard.lock when
+ * /run/cxrescue exists. Exit 0 means: power off now. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "rescue/wizard.h"
+
+#define DEFAULT_DATA "cxrescue"
+#define DEFAULT_LOCK_DIR "/run/cxrescue"
+#define DEFAULT_LOCK DEFAULT_LOCK_DIR "/wizard.lock"
+#define SHELL_PATH "/bin/sh"
+
+static bool flag(const char *v)
+{
+	return !strcmp(v, "1") || !strcmp(v, "yes");
+}
+
+/* "0000:01:00.0" or "01:00.0". */
+static bool bdf_syntax(const char *s)
+{
+	unsigned dom, bus, dev, fn;
+	int end = -1;
+
+	if (sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &end) == 4 && end == (int)strlen(s) &&
+	    strlen(s) == 12)
+		return dev < 32 && fn < 8;
+	end = -1;
+	if (sscanf(s, "%2x:%2x.%1u%n", &bus, &dev, &fn, &end) == 3 && end == (int)strlen(s) && strlen(s) == 7)
+		return dev < 32 && fn < 8;
+	return false;
+}
+
+static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
+{
+	for (int i = 0; i < c->nparams; i++) {
+		const char *p = c->params[i], *eq = strchr(p, '=');
+		if (!eq)
+			return cx_fail(st, CX_EUSAGE, "rescue takes key=value parameters, not '%s'", p);
+		const char *v = eq + 1;
+		size_t k = (size_t)(eq - p);
+		if (k == 3 && !strncmp(p, "job", k)) {
+			if (!wizard_job_parse(v, &o->job))
+				return cx_fail(st, CX_EVALUE, "unknown job '%s' (inventory, backup, update, crossflash)", v);
+		} else if (k == 4 && !strncmp(p, "card", k)) {
+			o->job_card = v;
+		} else if (k == 3 && !strncmp(p, "yes", k)) {
+			o->yes = flag(v);
+		} else if (k == 11 && !strncmp(p, "allow_risky", k)) {
+			o->allow_risky = flag(v);
+		} else {
+			return cx_fail(st, CX_EUSAGE, "unknown rescue parameter '%s'", p);
+		}
+	}
+	if (o->job_card && strcmp(o->job_card, "all") && !bdf_syntax(o->job_card))
+		return cx_fail(st, CX_EVALUE, "card=%s is not a PCI address (0000:01:00.0 or 01:00.0) or 'all'",
+			       o->job_card);
+	return CX_OK;
+}
+
+int cmd_rescue(struct cli *c, struct cx_status *st)
+{
+	struct wizard_opts o = {0};
+	struct prompt p = {.in = stdin, .out = stdout};
+	const char *sysfs = c->sysfs;
+	int rc;
+
+	if ((rc = parse(c, &o, st)))
+		return rc;
+	o.data_dir = getenv("CXR_DATA") && *getenv("CXR_DATA") ? getenv("CXR_DATA") : DEFAULT_DATA;
+	o.data_kind = getenv("CXR_DATA_KIND");
+	o.lock_path = getenv("CXR_LOCK");
+	if (!o.lock_path && access(DEFAULT_LOCK_DIR, W_OK) == 0)
+		o.lock_path = DEFAULT_LOCK;
+	const char *tty = ttyname(STDIN_FILENO);
+	o.console = tty ? (strrchr(tty, '/') ? strrchr(tty, '/') + 1 : tty) : "stdin";
+	o.prompt_mark = getenv("CXR_PROMPT_MARK");
+	o.shell = access(SHELL_PATH, X_OK) == 0 ? SHELL_PATH : NULL;
+	struct wizard_bus bus = wizard_pci_bus(&sysfs);
+	rc = wizard_run(&p, c, &bus, &o);
+	if (rc == CX_EDECLINED)
+		return cx_fail(st, CX_EDECLINED, "the console's input ended");
+	if (rc)
+		return cx_fail(st, rc, "the wizard could not start");
+	return CX_OK;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flow_backup.c — backing cards up to the stick (flows.h). A backup only reads the card. */
+#include <string.h>
+
+#include "rescue/flows.h"
+
+static void stage(void *ctx, const char *what)
+{
+	struct wizard *w = ctx;
+
+	fprintf(w->out, "    %s\n", what);
+	fflush(w->out);
+}
+
+int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, struct backup_result *r,
+		    struct cx_status *st)
+{
+	struct wizard_card *c = &w->cards[i];
+	struct history_from from = {0};
+	struct history_backup bk = {0};
+	int rc;
+
+	wiz_say(w, "Backing up %s (%s) to %s ...", c->ci.pci.bdf, why, w->backups_dir);
+	rc = backup_card_ex(d, w->backups_dir, stage, w, r, st);
+	if (c->ci.have_image) {
+		from.psid = c->ci.f.img.info.psid;
+		from.fw = c->fw;
+	}
+	if (rc) {
+		wiz_history(w, c, "backup", c->ci.have_image ? &from : NULL, NULL, NULL, "failed", st->msg);
+		return rc;
+	}
+	bk.path = r->path;
+	bk.sha256 = r->flash_sha256;
+	wiz_say(w, "    backup written: %s (flash SHA-256 %.16s...)", r->name, r->flash_sha256);
+	wiz_history(w, c, "backup", c->ci.have_image ? &from : NULL, NULL, &bk, "ok", NULL);
+	struct cx_status ist = {0};
+	backup_index_add(&w->ix, r->path, &ist);
+	c->has_backup = true;
+	return CX_OK;
+}
+
+int flow_backup_all(struct wizard *w, bool only_missing, struct cx_status *st)
+{
+	int done = 0, failed = 0, rc = CX_OK;
+
+	if (!w->ncards)
+		return cx_fail(st, CX_EABSENT, "no card to back up");
+	for (int i = 0; i < w->ncards; i++) {
+		struct wizard_card *c = &w->cards[i];
+		struct backup_result r;
+		struct cx_status one = {0};
+		struct device d;
+		if (only_missing && c->has_backup)
+			continue;
+		int crc = wiz_open(w, i, &d, &one);
+		if (!crc)
+			crc = wiz_backup_card(w, i, &d, "backup of every card", &r, &one);
+		device_close(&d);
+		if (crc) {
+			wiz_say(w, "card %s: backup FAILED: %s", c->ci.pci.bdf, one.msg);
+			if (!failed++)
+				rc = cx_fail(st, crc, "card %s: %s", c->ci.pci.bdf, one.msg);
+		} else {
+			wiz_say(w, "card %s: backed up", c->ci.pci.bdf);
+			done++;
+		}
+	}
+	wiz_say(w, "Backups: %d written, %d failed.", done, failed);
+	return rc;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flow_restore.c — a backup back onto its card, and the unbrick of a card in
+ * recovery mode (flows.h).
+ *
+ * Unbrick, in the order a user can follow: a card in recovery mode shows up
+ * with its recovery PCI ID because its flash holds no image it can boot, or
+ * because its flash-not-present jumper is set (field-notes.md §2.4). Its
+ * identity cannot be read, so it comes from the stick: a backup of this
+ * family restored whole (firmware and identity as they were), or a library
+ * image burned with the GUIDs/MACs of a backup, or with the node GUID and
+ * MAC typed from the card's sticker. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "cli/progress.h"
+#include "image/patch.h"
+#include "ops/identity_from.h"
+#include "rescue/flows.h"
+
+struct restore_ctx {
+	struct wizard *w;
+	int card;
+	struct device *d;
+	bool ask;
+	struct pending job;
+	struct backup_result bk;
+	bool backed_up, recorded;
+};
+
+/* restore_card()'s questions (a card whose identity cannot be read, ...) are on
+ * the plan the user confirmed with the typed word; unattended there are none. */
+static int confirm(void *ctx, const char *question, struct cx_status *st)
+{
+	struct restore_ctx *b = ctx;
+
+	if (!b->ask)
+		return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
+	wiz_say(b->w, "  confirmed with %s: %s", CONFIRM_WORD, question);
+	return CX_OK;
+}
+
+static int before_write(void *ctx, struct cx_status *st)
+{
+	struct restore_ctx *b = ctx;
+	int rc;
+
+	if ((rc = wiz_backup_card(b->w, b->card, b->d, "before the restore", &b->bk, st)))
+		return rc;
+	b->backed_up = true;
+	if ((rc = pending_write(b->w->o.data_dir, &b->job, st)))
+		return rc;
+	b->recorded = true;
+	wiz_say(b->w, "Writing the backup onto %s; do not switch the machine off.", b->w->cards[b->card].ci.pci.bdf);
+	return CX_OK;
+}
+
+static void show_bundle(struct wizard *w, const struct backup_entry *e)
+{
+	const struct backup_identity *id = &e->id;
+
+	fprintf(w->out, "  backup: %s\n          made %s from %s (%s)\n", e->path, id->date, id->bdf, id->chip);
+	if (id->have_image)
+		fprintf(w->out, "          PSID %s  FW %s  node GUID %016llx  MAC %012llx\n", id->psid, id->fw_version,
+			(unsigned long long)id->guid[0], (unsigned long long)id->mac[0]);
+	else
+		fprintf(w->out, "          the card's flash held no readable image then (%s)\n",
+			id->recovery ? "recovery mode" : "no image");
+	fprintf(w->out, "          flash SHA-256 %s\n", id->flash_sha256);
+}
+
+int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask, struct cx_status *st)
+{
+	struct wizard_card *c = &w->cards[i];
+	struct restore_ctx b = {.w = w, .card = i, .ask = ask};
+	struct restore_opts o = {0};
+	struct restore_result r = {0};
+	struct device d;
+	int rc;
+
+	if (ask) {
+		fprintf(w->out, "\n== %s: card %s (%s) ==\n", action, c->ci.pci.bdf, c->ci.chip);
+		fprintf(w->out, "  The card's whole flash is replaced by the backup %s\n", bundle);
+		fprintf(w->out, "  (firmware and identity as they were when it was made), after a backup of the flash\n"
+				"  as it is now. A power cut leaves a whole image on the card at every instant.\n");
+		if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
+			wiz_history(w, c, action, NULL, NULL, NULL, "declined", st->msg);
+			return rc;
+		}
+	}
+	snprintf(b.job.state, sizeof(b.job.state), "writing");
+	snprintf(b.job.action, sizeof(b.job.action), "%s", action);
+	snprintf(b.job.bdf, sizeof(b.job.bdf), "%s", c->ci.pci.bdf);
+	snprintf(b.job.family, sizeof(b.job.family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");
+	if (c->ci.have_image && !c->ci.f.img.guids.blank)
+		snprintf(b.job.guid, sizeof(b.job.guid), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
+	snprintf(b.job.file, sizeof(b.job.file), "%s", bundle);
+	snprintf(b.job.identity, sizeof(b.job.identity), "bundle:%s", bundle);
+	wiz_now(b.job.time);
+	o.confirm = confirm;
+	o.confirm_ctx = &b;
+	o.before_write = before_write;
+	o.before_ctx = &b;
+	o.progress = cli_progress;
+	b.d = &d;
+	rc = wiz_open(w, i, &d, st);
+	if (!rc)
+		rc = restore_card(&d, bundle, &o, &r, st);
+	device_close(&d);
+
+	struct history_from from = {0};
+	struct history_to to = {.file = bundle, .sha256 = r.id.flash_sha256};
+	struct history_backup bk = {.path = b.bk.path, .sha256 = b.bk.flash_sha256};
+	if (!rc) {
+		to.psid = r.id.have_image ? r.id.psid : NULL;
+		to.fw = r.id.have_image ? r.id.fw_version : NULL;
+	} else {
+		to.sha256 = NULL;
+	}
+	if (c->ci.have_image) {
+		from.psid = c->ci.f.img.info.psid;
+		from.fw = c->fw;
+	}
+	const struct history_from *fp = c->ci.have_image ? &from : NULL;
+	const struct history_backup *bp = b.backed_up ? &bk : NULL;
+	struct cx_status ist = {0};
+	if (rc) {
+		wiz_history(w, c, action, fp, &to, bp, rc == CX_EINTR ? "interrupted" : b.recorded ? "failed" : "refused",
+			    st->msg);
+		if (b.recorded && rc != CX_EINTR)
+			pending_remove(w->o.data_dir, &b.job, &ist);
+		return rc;
+	}
+	if (r.nothing_to_do) {
+		wiz_say(w, "card %s: its flash already equals the backup: nothing written", c->ci.pci.bdf);
+		wiz_history(w, c, action, fp, &to, bp, "ok", "nothing to do: the flash already equals the backup");
+		return CX_OK;
+	}
+	snprintf(b.job.to_psid, sizeof(b.job.to_psid), "%s", r.id.have_image ? r.id.psid : "");
+	snprintf(b.job.to_fw, sizeof(b.job.to_fw), "%s", r.id.have_image ? r.id.fw_version : "");
+	snprintf(b.job.state, sizeof(b.job.state), "written");
+	if (pending_write(w->o.data_dir, &b.job, &ist))
+		wiz_say(w, "WARNING: %s", ist.msg);
+	wiz_history(w, c, action, fp, &to, bp, "ok", NULL);
+	wiz_say(w, "card %s: OK: the backup is on the flash, read back and verified (SHA-256 %.16s...; "
+		"%llu bytes erased, %llu programmed)", c->ci.pci.bdf, r.flash_sha256,
+		(unsigned long long)r.bytes_erased, (unsigned long long)r.bytes_programmed);
+	w->wrote = true;
+	w->wrote_recovery |= c->ci.recovery;
+	cx_status_clear(&ist);
+	inv_read(w, &ist);
+	return CX_OK;
+}
+
+#define MAX_OFFERED 16
+
+/* Pick one of the card's bundles; CX_EABSENT when it has none. */
+static int choose_bundle(struct wizard *w, int i, const char *title, const struct backup_entry **pick,
+			 struct cx_status *st)
+{
+	const struct wizard_card *c = &w->cards[i];
+	const struct backup_entry *found[MAX_OFFERED];
+	const char *items[MAX_OFFERED + 1];
+	char labels[MAX_OFFERED][200];
+	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : NULL;
+	uint64_t guid = c->ci.have_image && !c->ci.f.img.guids.blank ? c->ci.f.img.guids.guid[0] : 0;
+	int n = backup_index_for_card(&w->ix, c->ci.pci.family, psid, guid, found, MAX_OFFERED), choice, rc;
+
+	if (!n)
+		return cx_fail(st, CX_EABSENT, "there is no backup of card %s on the stick (%d backups looked at)",
+			       c->ci.pci.bdf, w->ix.n);
+	for (int k = 0; k < n; k++) {
+		const struct backup_identity *id = &found[k]->id;
+		snprintf(labels[k], sizeof(labels[k]), "%s  (%s, %s%s%s)", found[k]->name, id->date,
+			 id->have_image ? "PSID " : "no image", id->have_image ? id->psid : "",
+			 id->have_image ? "" : "");
+		items[k] = labels[k];
+	}
+	items[n] = "back to the menu";
+	if ((rc = prompt_menu(&w->p, title, items, n + 1, 0, &choice, st)))
+		return rc;
+	if (choice == n)
+		return cx_fail(st, CX_EDECLINED, "back to the menu");
+	*pick = found[choice];
+	show_bundle(w, *pick);
+	return CX_OK;
+}
+
+static bool restorable(const struct wizard_card *c)
+{
+	(void)c;
+	return true;
+}
+
+int flow_restore(struct wizard *w, struct cx_status *st)
+{
+	const struct backup_entry *e;
+	int i, rc;
+
+	if ((rc = wiz_choose_card(w, "Restore which card?", restorable, "no card found", &i, st)) ||
+	    (rc = choose_bundle(w, i, "Restore which backup?", &e, st)))
+		return rc;
+	return wiz_restore(w, i, e->path, w->cards[i].ci.recovery ? "unbrick" : "restore", true, st);
+}
+
+static bool in_recovery(const struct wizard_card *c)
+{
+	return c->ci.recovery;
+}
+
+static void explain_jumper(struct wizard *w)
+{
+	fprintf(w->out,
+		"\nNo card is in recovery (flash recovery, \"livefish\") mode.\n"
+		"A card with broken firmware may hang at power-on and not show up at all, or show up and\n"
+		"fail every read. To force it into recovery mode:\n"
+		"  1. power the machine off and unplug it;\n"
+		"  2. short the card's two flash-not-present (FNP) pads or pins with a jumper\n"
+		"     (the board manual: \"connection shorted - Flash not present\");\n"
+		"  3. boot this stick again: the card shows up as \"Flash Recovery\", and Unbrick can write it;\n"
+		"  4. after the unbrick, power off, REMOVE THE JUMPER, and power on.\n");
+}
+
+/* The node GUID and port 1 MAC from the sticker; the rest follow as flint derives them. */
+static int sticker_identity(struct wizard *w, struct identity_opts *id, char *note, size_t n,
+			    struct cx_status *st)
+{
+	uint64_t guid, mac;
+	int rc;
+
+	fprintf(w->out, "\nThe card's sticker shows its GUID and MAC (each is printed in full on it).\n");
+	if ((rc = prompt_guid(&w->p, "node GUID", &guid, st)) || (rc = prompt_mac(&w->p, "port 1 MAC", &mac, st)))
+		return rc;
+	memset(id, 0, sizeof(*id));
+	patch_expand_guid(guid, id->given.guid);
+	patch_expand_mac(mac, id->given.mac);
+	id->given.have_guids = id->given.have_macs = true;
+	snprintf(note, n, "sticker:%016llx,%012llx", (unsigned long long)guid, (unsigned long long)mac);
+	return CX_OK;
+}
+
+/* The library images that may go onto card i, chosen by the user. */
+static int choose_image(struct wizard *w, int i, const struct match_result *mr, const struct match_candidate **pick,
+			struct cx_status *st)
+{
+	const char *items[65];
+	char labels[64][MATCH_LINE_LEN + 100];
+	int map[64], n = 0, choice, rc;
+
+	for (size_t k = 0; k < mr->n && n < 64; k++) {
+		const struct match_candidate *m = &mr->c[k];
+		if (m->verdict == MATCH_REFUSED)
+			continue;
+		snprintf(labels[n], sizeof(labels[n]), "%s (%s): %s", m->e->name, match_verdict_name(m->verdict), m->line);
+		items[n] = labels[n];
+		map[n++] = (int)k;
+	}
+	if (!n)
+		return cx_fail(st, CX_EABSENT, "no library image fits card %s: drop the card's released image into "
+			       "cxrescue/firmware/ on the stick", w->cards[i].ci.pci.bdf);
+	items[n] = "back to the menu";
+	if ((rc = prompt_menu(&w->p, "Burn which image?", items, n + 1, 0, &choice, st)))
+		return rc;
+	if (choice == n)
+		return cx_fail(st, CX_EDECLINED, "back to the menu");
+	*pick = &mr->c[map[choice]];
+	return CX_OK;
+}
+
+int flow_unbrick(struct wizard *w, struct cx_status *st)
+{
+	static const char *const ways[] = {
+		"Restore a backup of this card (firmware and identity as they were)",
+		"Burn a library image, with the GUIDs/MACs from a backup of this card",
+		"Burn a library image, with the GUID and MAC typed from the card's sticker",
+		"Back to the menu",
+	};
+	int i, way, rc;
+
+	bool any = false;
+	for (int k = 0; k < w->ncards; k++)
+		any |= w->cards[k].ci.recovery;
+	if (!any) {
+		explain_jumper(w);
+		return CX_OK;
+	}
+	if ((rc = wiz_choose_card(w, "Unbrick which card?", in_recovery, "no card in recovery mode", &i, st)))
+		return rc;
+	fprintf(w->out, "\nCard %s (%s) is in recovery mode: it runs no firmware, and its GUIDs and MACs\n"
+			"cannot be read from it. If you set its flash-not-present jumper, leave it on until the\n"
+			"machine is off again.\n", w->cards[i].ci.pci.bdf, w->cards[i].ci.chip);
+	if ((rc = prompt_menu(&w->p, "How?", ways, 4, 0, &way, st)))
+		return rc;
+	if (way == 3)
+		return cx_fail(st, CX_EDECLINED, "back to the menu");
+	const struct backup_entry *e = NULL;
+	if (way == 0 || way == 1) {
+		if ((rc = choose_bundle(w, i, "Which backup?", &e, st)))
+			return rc;
+		if (way == 0)
+			return wiz_restore(w, i, e->path, "unbrick", true, st);
+	}
+
+	/* Burn: the library judged against what the backup says the card was, or
+	 * against nothing but the chip (a sticker: the user picks the image). */
+	struct card_facts k = w->cards[i].k;
+	struct match_result mr = {0};
+	struct match_opts mo = {0};
+	struct identity_opts id = {0};
+	struct backup_identity bid;
+	char note[PENDING_PATH_MAX];
+	const struct match_candidate *m;
+
+	k.ini = NULL;
+	if (!w->have_lib)
+		return cx_fail(st, CX_EABSENT, "the firmware library cannot be read: %s", w->lib_error);
+	if (e && (rc = card_facts_from_bundle(&k, e->path, st)))
+		return rc;
+	if (!rc)
+		rc = match_card(&k.mc, &w->lib.m, w->lib.table, &mo, &mr, st);
+	if (!rc)
+		rc = choose_image(w, i, &mr, &m, st);
+	if (!rc && e) {
+		struct device d;
+		rc = wiz_open(w, i, &d, st);
+		if (!rc)
+			rc = identity_from_bundle(e->path, false, &d, &id, &bid, st);
+		device_close(&d);
+		snprintf(note, sizeof(note), "bundle:%s", e->path);
+	} else if (!rc) {
+		rc = sticker_identity(w, &id, note, sizeof(note), st);
+	}
+	if (!rc) {
+		struct write_request rq = {.card = i, .e = m->e, .m = m, .action = "unbrick", .ident = &id,
+					   .identity_note = note, .ask = true};
+		rc = wiz_burn(w, &rq, st);
+	}
+	match_free(&mr);
+	card_facts_free(&k);
+	return rc;
+}

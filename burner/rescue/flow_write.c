@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flow_write.c — a library image onto a card: update, cross-flash, burn a file,
+ * and the burn half of an unbrick (flows.h).
+ *
+ * The order is the promise of the wizard: show from -> to, the verdict and
+ * every risk; the typed word; then, once burn_card()'s own checks passed, a
+ * backup of the card's whole flash to the stick and the job record
+ * (pending.h); the failsafe burn with progress; the history line; and the
+ * card read again, so the menu shows what it now holds. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/progress.h"
+#include "image/imgfile.h"
+#include "image/rom.h"
+#include "rescue/flows.h"
+#include "util/fileio.h"
+
+struct burn_ctx {
+	struct wizard *w;
+	int card;
+	struct device *d;
+	const struct write_request *rq;
+	struct pending job;
+	struct backup_result bk;
+	bool backed_up, recorded;
+};
+
+static void roms_text(char *out, size_t n, int nroms, const struct rom_info *roms)
+{
+	char tmp[12];
+	size_t at = 0;
+
+	out[0] = '\0';
+	if (!nroms) {
+		snprintf(out, n, "none");
+		return;
+	}
+	for (int i = 0; i < nroms && at < n; i++) {
+		int k = snprintf(out + at, n - at, "%s%s %u.%u.%u", i ? ", " : "", rom_type_name(roms[i].product, tmp),
+				 roms[i].ver[0], roms[i].ver[1], roms[i].ver[2]);
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
+}
+
+static void show_plan(struct wizard *w, const struct write_request *rq)
+{
+	const struct wizard_card *c = &w->cards[rq->card];
+	const struct manifest_entry *e = rq->e;
+	const struct match_candidate *m = rq->m;
+	char from_rom[160], to_rom[160], ver[24];
+	FILE *o = w->out;
+
+	fprintf(o, "\n== %s: card %s (%s) ==\n", rq->action, c->ci.pci.bdf, c->ci.chip);
+	if (c->ci.have_image) {
+		const struct fs2_image *img = &c->ci.f.img;
+		roms_text(from_rom, sizeof(from_rom), img->nroms, img->roms);
+		fprintf(o, "  from: PSID %-16s FW %-12s ROM %s\n", img->info.psid, c->fw, from_rom);
+	} else {
+		fprintf(o, "  from: %s\n", c->ci.recovery ? "recovery mode: no firmware runs" : "no readable firmware");
+	}
+	roms_text(to_rom, sizeof(to_rom), e->nroms, e->roms);
+	fmt_fw_version(ver, sizeof(ver), e->fw_ver);
+	fprintf(o, "  to:   PSID %-16s FW %-12s ROM %s\n", e->psid, ver, to_rom);
+	if (!e->nroms && c->ci.have_image && c->ci.f.img.nroms)
+		fprintf(o, "        (the image has no expansion ROM: the card's own ROM is kept)\n");
+	fprintf(o, "  file: %s\n        SHA-256 %s\n", e->path, e->sha256);
+	if (m) {
+		fprintf(o, "  verdict: %s (%s)\n", match_verdict_name(m->verdict), match_relation_name(m->rel));
+		for (int i = 0; i < m->nreasons; i++)
+			fprintf(o, "    - %s: %s\n", match_verdict_name(m->reason_v[i]), m->reasons[i]);
+		if (m->have_diff) {
+			const struct ini_diff *d = &m->diff;
+			fprintf(o, "  board .ini: %zu identical, %zu expected to differ, %zu risky\n", d->nsame,
+				d->nexpected, d->nrisky);
+			for (size_t i = 0; i < d->n; i++)
+				if (d->pairs[i].cls == INI_RISKY)
+					fprintf(o, "    - risky: [%s] %s: card %s, image %s\n", d->pairs[i].section,
+						d->pairs[i].key, d->pairs[i].card ? d->pairs[i].card : "(absent)",
+						d->pairs[i].image ? d->pairs[i].image : "(absent)");
+		}
+	}
+	const struct identity_opts *id = rq->ident;
+	if (id && id->given.have_guids)
+		fprintf(o, "  identity: node GUID %016llx, port GUIDs %016llx %016llx%s", (unsigned long long)id->given.guid[0],
+			(unsigned long long)id->given.guid[1], (unsigned long long)id->given.guid[2],
+			id->given.have_macs ? "" : "\n");
+	if (id && id->given.have_macs)
+		fprintf(o, ", MACs %012llx %012llx\n", (unsigned long long)id->given.mac[0],
+			(unsigned long long)id->given.mac[1]);
+	if (!id && c->ci.have_image && !c->ci.f.img.guids.blank)
+		fprintf(o, "  identity: the card keeps its own GUIDs and MACs (node GUID %016llx)\n",
+			(unsigned long long)c->ci.f.img.guids.guid[0]);
+	fprintf(o, "  A backup of the card's whole flash goes to the stick before anything is written.\n");
+	fprintf(o, "  The burn is failsafe: a power cut leaves the old or the new firmware, never none.\n");
+}
+
+/* burn_card()'s questions (a PSID change, a downgrade, the same version again)
+ * were on the plan the user confirmed with the typed word: they are logged and
+ * taken as answered. Unattended, only a crossflash job takes a PSID change. */
+static int confirm(void *ctx, const char *question, struct cx_status *st)
+{
+	struct burn_ctx *b = ctx;
+
+	if (b->rq->ask) {
+		wiz_say(b->w, "  confirmed with %s: %s", CONFIRM_WORD, question);
+		return CX_OK;
+	}
+	if (b->w->o.job == JOB_CROSSFLASH && strstr(question, "PSID")) {
+		wiz_say(b->w, "  the crossflash job allows it: %s", question);
+		return CX_OK;
+	}
+	return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
+}
+
+static void card_key(const struct wizard_card *c, struct pending *p)
+{
+	snprintf(p->bdf, sizeof(p->bdf), "%s", c->ci.pci.bdf);
+	snprintf(p->family, sizeof(p->family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");
+	if (c->ci.have_image && !c->ci.f.img.guids.blank)
+		snprintf(p->guid, sizeof(p->guid), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
+}
+
+/* After the checks, before the first write: the backup, then the job record. */
+static int before_write(void *ctx, struct cx_status *st)
+{
+	struct burn_ctx *b = ctx;
+	struct wizard *w = b->w;
+	int rc;
+
+	if ((rc = wiz_backup_card(w, b->card, b->d, "before writing", &b->bk, st)))
+		return rc;
+	b->backed_up = true;
+	if (b->rq->backup_out)
+		*b->rq->backup_out = b->bk;
+	if (b->rq->backed_up)
+		*b->rq->backed_up = true;
+	if ((rc = pending_write(w->o.data_dir, &b->job, st)))
+		return rc;
+	b->recorded = true;
+	wiz_say(w, "Writing %s onto %s; do not switch the machine off.", b->rq->e->name, w->cards[b->card].ci.pci.bdf);
+	return CX_OK;
+}
+
+/* The file as the library saw it: same bytes, same SHA-256, or nothing is written. */
+static int read_checked(const struct manifest_entry *e, uint8_t **img, size_t *len, struct cx_status *st)
+{
+	uint8_t d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1];
+	int rc;
+
+	if ((rc = file_read(e->path, IMGFILE_MAX, img, len, st)))
+		return rc;
+	sha256(*img, *len, d);
+	if (strcmp(sha256_hex(d, hex), e->sha256)) {
+		free(*img);
+		*img = NULL;
+		return cx_fail(st, CX_EIMAGE, "%s changed since the library read it (SHA-256 now %s): nothing written",
+			       e->path, hex);
+	}
+	return CX_OK;
+}
+
+int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status *st)
+{
+	struct wizard_card *c = &w->cards[rq->card];
+	struct burn_ctx b = {.w = w, .card = rq->card, .rq = rq};
+	struct burn_opts o = {0};
+	struct burn_result r;
+	struct device d;
+	uint8_t *img = NULL;
+	size_t len;
+	char from_fw[24] = "", to_fw[24];
+	int rc;
+
+	if (rq->m && rq->m->verdict == MATCH_REFUSED)
+		return cx_fail(st, CX_EMISMATCH, "%s is refused for this card: %s", rq->e->name,
+			       rq->m->nreasons ? rq->m->reasons[0] : rq->m->line);
+	if ((rc = read_checked(rq->e, &img, &len, st)))
+		return rc;
+	if (rq->ask) {
+		show_plan(w, rq);
+		if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
+			free(img);
+			wiz_history(w, c, rq->action, NULL, NULL, NULL, "declined", st->msg);
+			return rc;
+		}
+	}
+	fmt_fw_version(to_fw, sizeof(to_fw), rq->e->fw_ver);
+	snprintf(b.job.state, sizeof(b.job.state), "writing");
+	snprintf(b.job.action, sizeof(b.job.action), "%s", rq->action);
+	card_key(c, &b.job);
+	snprintf(b.job.file, sizeof(b.job.file), "%s", rq->e->path);
+	snprintf(b.job.sha256, sizeof(b.job.sha256), "%s", rq->e->sha256);
+	snprintf(b.job.to_psid, sizeof(b.job.to_psid), "%s", rq->e->psid);
+	snprintf(b.job.to_fw, sizeof(b.job.to_fw), "%s", to_fw);
+	snprintf(b.job.identity, sizeof(b.job.identity), "%s", rq->identity_note ? rq->identity_note : "card");
+	wiz_now(b.job.time);
+	if (rq->ident)
+		o.ident = *rq->ident;
+	o.guard.allow_psid_change = true; /* shown on the plan; burn_card() still asks (confirm) */
+	o.confirm = confirm;
+	o.confirm_ctx = &b;
+	o.before_write = before_write;
+	o.before_ctx = &b;
+	o.progress = cli_progress;
+	b.d = &d;
+	rc = wiz_open(w, rq->card, &d, st);
+	if (!rc)
+		rc = burn_card(&d, img, len, &o, &r, st);
+	device_close(&d);
+	free(img);
+
+	struct history_from from = {0};
+	struct history_to to = {.psid = rq->e->psid, .fw = to_fw, .file = rq->e->path, .sha256 = rq->e->sha256};
+	struct history_backup bk = {.path = b.bk.path, .sha256 = b.bk.flash_sha256};
+	if (c->ci.have_image) {
+		snprintf(from_fw, sizeof(from_fw), "%s", c->fw);
+		from.psid = c->ci.f.img.info.psid;
+		from.fw = from_fw;
+	}
+	const struct history_from *fp = c->ci.have_image ? &from : NULL;
+	const struct history_backup *bp = b.backed_up ? &bk : NULL;
+	struct cx_status ist = {0};
+	if (rc) {
+		const char *result = rc == CX_EINTR ? "interrupted" : b.recorded ? "failed" : "refused";
+		wiz_history(w, c, rq->action, fp, &to, bp, result, st->msg);
+		/* A clean failure leaves the old image (failsafe): nothing to finish. An
+		 * interrupted one keeps its record, to be offered again. */
+		if (b.recorded && rc != CX_EINTR)
+			pending_remove(w->o.data_dir, &b.job, &ist);
+		if (b.recorded)
+			wiz_say(w, "card %s: %s FAILED; the card keeps a whole image (old or new). %s", c->ci.pci.bdf,
+				rq->action, st->msg);
+		return rc;
+	}
+	if (r.nothing_to_do) {
+		wiz_say(w, "card %s: it already holds this image (FW %s, PSID %s): nothing written", c->ci.pci.bdf,
+			to_fw, r.new_psid);
+		wiz_history(w, c, rq->action, fp, &to, bp, "ok", "nothing to do: the card already holds this image");
+		return CX_OK;
+	}
+	snprintf(b.job.state, sizeof(b.job.state), "written");
+	if (pending_write(w->o.data_dir, &b.job, &ist))
+		wiz_say(w, "WARNING: %s", ist.msg);
+	wiz_history(w, c, rq->action, fp, &to, bp, "ok", NULL);
+	wiz_say(w, "card %s: OK: FW %s -> %s, PSID %s -> %s, written and verified (%llu bytes erased, %llu programmed)",
+		c->ci.pci.bdf, c->ci.have_image ? from_fw : "(none)", to_fw,
+		c->ci.have_image ? c->ci.f.img.info.psid : "(none)", r.new_psid,
+		(unsigned long long)r.bytes_erased, (unsigned long long)r.bytes_programmed);
+	if (r.rom_carried)
+		wiz_say(w, "  the card's expansion ROM was carried into the new image");
+	w->wrote = true;
+	w->wrote_recovery |= c->ci.recovery;
+	cx_status_clear(&ist);
+	inv_read(w, &ist);
+	return CX_OK;
+}
+
+static bool has_recommendation(const struct wizard_card *c)
+{
+	return !c->ci.recovery && inv_best(c) != NULL;
+}
+
+int flow_update(struct wizard *w, struct cx_status *st)
+{
+	int i, rc;
+
+	if ((rc = wiz_choose_card(w, "Which card?", has_recommendation,
+				  "no card has a recommended image in the library (see the inventory's \"library:\" lines)",
+				  &i, st)))
+		return rc;
+	const struct match_candidate *m = inv_best(&w->cards[i]);
+	if (m->rel == REL_SAME_PSID && m->version_cmp == 0) {
+		wiz_say(w, "card %s already has the recommended image's version (%s): nothing to do", w->cards[i].ci.pci.bdf,
+			m->e->name);
+		return CX_OK;
+	}
+	struct write_request rq = {.card = i, .e = m->e, .m = m, .ask = true,
+				   .action = m->rel == REL_CROSS_FLASH ? "crossflash" : "update"};
+	return wiz_burn(w, &rq, st);
+}
+
+static bool any(const struct wizard_card *c)
+{
+	return c->matched;
+}
+
+int flow_burn_file(struct wizard *w, struct cx_status *st)
+{
+	const char *items[65];
+	char labels[64][200];
+	int map[64], n = 0, i, choice, rc;
+
+	if ((rc = wiz_choose_card(w, "Which card?", any, "no card can be judged (the library could not be read)", &i, st)))
+		return rc;
+	const struct wizard_card *c = &w->cards[i];
+	fprintf(w->out, "\nEvery image the library holds, with its verdict for card %s:\n", c->ci.pci.bdf);
+	for (size_t k = 0; k < c->mr.n; k++) {
+		const struct match_candidate *m = &c->mr.c[k];
+		fprintf(w->out, "  - %-7s %s: %s\n", match_verdict_name(m->verdict), m->e->name, m->line);
+		if (m->verdict == MATCH_REFUSED || n == 64)
+			continue;
+		snprintf(labels[n], sizeof(labels[n]), "%s (%s)", m->e->path, match_verdict_name(m->verdict));
+		items[n] = labels[n];
+		map[n++] = (int)k;
+	}
+	if (!n)
+		return cx_fail(st, CX_EABSENT, "no image in the library may go onto card %s (all refused, reasons above)",
+			       c->ci.pci.bdf);
+	items[n] = "back to the menu";
+	if ((rc = prompt_menu(&w->p, "Burn which file?", items, n + 1, -1, &choice, st)))
+		return rc;
+	if (choice == n)
+		return cx_fail(st, CX_EDECLINED, "back to the menu");
+	const struct match_candidate *m = &c->mr.c[map[choice]];
+	struct write_request rq = {.card = i, .e = m->e, .m = m, .ask = true, .action = "burn"};
+	return wiz_burn(w, &rq, st);
+}

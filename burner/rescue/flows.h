@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flows.h — the wizard's parts, shared between its files (rescue/wizard.h is the
+ * manual of the whole); nothing outside burner/rescue/ calls these.
+ *
+ * Every flow returns CX_OK when it did what the user asked (or the user
+ * changed their mind before anything was written: nothing to report), else a
+ * code with st filled; the menu loop shows st and stays up. A flow that wrote
+ * a card successfully sets w->wrote. */
+#ifndef CX_RESCUE_FLOWS_H
+#define CX_RESCUE_FLOWS_H
+
+#include "ops/burn.h"
+#include "ops/restore.h"
+#include "rescue/pending.h"
+#include "rescue/wizard.h"
+
+#define CONFIRM_WORD "FLASH"   /* what a user types before a card is written */
+
+/* inventory.c: read every card again (library verdicts and backup state too). */
+int inv_read(struct wizard *w, struct cx_status *st);
+void inv_free(struct wizard *w);
+/* The inventory screen. */
+void inv_show(struct wizard *w);
+/* One card's identity line, as the history records it. bdf/chip/psid point into c. */
+void inv_history_card(const struct wizard_card *c, struct history_card *h);
+/* "0000:01:00.0 ConnectX-3 A1 HP_0280210019 FW 2.40.5030" for menus. */
+void inv_label(const struct wizard_card *c, char *out, size_t n);
+/* The recommendation, or NULL. */
+const struct match_candidate *inv_best(const struct wizard_card *c);
+
+/* wizard.c */
+void wiz_load_library(struct wizard *w);
+void wiz_scan_backups(struct wizard *w);
+/* Let the user pick a card among those for which ok() is true (all when NULL);
+ * a single one is picked without a question. CX_EABSENT (with why) when none. */
+int wiz_choose_card(struct wizard *w, const char *title, bool (*ok)(const struct wizard_card *),
+		    const char *none, int *idx, struct cx_status *st);
+/* Print and log one line. */
+void wiz_say(struct wizard *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Open card i for work. */
+int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st);
+/* The current UTC time, "2026-11-24T10:46:00Z". */
+void wiz_now(char out[32]);
+/* A write's record and history line around it (write.c) */
+
+/* flow_backup.c */
+int flow_backup_all(struct wizard *w, bool only_missing, struct cx_status *st);
+/* Back card i (opened as d) up into the stick's backups; indexed and journalled. */
+int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, struct backup_result *r,
+		    struct cx_status *st);
+
+/* flow_write.c: burn a library image onto card i. action names it in the history
+ * ("update", "crossflash", "burn", "unbrick"); ident: the identity to put on the
+ * card (NULL: keep the card's); identity_note for the pending record ("card",
+ * "bundle:...", "sticker:..."). ask: show and ask for the typed word first
+ * (false: unattended, already allowed). */
+struct write_request {
+	int card;
+	const struct manifest_entry *e;
+	const struct match_candidate *m;     /* its verdict for the card, or NULL */
+	const char *action;
+	const struct identity_opts *ident;
+	const char *identity_note;
+	bool ask;
+	struct backup_result *backup_out; /* the backup made before the write, or NULL */
+	bool *backed_up;                 /* set when backup_out was written */
+};
+int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status *st);
+int flow_update(struct wizard *w, struct cx_status *st);
+int flow_burn_file(struct wizard *w, struct cx_status *st);
+
+/* flow_restore.c */
+int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask, struct cx_status *st);
+int flow_restore(struct wizard *w, struct cx_status *st);
+int flow_unbrick(struct wizard *w, struct cx_status *st);
+
+/* flow_ids.c */
+int flow_set_ids(struct wizard *w, struct cx_status *st);
+
+/* poweroff.c: the cold-restart screen. CX_OK: power off now; CX_EDECLINED: back to the menu. */
+int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st);
+/* At start: settle what the last session left (pending.h). */
+void flow_pending(struct wizard *w);
+
+/* unattended.c: the job of w->o.job. CX_OK when every step succeeded. */
+int flow_job(struct wizard *w, struct cx_status *st);
+
+/* journal.c-side helpers (write.c): a history line for card i. */
+void wiz_history(struct wizard *w, const struct wizard_card *c, const char *action,
+		 const struct history_from *from, const struct history_to *to,
+		 const struct history_backup *bk, const char *result, const char *message);
+
+#endif

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* inventory.c — the wizard's first screen: every card, who it is, and what the
+ * library recommends for it (flows.h). Reads only: no card is written here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "rescue/flows.h"
+
+void inv_free(struct wizard *w)
+{
+	for (int i = 0; i < w->ncards; i++) {
+		struct wizard_card *c = &w->cards[i];
+		match_free(&c->mr);
+		card_facts_free(&c->k);
+		cardinfo_free(&c->ci);
+	}
+	free(w->cards);
+	w->cards = NULL;
+	w->ncards = 0;
+}
+
+static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard_card *c)
+{
+	struct cx_status st = {0};
+	struct device d;
+	struct match_opts mo = {0};
+
+	memset(c, 0, sizeof(*c));
+	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {
+		cardinfo_read(&d, &c->ci, &st);
+		device_close(&d);
+	} else {
+		/* An open that fails is a description with its error, as in `list`. */
+		c->ci.pci = *pci;
+		snprintf(c->ci.chip, sizeof(c->ci.chip), "%s", pci->family ? pci->family : "?");
+		c->ci.recovery = pci->kind == PCI_KIND_RECOVERY;
+		snprintf(c->ci.image_error, sizeof(c->ci.image_error), "%s", st.msg);
+	}
+	card_facts_from_info(&c->k, &c->ci);
+	if (c->ci.have_image) {
+		fmt_fw_version(c->fw, sizeof(c->fw), c->ci.f.img.info.fw_ver);
+		c->has_backup = backup_index_has(&w->ix, c->ci.pci.family,
+						 c->ci.f.img.guids.blank ? 0 : c->ci.f.img.guids.guid[0]);
+	}
+	if (c->ci.have_running)
+		fmt_fw_version(c->running, sizeof(c->running), c->ci.running);
+	cx_status_clear(&st);
+	if (w->have_lib && match_card(&c->k.mc, &w->lib.m, w->lib.table, &mo, &c->mr, &st) == CX_OK)
+		c->matched = true;
+}
+
+int inv_read(struct wizard *w, struct cx_status *st)
+{
+	struct pci_card pci[WIZARD_MAX_CARDS];
+	int n = 0, rc;
+
+	inv_free(w);
+	w->list_error[0] = '\0';
+	if ((rc = w->bus.list(w->bus.ctx, pci, WIZARD_MAX_CARDS, &n, st))) {
+		snprintf(w->list_error, sizeof(w->list_error), "%s", st->msg);
+		return rc;
+	}
+	if (n && !(w->cards = calloc((size_t)n, sizeof(*w->cards))))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++)
+		read_one(w, &pci[i], &w->cards[i]);
+	w->ncards = n;
+	return CX_OK;
+}
+
+const struct match_candidate *inv_best(const struct wizard_card *c)
+{
+	return c->matched && c->mr.best >= 0 ? &c->mr.c[c->mr.best] : NULL;
+}
+
+void inv_label(const struct wizard_card *c, char *out, size_t n)
+{
+	if (c->ci.recovery)
+		snprintf(out, n, "%s  %s  RECOVERY MODE", c->ci.pci.bdf, c->ci.chip);
+	else if (c->ci.have_image)
+		snprintf(out, n, "%s  %s  %s  FW %s", c->ci.pci.bdf, c->ci.chip, c->ci.f.img.info.psid, c->fw);
+	else
+		snprintf(out, n, "%s  %s  (no readable firmware)", c->ci.pci.bdf, c->ci.chip);
+}
+
+void inv_history_card(const struct wizard_card *c, struct history_card *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->bdf = c->ci.pci.bdf;
+	h->chip = c->ci.chip;
+	if (!c->ci.have_image)
+		return;
+	const struct fs2_guids *g = &c->ci.f.img.guids;
+	h->psid = c->ci.f.img.info.psid;
+	if (!g->blank) {
+		h->node_guid = g->guid[0];
+		h->nmacs = g->n >= GUIDS_FULL || g->macs_derived ? GUIDS_NMAC : 0;
+		memcpy(h->mac, g->mac, sizeof(h->mac));
+	}
+}
+
+static void show_card(struct wizard *w, int i, const struct wizard_card *c)
+{
+	FILE *o = w->out;
+
+	fprintf(o, "%2d. %s  %s  %04x:%04x  OEM %s\n", i + 1, c->ci.pci.bdf, c->ci.chip, c->ci.pci.device,
+		c->ci.pci.subsys_vendor, c->ci.oem ? c->ci.oem : "unknown");
+	if (c->ci.recovery) {
+		fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; choose \"Unbrick\" to bring it back\n");
+	} else if (c->ci.have_image) {
+		const struct fs2_image *img = &c->ci.f.img;
+		fprintf(o, "    PSID %s  FW %s", img->info.psid, c->fw);
+		if (c->running[0] && strcmp(c->running, c->fw))
+			fprintf(o, " (running %s until a cold restart)", c->running);
+		fprintf(o, "\n");
+		if (img->guids.blank)
+			fprintf(o, "    GUIDs/MACs: blank (choose \"Set GUIDs/MACs\")\n");
+		else if (img->guids.n >= GUIDS_FULL || img->guids.macs_derived)
+			fprintf(o, "    node GUID %016llx  MACs %012llx %012llx\n", (unsigned long long)img->guids.guid[0],
+				(unsigned long long)img->guids.mac[0], (unsigned long long)img->guids.mac[1]);
+		else
+			fprintf(o, "    node GUID %016llx\n", (unsigned long long)img->guids.guid[0]);
+		fprintf(o, "    backup on the stick: %s\n", c->has_backup ? "yes" : "NONE YET");
+	} else {
+		fprintf(o, "    the flash holds no readable firmware: %s\n", c->ci.image_error);
+	}
+	const struct match_candidate *m = inv_best(c);
+	if (!w->have_lib)
+		fprintf(o, "    library: not available (%s)\n", w->lib_error);
+	else if (!w->lib.m.n)
+		fprintf(o, "    library: empty (drop released .bin images into cxrescue/firmware/ on the stick)\n");
+	else if (m)
+		fprintf(o, "    library: %s %s: %s\n", match_verdict_name(m->verdict), m->e->name, m->line);
+	else
+		fprintf(o, "    library: no image fits this card (%zu looked at)\n", w->lib.m.n);
+}
+
+void inv_show(struct wizard *w)
+{
+	FILE *o = w->out;
+
+	fprintf(o, "\n== Mellanox ConnectX cards in this machine ==\n");
+	if (w->list_error[0]) {
+		fprintf(o, "The PCI bus could not be read: %s\n", w->list_error);
+	} else if (!w->ncards) {
+		fprintf(o, "No Mellanox ConnectX card was found in this machine.\n"
+			   "Check that the card is seated and its slot is enabled in the BIOS setup. A card whose\n"
+			   "firmware hangs may not show up at all: power off, set its flash-not-present jumper,\n"
+			   "and boot again (choose \"Unbrick\" for the details).\n");
+	} else {
+		fprintf(o, "%d card%s found\n", w->ncards, w->ncards == 1 ? "" : "s");
+		for (int i = 0; i < w->ncards; i++)
+			show_card(w, i, &w->cards[i]);
+	}
+	if (w->have_lib) {
+		size_t ok = 0;
+		for (size_t i = 0; i < w->lib.m.n; i++)
+			ok += w->lib.m.e[i].status == CX_OK;
+		fprintf(o, "Firmware library: %zu image%s, %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
+	}
+	fprintf(o, "Backups on the stick: %d\n", w->ix.n);
+	const char *k = w->o.data_kind ? w->o.data_kind : "";
+	if (!strcmp(k, "stick"))
+		fprintf(o, "Backups and logs go to the stick: %s\n", w->o.data_dir);
+	else if (!strcmp(k, "fat"))
+		fprintf(o, "Backups and logs go to a FAT partition: %s\n", w->o.data_dir);
+	else if (!strcmp(k, "ram") || !strcmp(k, "searching"))
+		fprintf(o, "WARNING: backups and logs stay in RAM (%s) and are LOST at power-off.\n", w->o.data_dir);
+	else
+		fprintf(o, "Backups and logs go to %s\n", w->o.data_dir);
+	if (w->j.open)
+		fprintf(o, "This session's log: %s\n", w->j.log_path);
+}

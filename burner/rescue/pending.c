@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pending.c — job records in pending/ (pending.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rescue/pending.h"
+#include "util/fileio.h"
+
+#define RECORD_MAX 16384 /* a record is < 3 KiB; anything bigger is not ours */
+#define SUFFIX ".job"
+
+static const char *slug(const char *family)
+{
+	if (!strcmp(family, "ConnectX-2"))
+		return "cx2";
+	if (!strcmp(family, "ConnectX-3 Pro"))
+		return "cx3pro";
+	if (!strcmp(family, "ConnectX-3"))
+		return "cx3";
+	return "card";
+}
+
+static void name_of(struct pending *p)
+{
+	char who[20];
+
+	snprintf(who, sizeof(who), "%s", p->guid[0] ? p->guid : p->bdf);
+	for (char *c = who; *c; c++)
+		if (*c == ':')
+			*c = '_';
+	snprintf(p->name, sizeof(p->name), "%s-%s" SUFFIX, slug(p->family), who);
+}
+
+static int folder(const char *data_dir, char *out, size_t n, struct cx_status *st)
+{
+	if ((size_t)snprintf(out, n, "%s/" PENDING_DIR, data_dir) >= n)
+		return cx_fail(st, CX_EIO, "data folder path too long: %s", data_dir);
+	return CX_OK;
+}
+
+/* "key=value\n" with the value's line breaks dropped: a record is one line per key. */
+static void put(char *buf, size_t n, size_t *at, const char *key, const char *v)
+{
+	if (*at >= n)
+		return;
+	int k = snprintf(buf + *at, n - *at, "%s=", key);
+	if (k < 0)
+		return;
+	*at += (size_t)k;
+	for (; *v && *at + 2 < n; v++)
+		buf[(*at)++] = (*v == '\n' || *v == '\r') ? ' ' : *v;
+	if (*at + 1 < n)
+		buf[(*at)++] = '\n';
+	buf[*at < n ? *at : n - 1] = '\0';
+}
+
+int pending_write(const char *data_dir, struct pending *p, struct cx_status *st)
+{
+	char dir[PENDING_PATH_MAX + 16], path[PENDING_PATH_MAX + 128];
+	char buf[RECORD_MAX];
+	size_t at = 0;
+	int rc;
+
+	if ((rc = folder(data_dir, dir, sizeof(dir), st)))
+		return rc;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return cx_fail(st, CX_EIO, "cannot make %s: %s", dir, strerror(errno));
+	name_of(p);
+	snprintf(path, sizeof(path), "%s/%s", dir, p->name);
+	put(buf, sizeof(buf), &at, "state", p->state);
+	put(buf, sizeof(buf), &at, "action", p->action);
+	put(buf, sizeof(buf), &at, "bdf", p->bdf);
+	put(buf, sizeof(buf), &at, "family", p->family);
+	put(buf, sizeof(buf), &at, "guid", p->guid);
+	put(buf, sizeof(buf), &at, "file", p->file);
+	put(buf, sizeof(buf), &at, "sha256", p->sha256);
+	put(buf, sizeof(buf), &at, "to_psid", p->to_psid);
+	put(buf, sizeof(buf), &at, "to_fw", p->to_fw);
+	put(buf, sizeof(buf), &at, "identity", p->identity);
+	put(buf, sizeof(buf), &at, "time", p->time);
+	if ((rc = file_replace(path, (const uint8_t *)buf, at, st)))
+		return rc;
+	if (dir_sync(dir))
+		return cx_fail(st, CX_EIO, "cannot flush %s: %s", dir, strerror(errno));
+	return CX_OK;
+}
+
+int pending_remove(const char *data_dir, const struct pending *p, struct cx_status *st)
+{
+	char dir[PENDING_PATH_MAX + 16], path[PENDING_PATH_MAX + 128];
+	int rc;
+
+	if ((rc = folder(data_dir, dir, sizeof(dir), st)))
+		return rc;
+	snprintf(path, sizeof(path), "%s/%s", dir, p->name);
+	if (unlink(path) && errno != ENOENT)
+		return cx_fail(st, CX_EIO, "cannot remove %s: %s", path, strerror(errno));
+	dir_sync(dir);
+	return CX_OK;
+}
+
+static void take(char *dst, size_t n, const char *v)
+{
+	snprintf(dst, n, "%s", v);
+}
+
+static bool parse(char *text, struct pending *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		const char *k = line, *v = eq + 1;
+#define F(field) else if (!strcmp(k, #field)) take(p->field, sizeof(p->field), v)
+		if (0) {
+		}
+		F(state); F(action); F(bdf); F(family); F(guid); F(file); F(sha256); F(to_psid); F(to_fw);
+		F(identity); F(time);
+#undef F
+	}
+	return (!strcmp(p->state, "writing") || !strcmp(p->state, "written")) && p->action[0] && p->family[0];
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct pending *)a)->name, ((const struct pending *)b)->name);
+}
+
+int pending_list(const char *data_dir, struct pending **out, int *n, struct cx_status *st)
+{
+	char dir[PENDING_PATH_MAX + 16], path[PENDING_PATH_MAX + 384];
+	struct pending *v;
+	struct dirent *de;
+	DIR *d;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = folder(data_dir, dir, sizeof(dir), st)))
+		return rc;
+	if (!(d = opendir(dir)))
+		return errno == ENOENT ? CX_OK : cx_fail(st, CX_EIO, "cannot read %s: %s", dir, strerror(errno));
+	if (!(v = calloc(PENDING_MAX, sizeof(*v)))) {
+		closedir(d);
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	}
+	while ((de = readdir(d)) && *n < PENDING_MAX) {
+		size_t len = strlen(de->d_name);
+		uint8_t *buf;
+		size_t blen;
+		struct cx_status ignore = {0};
+		if (de->d_name[0] == '.' || len <= strlen(SUFFIX) || len >= sizeof(v->name) ||
+		    strcmp(de->d_name + len - strlen(SUFFIX), SUFFIX))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (file_read(path, RECORD_MAX, &buf, &blen, &ignore))
+			continue;
+		char *text = malloc(blen + 1);
+		if (text) {
+			memcpy(text, buf, blen);
+			text[blen] = '\0';
+			if (parse(text, &v[*n])) {
+				memcpy(v[*n].name, de->d_name, len + 1); /* len < sizeof(name): checked above */
+				(*n)++;
+			}
+			free(text);
+		}
+		free(buf);
+	}
+	closedir(d);
+	qsort(v, (size_t)*n, sizeof(*v), by_name);
+	*out = v;
+	return CX_OK;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* poweroff.c — the cold-restart screen, and what the last session left behind (flows.h).
+ *
+ * These cards load new firmware only at a cold start: a reboot keeps the old
+ * one running (field-notes.md §2.8), and a card unbricked through its
+ * flash-not-present jumper stays in recovery mode until the jumper is off
+ * (§2.4). So the wizard powers off, never reboots, and says what to do next. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/patch.h"
+#include "ops/identity_from.h"
+#include "rescue/flows.h"
+
+int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st)
+{
+	FILE *o = w->out;
+
+	if (w->wrote) {
+		fprintf(o, "\n== Power off for a cold restart ==\n"
+			   "The new firmware runs only after a COLD restart: this machine now powers off (a reboot\n"
+			   "would keep the old firmware running). Then:\n"
+			   "  1. unplug the machine's power cord(s) and wait 10 seconds;\n");
+		if (w->wrote_recovery)
+			fprintf(o, "  2. if you set the card's flash-not-present jumper, REMOVE IT now;\n"
+				   "  3. plug in and power on.\n");
+		else
+			fprintf(o, "  2. plug in and power on.\n");
+		fprintf(o, "Boot this stick again to see each card run its new firmware: the wizard checks it\n"
+			   "and writes the result to the history.\n");
+	}
+	if (w->failed)
+		fprintf(o, "Note: the last action failed (%s).\n", w->last_error);
+	if (after_write) {
+		static const char *const items[] = {"Power off now", "Back to the menu (another card first)"};
+		int choice;
+		if (prompt_menu(&w->p, NULL, items, 2, 0, &choice, st) || choice == 1)
+			return CX_EDECLINED;
+	}
+	fprintf(o, "Powering off.\n");
+	fflush(o);
+	return CX_OK;
+}
+
+static int find_card(const struct wizard *w, const struct pending *p)
+{
+	for (int i = 0; i < w->ncards; i++) {
+		const struct cardinfo *ci = &w->cards[i].ci;
+		if (!ci->pci.family || strcmp(ci->pci.family, p->family))
+			continue;
+		if (p->guid[0]) {
+			char g[17];
+			if (!ci->have_image || ci->f.img.guids.blank)
+				continue;
+			snprintf(g, sizeof(g), "%016llx", (unsigned long long)ci->f.img.guids.guid[0]);
+			if (!strcmp(g, p->guid))
+				return i;
+		} else if (!strcmp(ci->pci.bdf, p->bdf)) {
+			return i;
+		}
+	}
+	/* An unbrick keyed by slot: the card now shows its identity. The slot decides. */
+	for (int i = 0; i < w->ncards; i++)
+		if (w->cards[i].ci.pci.family && !strcmp(w->cards[i].ci.pci.family, p->family) &&
+		    !strcmp(w->cards[i].ci.pci.bdf, p->bdf))
+			return i;
+	return -1;
+}
+
+/* A write finished last time and the machine was powered off: does the card run it? */
+static void check_written(struct wizard *w, const struct pending *p)
+{
+	struct cx_status st = {0};
+	int i = find_card(w, p);
+
+	if (i < 0) {
+		wiz_say(w, "The %s of %s card %s (%s) finished last time; that card is not in this machine now.",
+			p->action, p->family, p->guid[0] ? p->guid : p->bdf, p->time);
+		return;
+	}
+	const struct wizard_card *c = &w->cards[i];
+	struct history_to to = {.psid = p->to_psid[0] ? p->to_psid : NULL, .fw = p->to_fw[0] ? p->to_fw : NULL,
+				.file = p->file, .sha256 = p->sha256[0] ? p->sha256 : NULL};
+	char msg[300];
+	bool ok = !c->ci.recovery && (!p->to_fw[0] || !strcmp(c->running, p->to_fw));
+	if (ok)
+		snprintf(msg, sizeof(msg), "after the cold restart card %s runs FW %s, as written (%s)", c->ci.pci.bdf,
+			 c->running[0] ? c->running : "?", p->action);
+	else
+		snprintf(msg, sizeof(msg), "card %s runs %s%s, but FW %s was written (%s): power off, unplug for 10 s, "
+			 "and power on again", c->ci.pci.bdf, c->ci.recovery ? "nothing (recovery mode)" : "FW ",
+			 c->ci.recovery ? "" : c->running, p->to_fw, p->action);
+	wiz_say(w, "%s%s", ok ? "" : "WARNING: ", msg);
+	wiz_history(w, c, "boot-check", NULL, &to, NULL, ok ? "ok" : "failed", msg);
+	if (ok)
+		pending_remove(w->o.data_dir, p, &st);
+}
+
+static int identity_of(struct wizard *w, int i, const struct pending *p, struct identity_opts *id,
+		       struct backup_identity *bid, struct cx_status *st)
+{
+	unsigned long long g, m;
+
+	memset(id, 0, sizeof(*id));
+	if (!strncmp(p->identity, "bundle:", 7)) {
+		struct device d;
+		int rc = wiz_open(w, i, &d, st);
+		if (!rc)
+			rc = identity_from_bundle(p->identity + 7, false, &d, id, bid, st);
+		device_close(&d);
+		return rc;
+	}
+	if (sscanf(p->identity, "sticker:%16llx,%12llx", &g, &m) == 2) {
+		patch_expand_guid(g, id->given.guid);
+		patch_expand_mac(m, id->given.mac);
+		id->given.have_guids = id->given.have_macs = true;
+	}
+	return CX_OK;
+}
+
+/* A write a power cut interrupted: offer to do it again, the same way. */
+static int finish(struct wizard *w, const struct pending *p, struct cx_status *st)
+{
+	int i = find_card(w, p), rc;
+	char q[600];
+
+	if (i < 0)
+		return cx_fail(st, CX_EABSENT, "the %s of card %s (started %s) was interrupted; that card is not in "
+			       "this machine now", p->action, p->guid[0] ? p->guid : p->bdf, p->time);
+	const struct wizard_card *c = &w->cards[i];
+	wiz_say(w, "\nThe %s of card %s (started %s, %s) was INTERRUPTED: the machine lost power or was switched "
+		   "off during the write.", p->action, c->ci.pci.bdf, p->time, p->file);
+	if (c->ci.recovery)
+		wiz_say(w, "The card is in recovery mode now.");
+	else
+		wiz_say(w, "The card holds a whole image now: PSID %s, FW %s.", c->ci.have_image ? c->ci.f.img.info.psid : "?",
+			c->fw[0] ? c->fw : "?");
+	snprintf(q, sizeof(q), "Finish the job now (the same %s, after the same checks)?", p->action);
+	if ((rc = prompt_yes_no(&w->p, q, false, st))) {
+		wiz_say(w, "Left as it is; the record is dropped (the history keeps it).");
+		cx_status_clear(st);
+		pending_remove(w->o.data_dir, p, st);
+		return CX_OK;
+	}
+	pending_remove(w->o.data_dir, p, st);
+	bool bundle_write = !strncmp(p->identity, "bundle:", 7) && !strcmp(p->identity + 7, p->file);
+	if (bundle_write)
+		return wiz_restore(w, i, p->file, p->action, true, st);
+	const struct manifest_entry *e = NULL;
+	const struct match_candidate *m = NULL;
+	for (size_t k = 0; k < c->mr.n; k++)
+		if (!strcmp(c->mr.c[k].e->path, p->file) && !strcmp(c->mr.c[k].e->sha256, p->sha256))
+			m = &c->mr.c[k], e = m->e;
+	if (!e)
+		return cx_fail(st, CX_EABSENT, "%s (SHA-256 %.16s...) is not in the library now: choose the image again",
+			       p->file, p->sha256);
+	struct identity_opts id;
+	struct backup_identity bid;
+	if ((rc = identity_of(w, i, p, &id, &bid, st)))
+		return rc;
+	bool given = id.given.have_guids || id.given.have_macs;
+	struct write_request rq = {.card = i, .e = e, .m = m, .action = p->action, .ident = given ? &id : NULL,
+				   .identity_note = p->identity, .ask = true};
+	return wiz_burn(w, &rq, st);
+}
+
+void flow_pending(struct wizard *w)
+{
+	struct pending *v;
+	struct cx_status st = {0};
+	int n;
+
+	if (pending_list(w->o.data_dir, &v, &n, &st)) {
+		wiz_say(w, "WARNING: %s", st.msg);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		cx_status_clear(&st);
+		if (!strcmp(v[k].state, "written")) {
+			check_written(w, &v[k]);
+		} else if (w->o.job != JOB_NONE) {
+			wiz_say(w, "WARNING: the %s of card %s (started %s) was interrupted; start the wizard "
+				   "without a job to finish it", v[k].action, v[k].guid[0] ? v[k].guid : v[k].bdf, v[k].time);
+		} else {
+			bool wrote_before = w->wrote;
+			int rc = finish(w, &v[k], &st);
+			if (rc && rc != CX_EDECLINED) {
+				w->failed = true;
+				snprintf(w->last_error, sizeof(w->last_error), "finishing the %s: %s", v[k].action, st.msg);
+				wiz_say(w, "*** %s", w->last_error);
+			} else if (rc) {
+				wiz_say(w, "%s", st.msg);
+			}
+			(void)wrote_before;
+		}
+	}
+	free(v);
+}

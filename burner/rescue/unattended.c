@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* unattended.c — the job of the kernel command line, without a question (flows.h).
+ *
+ *   cxrescue.job=inventory    the report only; nothing is written
+ *   cxrescue.job=backup       every chosen card backed up to the stick
+ *   cxrescue.job=update       each card to the library's newest image of its own PSID
+ *   cxrescue.job=crossflash   each card to the library's recommendation (a mapped PSID too)
+ *   cxrescue.card=BDF|all     which cards (all by default)
+ *   cxrescue.yes=1            needed by update and crossflash: the job may write
+ *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
+ *
+ * A card the job refuses (a RISKY target, a card in recovery mode, nothing to
+ * burn because no image fits) is written nothing and makes the job fail, so
+ * the wizard stays up instead of powering off; a card already up to date is
+ * fine. The writes go through the same steps as the menu's (backup first,
+ * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
+ * in the data folder, says per card what was done, and is written last. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/common.h"
+#include "rescue/flows.h"
+#include "util/fileio.h"
+#include "util/json.h"
+
+#define REPORTS_DIR "reports"
+
+struct card_outcome {
+	const char *result;          /* "ok", "nothing-to-do", "refused", "failed", "skipped" */
+	char message[CX_MSG_MAX];
+	const struct manifest_entry *to;
+	struct backup_result bk;
+	bool backed_up;
+};
+
+static bool chosen(const struct wizard *w, const struct wizard_card *c)
+{
+	const char *want = w->o.job_card;
+
+	if (!want || !*want || !strcmp(want, "all"))
+		return true;
+	size_t a = strlen(c->ci.pci.bdf), b = strlen(want);
+	return b <= a && !strcmp(c->ci.pci.bdf + a - b, want); /* "01:00.0" names "0000:01:00.0" */
+}
+
+/* The image the job writes: update stays on the card's PSID, crossflash takes the recommendation. */
+static const struct match_candidate *target(const struct wizard *w, const struct wizard_card *c)
+{
+	if (!c->matched)
+		return NULL;
+	for (size_t k = 0; k < c->mr.n; k++) {
+		const struct match_candidate *m = &c->mr.c[k];
+		if (m->verdict == MATCH_REFUSED)
+			continue;
+		if (w->o.job == JOB_UPDATE && m->rel != REL_SAME_PSID)
+			continue;
+		return m;
+	}
+	return NULL;
+}
+
+static void outcome(struct card_outcome *r, const char *result, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void outcome(struct card_outcome *r, const char *result, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->result = result;
+	va_start(ap, fmt);
+	vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	va_end(ap);
+}
+
+static void write_one(struct wizard *w, int i, struct card_outcome *r)
+{
+	struct wizard_card *c = &w->cards[i];
+	struct cx_status st = {0};
+	char bdf[16];
+
+	snprintf(bdf, sizeof(bdf), "%s", c->ci.pci.bdf);
+	if (w->o.job == JOB_BACKUP) {
+		struct device d;
+		int rc = wiz_open(w, i, &d, &st);
+		if (!rc)
+			rc = wiz_backup_card(w, i, &d, "the backup job", &r->bk, &st);
+		device_close(&d);
+		r->backed_up = rc == CX_OK;
+		if (rc)
+			outcome(r, "failed", "%s", st.msg);
+		else
+			outcome(r, "ok", "backed up");
+		return;
+	}
+	if (c->ci.recovery) {
+		outcome(r, "refused", "the card is in recovery mode: unbrick it from the wizard's menu");
+		return;
+	}
+	const struct match_candidate *m = target(w, c);
+	if (!m) {
+		if (w->o.job == JOB_UPDATE && inv_best(c))
+			outcome(r, "nothing-to-do", "no image of the card's own PSID in the library (crossflash would take %s)",
+				inv_best(c)->e->name);
+		else
+			outcome(r, "refused", "no library image fits this card");
+		return;
+	}
+	r->to = m->e;
+	if (m->rel == REL_SAME_PSID && m->version_cmp <= 0) {
+		outcome(r, "nothing-to-do", "the card already runs FW %s; the library's newest for its PSID is %s",
+			c->fw, m->e->name);
+		return;
+	}
+	if (m->verdict == MATCH_RISKY && !w->o.allow_risky) {
+		outcome(r, "refused", "%s is RISKY for this card (%s); cxrescue.allow_risky=1 writes it anyway",
+			m->e->name, m->nreasons ? m->reasons[0] : m->line);
+		return;
+	}
+	struct write_request rq = {.card = i, .e = m->e, .m = m, .ask = false, .backup_out = &r->bk,
+				   .backed_up = &r->backed_up,
+				   .action = m->rel == REL_CROSS_FLASH ? "crossflash" : "update"};
+	int rc = wiz_burn(w, &rq, &st);
+	if (rc)
+		outcome(r, "failed", "%s", st.msg);
+	else
+		outcome(r, "ok", "%s written and verified", r->to->name);
+	(void)bdf;
+}
+
+static void report_card(struct json *j, const struct wizard_card *c, const struct card_outcome *r)
+{
+	char hex[20];
+
+	json_obj(j, NULL);
+	json_str(j, "bdf", c->ci.pci.bdf);
+	json_str(j, "chip", c->ci.chip);
+	json_str(j, "oem", c->ci.oem);
+	json_bool(j, "recovery", c->ci.recovery);
+	json_str(j, "psid", c->ci.have_image ? c->ci.f.img.info.psid : NULL);
+	json_str(j, "fw", c->fw[0] ? c->fw : NULL);
+	json_str(j, "running", c->running[0] ? c->running : NULL);
+	if (c->ci.have_image && !c->ci.f.img.guids.blank) {
+		snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
+		json_str(j, "node_guid", hex);
+		json_arr(j, "macs");
+		for (int k = 0; k < GUIDS_NMAC; k++) {
+			snprintf(hex, sizeof(hex), "%012llx", (unsigned long long)c->ci.f.img.guids.mac[k]);
+			json_str(j, NULL, hex);
+		}
+		json_close(j);
+	} else {
+		json_null(j, "node_guid");
+		json_null(j, "macs");
+	}
+	json_str(j, "result", r->result);
+	json_str(j, "message", r->message[0] ? r->message : NULL);
+	if (r->to) {
+		char ver[24];
+		fmt_fw_version(ver, sizeof(ver), r->to->fw_ver);
+		json_obj(j, "to");
+		json_str(j, "file", r->to->path);
+		json_str(j, "sha256", r->to->sha256);
+		json_str(j, "psid", r->to->psid);
+		json_str(j, "fw", ver);
+		json_close(j);
+	} else {
+		json_null(j, "to");
+	}
+	if (r->backed_up) {
+		json_obj(j, "backup");
+		json_str(j, "path", r->bk.path);
+		json_str(j, "sha256", r->bk.flash_sha256);
+		json_close(j);
+	} else {
+		json_null(j, "backup");
+	}
+	json_close(j);
+}
+
+/* The cards as they were before the job: the report says what they ran and who they are. */
+static int write_report(struct wizard *w, const struct wizard_card *before, int n, const struct card_outcome *r,
+			bool ok, const char *started, char *path, size_t pathlen, struct cx_status *st)
+{
+	char dir[JOURNAL_PATH_MAX], stamp[32], now[32];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct json j;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!f)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	wiz_now(now);
+	json_begin(&j, f);
+	json_str(&j, "format", "cxrescue-report-1");
+	json_str(&j, "job", wizard_job_name(w->o.job));
+	json_str(&j, "card", w->o.job_card ? w->o.job_card : "all");
+	json_bool(&j, "yes", w->o.yes);
+	json_bool(&j, "allow_risky", w->o.allow_risky);
+	json_str(&j, "started", started);
+	json_str(&j, "ended", now);
+	json_str(&j, "result", ok ? "ok" : "failed");
+	json_str(&j, "log", w->j.open ? strrchr(w->j.log_path, '/') + 1 : NULL);
+	json_arr(&j, "cards");
+	for (int i = 0; i < n; i++)
+		if (r[i].result)
+			report_card(&j, &before[i], &r[i]);
+	json_close(&j);
+	json_end(&j);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/" REPORTS_DIR, w->o.data_dir);
+	int rc = mkdir(dir, 0755) && errno != EEXIST ? cx_fail(st, CX_EIO, "cannot make %s: %s", dir, strerror(errno)) : CX_OK;
+	if (!rc && (size_t)snprintf(path, pathlen, "%s/%s-%s.json", dir, stamp, wizard_job_name(w->o.job)) >= pathlen)
+		rc = cx_fail(st, CX_EIO, "report path too long");
+	if (!rc)
+		rc = file_replace(path, (const uint8_t *)text, len, st);
+	if (!rc && dir_sync(dir))
+		rc = cx_fail(st, CX_EIO, "cannot flush %s", dir);
+	free(text);
+	return rc;
+}
+
+int flow_job(struct wizard *w, struct cx_status *st)
+{
+	char started[32], path[JOURNAL_PATH_MAX + 64];
+	int n = w->ncards, picked = 0, bad = 0, rc;
+
+	wiz_now(started);
+	wiz_say(w, "\n== Unattended job: %s (cards: %s%s%s) ==", wizard_job_name(w->o.job),
+		w->o.job_card ? w->o.job_card : "all", w->o.yes ? ", yes=1" : "", w->o.allow_risky ? ", allow_risky=1" : "");
+	if ((w->o.job == JOB_UPDATE || w->o.job == JOB_CROSSFLASH) && !w->o.yes)
+		return cx_fail(st, CX_EDECLINED, "the %s job writes cards: it needs cxrescue.yes=1 on the kernel "
+			       "command line; nothing written", wizard_job_name(w->o.job));
+	/* The cards are read again after each write: keep what they were for the report. */
+	struct wizard_card *before = calloc((size_t)(n ? n : 1), sizeof(*before));
+	struct card_outcome *r = calloc((size_t)(n ? n : 1), sizeof(*r));
+	char (*bdfs)[16] = calloc((size_t)(n ? n : 1), sizeof(*bdfs));
+	if (!before || !r || !bdfs) {
+		free(before), free(r), free(bdfs);
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		before[i].ci.pci = w->cards[i].ci.pci;
+		snprintf(before[i].ci.chip, sizeof(before[i].ci.chip), "%s", w->cards[i].ci.chip);
+		before[i].ci.oem = w->cards[i].ci.oem;
+		before[i].ci.recovery = w->cards[i].ci.recovery;
+		before[i].ci.have_image = w->cards[i].ci.have_image;
+		if (w->cards[i].ci.have_image)
+			before[i].ci.f.img = w->cards[i].ci.f.img; /* the parsed facts only: no buffers are kept */
+		memcpy(before[i].fw, w->cards[i].fw, sizeof(before[i].fw));
+		memcpy(before[i].running, w->cards[i].running, sizeof(before[i].running));
+		snprintf(bdfs[i], sizeof(bdfs[i]), "%s", w->cards[i].ci.pci.bdf);
+	}
+	for (int i = 0; i < n; i++) {
+		/* A write reads the cards again; find this one by its slot. */
+		int now = -1;
+		for (int k = 0; k < w->ncards; k++)
+			if (!strcmp(w->cards[k].ci.pci.bdf, bdfs[i]))
+				now = k;
+		if (now < 0 || !chosen(w, &w->cards[now]))
+			continue;
+		picked++;
+		if (w->o.job == JOB_INVENTORY)
+			outcome(&r[i], "ok", "inventory only");
+		else
+			write_one(w, now, &r[i]);
+		bool fine = !strcmp(r[i].result, "ok") || !strcmp(r[i].result, "nothing-to-do");
+		bad += !fine;
+		wiz_say(w, "card %s: %s%s%s", bdfs[i], r[i].result, r[i].message[0] ? ": " : "", r[i].message);
+	}
+	if (!picked) {
+		bad++;
+		wiz_say(w, "no card matches cxrescue.card=%s", w->o.job_card ? w->o.job_card : "all");
+	}
+	rc = write_report(w, before, n, r, bad == 0, started, path, sizeof(path), st);
+	if (!rc)
+		wiz_say(w, "Report: %s", path);
+	free(before);
+	free(r);
+	free(bdfs);
+	if (rc)
+		return rc;
+	if (bad)
+		return cx_fail(st, CX_EDECLINED, "%d of %d card%s not done as the job asked (see above)", bad,
+			       picked, picked == 1 ? "" : "s");
+	return CX_OK;
+}

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wizard.c — the session and its main menu (wizard.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "rescue/flows.h"
+#include "util/version.h"
+
+/* --- the machine's bus ------------------------------------------------------------- */
+static int pci_list(void *ctx, struct pci_card *out, int max, int *n, struct cx_status *st)
+{
+	return pci_enum(*(const char **)ctx, out, max, n, st);
+}
+
+static int pci_open(void *ctx, const struct pci_card *pci, struct device *d, struct cx_status *st)
+{
+	return device_open(d, *(const char **)ctx, pci->bdf, false, st);
+}
+
+struct wizard_bus wizard_pci_bus(const char **sysfs_root)
+{
+	return (struct wizard_bus){.list = pci_list, .open = pci_open, .ctx = (void *)sysfs_root};
+}
+
+/* --- jobs -------------------------------------------------------------------------- */
+static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash"};
+
+bool wizard_job_parse(const char *s, enum wizard_job *job)
+{
+	for (int i = JOB_INVENTORY; i <= JOB_CROSSFLASH; i++)
+		if (s && !strcmp(s, job_names[i])) {
+			*job = (enum wizard_job)i;
+			return true;
+		}
+	return false;
+}
+
+const char *wizard_job_name(enum wizard_job job)
+{
+	return job >= JOB_NONE && job <= JOB_CROSSFLASH ? job_names[job] : "?";
+}
+
+/* --- helpers the flows share ------------------------------------------------------- */
+void wiz_say(struct wizard *w, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(w->out, "%s\n", line);
+	fflush(w->out);
+	journal_log(&w->j, "%s", line);
+}
+
+void wiz_now(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st)
+{
+	memset(d, 0, sizeof(*d)); /* device_close() is safe on it whatever the open did */
+	return w->bus.open(w->bus.ctx, &w->cards[i].ci.pci, d, st);
+}
+
+void wiz_load_library(struct wizard *w)
+{
+	struct cx_status st = {0};
+
+	if (w->have_lib)
+		cli_library_close(&w->lib);
+	memset(&w->lib, 0, sizeof(w->lib));
+	w->have_lib = cli_library_open(w->cli, NULL, 0, &w->lib, &st) == CX_OK;
+	snprintf(w->lib_error, sizeof(w->lib_error), "%s", w->have_lib ? "" : st.msg);
+	if (!w->have_lib)
+		journal_log(&w->j, "library: %s", st.msg);
+}
+
+void wiz_scan_backups(struct wizard *w)
+{
+	struct cx_status st = {0};
+
+	backup_index_free(&w->ix);
+	if (backup_index_scan(&w->ix, w->backups_dir, &st))
+		wiz_say(w, "WARNING: the backups in %s cannot be read: %s", w->backups_dir, st.msg);
+	for (int i = 0; i < w->ix.n; i++)
+		if (w->ix.e[i].verify_code != CX_OK)
+			wiz_say(w, "WARNING: the backup %s is damaged and will not be used: %s", w->ix.e[i].name,
+				w->ix.e[i].reason);
+}
+
+int wiz_choose_card(struct wizard *w, const char *title, bool (*ok)(const struct wizard_card *),
+		    const char *none, int *idx, struct cx_status *st)
+{
+	const char *items[WIZARD_MAX_CARDS + 1];
+	char labels[WIZARD_MAX_CARDS][160];
+	int map[WIZARD_MAX_CARDS], n = 0, choice, rc;
+
+	for (int i = 0; i < w->ncards; i++) {
+		if (ok && !ok(&w->cards[i]))
+			continue;
+		inv_label(&w->cards[i], labels[n], sizeof(labels[n]));
+		items[n] = labels[n];
+		map[n++] = i;
+	}
+	if (!n)
+		return cx_fail(st, CX_EABSENT, "%s", none);
+	if (n == 1) {
+		*idx = map[0];
+		return CX_OK;
+	}
+	items[n] = "back to the menu";
+	if ((rc = prompt_menu(&w->p, title, items, n + 1, 0, &choice, st)))
+		return rc;
+	if (choice == n)
+		return cx_fail(st, CX_EDECLINED, "back to the menu");
+	*idx = map[choice];
+	return CX_OK;
+}
+
+void wiz_history(struct wizard *w, const struct wizard_card *c, const char *action,
+		 const struct history_from *from, const struct history_to *to,
+		 const struct history_backup *bk, const char *result, const char *message)
+{
+	struct history_entry e = {.action = action, .from = from, .to = to, .backup = bk, .result = result,
+				  .message = message};
+	struct cx_status st = {0};
+
+	inv_history_card(c, &e.card);
+	if (journal_history(&w->j, &e, &st))
+		fprintf(w->out, "WARNING: the history line was not written: %s\n", st.msg);
+}
+
+/* --- the main menu ----------------------------------------------------------------- */
+enum choice { C_BACKUP, C_UPDATE, C_BURN, C_RESTORE, C_UNBRICK, C_IDS, C_LIST, C_SHELL, C_POWER, C_N };
+
+static const char *const menu_items[C_N] = {
+	[C_BACKUP] = "Back up all cards to the stick",
+	[C_UPDATE] = "Update / cross-flash a card to the library's recommended image",
+	[C_BURN] = "Burn a firmware file (cxrescue/firmware/ on the stick, or the image's library)",
+	[C_RESTORE] = "Restore a backup",
+	[C_UNBRICK] = "Unbrick a card in recovery mode",
+	[C_IDS] = "Set a card's GUIDs/MACs",
+	[C_LIST] = "List the cards again",
+	[C_SHELL] = "Shell (type exit to come back)",
+	[C_POWER] = "Power off",
+};
+
+static bool needs_backup(const struct wizard *w)
+{
+	for (int i = 0; i < w->ncards; i++)
+		if (w->cards[i].ci.have_image && !w->cards[i].has_backup)
+			return true;
+	return false;
+}
+
+static void run_shell(struct wizard *w)
+{
+	fflush(w->out);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(w->o.shell, w->o.shell, "-l", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0) {
+		int status;
+		while (waitpid(pid, &status, 0) < 0)
+			;
+	}
+	journal_log(&w->j, "shell: back in the menu");
+}
+
+/* Take the session lock for an action; false (told why) when another console has it. */
+static bool take(struct wizard *w)
+{
+	struct cx_status st = {0};
+
+	if (!w->o.lock_path || session_take(&w->s, time(NULL), &st) == CX_OK)
+		return true;
+	fprintf(w->out, "%s: wait until it is done there, then choose again.\n", st.msg);
+	return false;
+}
+
+static void report(struct wizard *w, int rc, const struct cx_status *st, const char *what)
+{
+	if (rc == CX_OK) {
+		w->failed = false;
+		return;
+	}
+	if (rc == CX_EDECLINED || rc == CX_EABSENT) {
+		wiz_say(w, "%s", st->msg);
+		return;
+	}
+	w->failed = true;
+	snprintf(w->last_error, sizeof(w->last_error), "%s: %s", what, st->msg);
+	fprintf(w->out, "\n*** FAILED: %s\n", w->last_error);
+	journal_log(&w->j, "FAILED: %s", w->last_error);
+	if (w->j.open)
+		fprintf(w->out, "*** The log of this session: %s\n", w->j.log_path);
+	fprintf(w->out, "*** The wizard stays up; nothing is powered off.\n");
+}
+
+/* The uptime at the first menu, for the boot-time figures (the first console to get there). */
+static void mark_prompt(struct wizard *w)
+{
+	char up[64] = "";
+	FILE *f;
+
+	if (!w->o.prompt_mark || access(w->o.prompt_mark, F_OK) == 0 || !(f = fopen("/proc/uptime", "r")))
+		return;
+	if (fscanf(f, "%63s", up) != 1)
+		up[0] = '\0';
+	fclose(f);
+	if (up[0] && (f = fopen(w->o.prompt_mark, "w"))) {
+		fprintf(f, "%s\n", up);
+		fclose(f);
+	}
+	w->o.prompt_mark = NULL;
+}
+
+/* One pass of the menu: CX_OK to go on, 1 to power off, CX_EDECLINED when the console is gone. */
+static int menu_once(struct wizard *w)
+{
+	const char *items[C_N];
+	int map[C_N], n = 0, def = 0, choice, rc = CX_OK;
+	struct cx_status st = {0};
+
+	for (int i = 0; i < C_N; i++) {
+		if (i == C_SHELL && !w->o.shell)
+			continue;
+		if (i == C_BACKUP && needs_backup(w))
+			def = n;
+		else if (i == C_POWER && (w->wrote || !needs_backup(w)) && !w->failed)
+			def = n;
+		items[n] = menu_items[i];
+		map[n++] = i;
+	}
+	if (needs_backup(w))
+		def = 0;
+	fprintf(w->out, "\n");
+	mark_prompt(w);
+	if (prompt_menu(&w->p, "== cxrescue: what next? ==", items, n, def, &choice, &st)) {
+		if (w->p.closed)
+			return CX_EDECLINED;
+		fprintf(w->out, "%s\n", st.msg);
+		return CX_OK;
+	}
+	enum choice c = (enum choice)map[choice];
+	journal_log(&w->j, "menu: %s", menu_items[c]);
+	if (c == C_SHELL) {
+		run_shell(w);
+		return CX_OK;
+	}
+	if (c == C_LIST) {
+		wiz_load_library(w);
+		wiz_scan_backups(w);
+		inv_read(w, &st);
+		inv_show(w);
+		return CX_OK;
+	}
+	if (c == C_POWER)
+		return flow_power_off(w, false, &st) == CX_OK ? 1 : CX_OK;
+	if (!take(w))
+		return CX_OK;
+	bool wrote_before = w->wrote;
+	switch (c) {
+	case C_BACKUP:  rc = flow_backup_all(w, false, &st); break;
+	case C_UPDATE:  rc = flow_update(w, &st); break;
+	case C_BURN:    rc = flow_burn_file(w, &st); break;
+	case C_RESTORE: rc = flow_restore(w, &st); break;
+	case C_UNBRICK: rc = flow_unbrick(w, &st); break;
+	case C_IDS:     rc = flow_set_ids(w, &st); break;
+	default: break;
+	}
+	session_give(&w->s);
+	report(w, rc, &st, menu_items[c]);
+	if (w->p.closed)
+		return CX_EDECLINED;
+	if (rc == CX_OK && w->wrote && !wrote_before) {
+		cx_status_clear(&st);
+		if (flow_power_off(w, true, &st) == CX_OK)
+			return 1;
+	}
+	return CX_OK;
+}
+
+static void banner(struct wizard *w)
+{
+	fprintf(w->out, "\ncxrescue %s - ConnectX-2 / ConnectX-3 / ConnectX-3 Pro rescue wizard\n", CXFLASH_VERSION);
+	fprintf(w->out, "Type the number of a choice and press Enter. Nothing is written to a card until you\n"
+			"type the word " CONFIRM_WORD " for it, and every card is backed up to the stick first.\n");
+}
+
+int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, const struct wizard_opts *o)
+{
+	struct wizard *w = calloc(1, sizeof(*w));
+	struct cx_status st = {0};
+	int rc = CX_OK;
+
+	if (!w)
+		return CX_ENOMEM;
+	w->p = *p;
+	w->out = p->out;
+	w->cli = cli;
+	w->bus = *bus;
+	w->o = *o;
+	w->s.fd = -1;
+	snprintf(w->backups_dir, sizeof(w->backups_dir), "%s/backups", o->data_dir);
+	banner(w);
+	if (journal_open(&w->j, o->data_dir, time(NULL), &st))
+		fprintf(w->out, "WARNING: no log will be kept: %s\n", st.msg);
+	journal_log(&w->j, "cxrescue %s started on %s", CXFLASH_VERSION, o->console ? o->console : "?");
+	cx_status_clear(&st);
+	if (o->lock_path && session_open(&w->s, o->lock_path, o->console ? o->console : "console", &st)) {
+		fprintf(w->out, "WARNING: %s\n", st.msg);
+		w->o.lock_path = NULL;
+	}
+	fprintf(w->out, "Reading the firmware library, the backups and the cards...\n");
+	fflush(w->out);
+	wiz_load_library(w);
+	wiz_scan_backups(w);
+	cx_status_clear(&st);
+	inv_read(w, &st);
+	inv_show(w);
+	flow_pending(w);
+	if (w->wrote && o->job == JOB_NONE) {
+		cx_status_clear(&st);
+		if (flow_power_off(w, true, &st) == CX_OK)
+			rc = 1;
+	}
+	if (rc == CX_OK && o->job != JOB_NONE) {
+		cx_status_clear(&st);
+		if (!take(w)) {
+			rc = CX_EBUSY;
+		} else {
+			rc = flow_job(w, &st);
+			session_give(&w->s);
+		}
+		if (rc == CX_OK) {
+			wiz_say(w, "The job is done: powering off.");
+			rc = 1;
+		} else {
+			w->failed = true;
+			snprintf(w->last_error, sizeof(w->last_error), "the unattended job: %s", st.msg);
+			wiz_say(w, "\n*** The job did not complete: %s", st.msg);
+			if (w->j.open)
+				fprintf(w->out, "*** The log of this session: %s\n", w->j.log_path);
+			wiz_say(w, "*** The wizard stays up; nothing is powered off.");
+			rc = CX_OK;
+		}
+	}
+	while (rc == CX_OK)
+		rc = menu_once(w);
+	if (rc == 1)
+		journal_log(&w->j, "powering off");
+	journal_close(&w->j);
+	session_close(&w->s);
+	inv_free(w);
+	backup_index_free(&w->ix);
+	if (w->have_lib)
+		cli_library_close(&w->lib);
+	free(w);
+	return rc == 1 ? CX_OK : rc;
+}

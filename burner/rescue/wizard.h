@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wizard.h — `cxflash rescue`: the front end the rescue image starts on every console.
+ *
+ * A session goes:
+ *
+ *   1. the journal (rescue/journal.h) opens in the data folder, the firmware
+ *      library and the stick's backups (rescue/backup_index.h) are read;
+ *   2. the inventory screen (every card: slot, model, OEM, PSID, FW,
+ *      GUIDs/MACs, recovery state, backup state, and the library's
+ *      recommendation in one line);
+ *   3. what the last session left (rescue/pending.h): a write a power cut
+ *      interrupted is offered again; a write that finished is checked against
+ *      the FW the card now runs (the cold restart happened, or not);
+ *   4. with a job (unattended mode, wizard_opts.job) the job runs without a
+ *      question and the wizard powers off when every step succeeded;
+ *   5. otherwise the main menu, until the user picks power off.
+ *
+ * Every action that writes a card runs the same steps (flows.h): show what
+ * will happen, ask for the typed word, back the card up to the stick, note
+ * the job as pending, write with progress, journal the result, and after a
+ * success go to the power-off screen, which explains the cold restart.
+ * After a failure the wizard stays up with the error and the log's path.
+ *
+ * wizard_run() returns 0 when the machine should power off now (the caller,
+ * /init through cxrescue-front, does it), CX_EDECLINED when the console's
+ * input ended (/init starts the wizard again), or another code when the
+ * wizard could not start at all.
+ */
+#ifndef CX_RESCUE_WIZARD_H
+#define CX_RESCUE_WIZARD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "cli/library.h"
+#include "library/card_facts.h"
+#include "library/match.h"
+#include "ops/cardinfo.h"
+#include "rescue/backup_index.h"
+#include "rescue/journal.h"
+#include "rescue/prompt.h"
+#include "rescue/session.h"
+
+#define WIZARD_MAX_CARDS PCI_ENUM_MAX
+
+/* How cards are found and opened: the machine's PCI bus by default; the unit
+ * tests give in-process simulated cards. */
+struct wizard_bus {
+	int (*list)(void *ctx, struct pci_card *out, int max, int *n, struct cx_status *st);
+	int (*open)(void *ctx, const struct pci_card *pci, struct device *d, struct cx_status *st);
+	void *ctx;
+};
+
+/* The unattended jobs (the kernel command line's cxrescue.job=). */
+enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH };
+
+struct wizard_opts {
+	const char *data_dir;        /* $CXR_DATA: firmware/, backups/, logs/, history.jsonl */
+	const char *data_kind;       /* "stick", "fat", "ram", "searching" (data-area.sh); NULL: unknown */
+	const char *lock_path;       /* the session lock (rescue/session.h); NULL: none */
+	const char *console;         /* this console's name, for the lock's label */
+	enum wizard_job job;
+	bool yes;                    /* cxrescue.yes=1: the job may write without a question */
+	const char *job_card;        /* cxrescue.card=: a BDF, or NULL / "all" */
+	bool allow_risky;            /* cxrescue.allow_risky=1 */
+	const char *shell;           /* the shell the menu starts ("/bin/sh"); NULL: no shell choice */
+	const char *prompt_mark;     /* a file that gets the uptime at the first menu, if absent (boot-time figures) */
+};
+
+/* One card as the wizard knows it, read again after every write. */
+struct wizard_card {
+	struct cardinfo ci;
+	struct card_facts k;
+	struct match_result mr;
+	bool matched;                /* mr holds the library's verdicts */
+	char fw[24];                 /* the FW on its flash ("2.40.5030"), or "" */
+	char running[24];            /* the FW it runs now, or "" */
+	bool has_backup;             /* a sound bundle of this card is on the stick */
+};
+
+struct wizard {
+	struct prompt p;
+	FILE *out;
+	struct cli *cli;             /* --boards / --firmware for the library */
+	struct wizard_bus bus;
+	struct wizard_opts o;
+	struct journal j;
+	struct session s;
+	struct cli_library lib;
+	bool have_lib;
+	char lib_error[CX_MSG_MAX];
+	struct backup_index ix;
+	char backups_dir[JOURNAL_PATH_MAX];
+	struct wizard_card *cards;   /* ncards */
+	int ncards;
+	char list_error[CX_MSG_MAX]; /* the bus could not be listed */
+	bool wrote;                  /* a write succeeded: power off for the cold restart */
+	bool wrote_recovery;         /* ... to a card that was in recovery mode (the jumper) */
+	bool failed;                 /* the last action failed */
+	char last_error[2 * CX_MSG_MAX]; /* what failed: the action, then its one line */
+};
+
+/* The bus of this machine (libpci on sysfs_root, NULL for /sys/bus/pci). */
+struct wizard_bus wizard_pci_bus(const char **sysfs_root);
+
+/* Run a session on p (in/out). Returns as described at the top. */
+int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, const struct wizard_opts *o);
+
+/* "inventory", "backup", "update", "crossflash" -> the job; false if none of them. */
+bool wizard_job_parse(const char *s, enum wizard_job *job);
+const char *wizard_job_name(enum wizard_job job);
+
+#endif
