@@ -144,6 +144,7 @@ void inv_show(struct wizard *w)
 	if (w->list_error[0]) {
 		fprintf(o, "The PCI bus could not be read: %s\n", w->list_error);
 	} else if (!w->ncards) {
+		fprintf(o, "0 cards found\n");
 		fprintf(o, "No Mellanox ConnectX card was found in this machine.\n"
 			   "Check that the card is seated and its slot is enabled in the BIOS setup. A card whose\n"
 			   "firmware hangs may not show up at all: power off, set its flash-not-present jumper,\n"
@@ -157,7 +158,7 @@ void inv_show(struct wizard *w)
 		size_t ok = 0;
 		for (size_t i = 0; i < w->lib.m.n; i++)
 			ok += w->lib.m.e[i].status == CX_OK;
-		fprintf(o, "Firmware library: %zu image%s, %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
+		fprintf(o, "Firmware library: %zu image%s: %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
 	}
 	fprintf(o, "Backups on the stick: %d\n", w->ix.n);
 	const char *k = w->o.data_kind ? w->o.data_kind : "";
