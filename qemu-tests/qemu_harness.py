@@ -33,7 +33,10 @@ OVMF_SB_CODE = pathlib.Path("/usr/share/OVMF/OVMF_CODE_4M.secboot.fd")
 OVMF_SB_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS_4M.ms.fd")
 FIRMWARES = ("bios", "uefi", "uefi-sb")
 
-PROMPT = "cxrescue> "                 # the front end's prompt (rootfs/overlay/usr/bin/cxrescue-front)
+# The wizard's main menu (burner/rescue/wizard.c, menu_once): its title, then the question.
+MENU = re.compile(r"== cxrescue: what next\? ==.*?Choose 1-9 \[\d\]: ", re.S)
+CHOICE = {"backup": "1", "update": "2", "burn": "3", "restore": "4", "unbrick": "5", "ids": "6",
+          "list": "7", "shell": "8", "poweroff": "9"}
 SHELL_MARK = "__CXR_SHELL__# "        # a prompt the harness sets in the guest's shell
 PANIC = re.compile(r"Kernel panic|end Kernel panic|BUG: |Oops: ")
 BOOT_TIMEOUT = int(os.environ.get("CXR_BOOT_TIMEOUT", "180"))
@@ -171,14 +174,23 @@ class Guest:
     def send(self, text):
         self.p.send(text)
 
-    def front_end(self):
-        """Wait for the front end's prompt; return everything printed before it."""
-        self.expect(re.escape(PROMPT))
+    def front_end(self, timeout=None):
+        """Wait for the wizard's main menu; return everything printed before it."""
+        self.expect(MENU, timeout=timeout)
         return self.p.before
 
+    def choose(self, what):
+        """A main-menu choice by name (CHOICE)."""
+        self.p.sendline(CHOICE[what])
+
+    def answer(self, pattern, text, timeout=None):
+        """Wait for a question, then type a line."""
+        self.expect(pattern, timeout=timeout)
+        self.p.sendline(text)
+
     def shell(self):
-        """From the front end's menu into its shell, with a prompt the harness knows."""
-        self.p.sendline("2")
+        """From the wizard's menu into its shell, with a prompt the harness knows."""
+        self.choose("shell")
         self.expect(r"# ")
         self.p.sendline(f"PS1='{SHELL_MARK.replace('#', '#')}'")
         self.expect(re.escape(SHELL_MARK))
@@ -197,11 +209,15 @@ class Guest:
 
     def leave_shell(self):
         self.p.sendline("exit")
-        self.expect(re.escape(PROMPT))
+        self.expect(MENU)
 
     def power_off(self, timeout=60):
-        """Menu choice 3; QEMU must end, after the guest said it powers off."""
-        self.p.sendline("3")
+        """The menu's power off; QEMU must end, after the guest said it powers off."""
+        self.choose("poweroff")
+        return self.wait_power_off(timeout)
+
+    def wait_power_off(self, timeout=60):
+        """The guest powers off by itself (a job, or the cold-restart screen answered)."""
         self.expect("cxrescue: powering off", timeout=timeout)
         self.p.expect(pexpect.EOF, timeout=timeout)
         self.p.close()

@@ -187,7 +187,7 @@ def test_firmware_dropped_on_the_stick_is_matched_at_boot(tmp_path, guests, oem_
     guests.append(g)
     screen = g.front_end()
     assert "Firmware library: 1 image: 1 usable" in screen, screen
-    assert re.search(r"recommended: mcx354a-stock\.bin \(RISKY\)", screen), screen
+    assert re.search(r"library: RISKY mcx354a-stock\.bin: ", screen), screen
     g.shell()
     out, rc = g.run("cxflash --json list")
     bdf = json.loads(out)["cards"][0]["bdf"]

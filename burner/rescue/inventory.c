@@ -104,8 +104,8 @@ static void show_card(struct wizard *w, int i, const struct wizard_card *c)
 {
 	FILE *o = w->out;
 
-	fprintf(o, "%2d. %s  %s  %04x:%04x  OEM %s\n", i + 1, c->ci.pci.bdf, c->ci.chip, c->ci.pci.device,
-		c->ci.pci.subsys_vendor, c->ci.oem ? c->ci.oem : "unknown");
+	fprintf(o, "%2d. %s  %s  15b3:%04x  subsystem %04x:%04x  OEM %s\n", i + 1, c->ci.pci.bdf, c->ci.chip,
+		c->ci.pci.device, c->ci.pci.subsys_vendor, c->ci.pci.subsys_device, c->ci.oem ? c->ci.oem : "unknown");
 	if (c->ci.recovery) {
 		fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; choose \"Unbrick\" to bring it back\n");
 	} else if (c->ci.have_image) {

@@ -165,6 +165,17 @@ static bool needs_backup(const struct wizard *w)
 	return false;
 }
 
+/* A card the library would take somewhere new: a newer version, or a cross-flash. */
+static bool has_upgrade(const struct wizard *w)
+{
+	for (int i = 0; i < w->ncards; i++) {
+		const struct match_candidate *m = inv_best(&w->cards[i]);
+		if (m && !w->cards[i].ci.recovery && (m->rel == REL_CROSS_FLASH || m->version_cmp > 0))
+			return true;
+	}
+	return false;
+}
+
 static void run_shell(struct wizard *w)
 {
 	fflush(w->out);
@@ -236,18 +247,18 @@ static int menu_once(struct wizard *w)
 	int map[C_N], n = 0, def = 0, choice, rc = CX_OK;
 	struct cx_status st = {0};
 
+	/* The default is the next sensible step: a backup while a card has none, then the
+	 * recommended update while nothing was written, then power off. */
+	enum choice want = needs_backup(w) ? C_BACKUP : !w->wrote && has_upgrade(w) ? C_UPDATE
+			 : w->failed ? C_LIST : C_POWER;
 	for (int i = 0; i < C_N; i++) {
 		if (i == C_SHELL && !w->o.shell)
 			continue;
-		if (i == C_BACKUP && needs_backup(w))
-			def = n;
-		else if (i == C_POWER && (w->wrote || !needs_backup(w)) && !w->failed)
+		if (i == (int)want)
 			def = n;
 		items[n] = menu_items[i];
 		map[n++] = i;
 	}
-	if (needs_backup(w))
-		def = 0;
 	fprintf(w->out, "\n");
 	mark_prompt(w);
 	if (prompt_menu(&w->p, "== cxrescue: what next? ==", items, n, def, &choice, &st)) {
@@ -269,8 +280,11 @@ static int menu_once(struct wizard *w)
 		inv_show(w);
 		return CX_OK;
 	}
-	if (c == C_POWER)
-		return flow_power_off(w, false, &st) == CX_OK ? 1 : CX_OK;
+	if (c == C_POWER) {
+		if (!take(w))   /* another console is writing a card: never power off under it */
+			return CX_OK;
+		return flow_power_off(w, false, &st) == CX_OK ? 1 : (session_give(&w->s), CX_OK);
+	}
 	if (!take(w))
 		return CX_OK;
 	bool wrote_before = w->wrote;
@@ -287,10 +301,11 @@ static int menu_once(struct wizard *w)
 	report(w, rc, &st, menu_items[c]);
 	if (w->p.closed)
 		return CX_EDECLINED;
-	if (rc == CX_OK && w->wrote && !wrote_before) {
+	if (rc == CX_OK && w->wrote && !wrote_before && take(w)) {
 		cx_status_clear(&st);
 		if (flow_power_off(w, true, &st) == CX_OK)
 			return 1;
+		session_give(&w->s);
 	}
 	return CX_OK;
 }

@@ -102,6 +102,7 @@ data_area_setup() {
 # Before power-off: everything written must be on the stick.
 data_area_release() {
 	sync
-	mountpoint -q "$DATA_MNT" && umount "$DATA_MNT"
+	# Busy (a shell on tty2 sitting in it): read-only at least, so the FAT is clean.
+	mountpoint -q "$DATA_MNT" && { umount "$DATA_MNT" 2>/dev/null || umount -r "$DATA_MNT"; }
 	sync
 }
