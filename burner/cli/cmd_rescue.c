@@ -15,6 +15,7 @@
 
 #include "cli/common.h"
 #include "rescue/wizard.h"
+#include "util/signals.h"
 
 #define DEFAULT_DATA "cxrescue"
 #define DEFAULT_LOCK_DIR "/run/cxrescue"
@@ -87,7 +88,12 @@ int cmd_rescue(struct cli *c, struct cx_status *st)
 	o.prompt_mark = getenv("CXR_PROMPT_MARK");
 	o.shell = access(SHELL_PATH, X_OK) == 0 ? SHELL_PATH : NULL;
 	struct wizard_bus bus = wizard_pci_bus(&sysfs);
+	/* cli_main() defers SIGINT/SIGTERM for a whole command; the wizard waits at prompts
+	 * for hours, and /init ends it with SIGTERM at power-off: deferred only while a card
+	 * is open (device_open/close defer them again), as in any other command. */
+	sig_defer_end();
 	rc = wizard_run(&p, c, &bus, &o);
+	sig_defer_begin();
 	if (rc == CX_EDECLINED)
 		return cx_fail(st, CX_EDECLINED, "the console's input ended");
 	if (rc)
