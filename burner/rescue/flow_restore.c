@@ -154,21 +154,30 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 
 #define MAX_OFFERED 16
 
-/* Pick one of the card's bundles; CX_EABSENT when it has none. */
+/* Pick one of the card's bundles that hold firmware; CX_EABSENT when it has none. A bundle of a
+ * flash without an image (the one every unbrick makes of the wiped card before writing) would
+ * leave the card in recovery mode: it is never offered. */
 static int choose_bundle(struct wizard *w, int i, const char *title, const struct backup_entry **pick,
 			 struct cx_status *st)
 {
 	const struct wizard_card *c = &w->cards[i];
-	const struct backup_entry *found[MAX_OFFERED];
+	const struct backup_entry *found[MAX_OFFERED], **all;
 	const char *items[MAX_OFFERED + 1];
 	char labels[MAX_OFFERED][200];
 	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : NULL;
 	uint64_t guid = c->ci.have_image && !c->ci.f.img.guids.blank ? c->ci.f.img.guids.guid[0] : 0;
-	int n = backup_index_for_card(&w->ix, c->ci.pci.family, psid, guid, found, MAX_OFFERED), choice, rc;
+	int n = 0, choice, rc;
 
+	if (!(all = malloc((size_t)(w->ix.n + 1) * sizeof(*all))))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	int nall = backup_index_for_card(&w->ix, c->ci.pci.family, psid, guid, all, w->ix.n);
+	for (int k = 0; k < nall && n < MAX_OFFERED; k++)
+		if (all[k]->id.have_image)
+			found[n++] = all[k];
+	free(all);
 	if (!n)
-		return cx_fail(st, CX_EABSENT, "there is no backup of card %s on the stick (%d backups looked at)",
-			       c->ci.pci.bdf, w->ix.n);
+		return cx_fail(st, CX_EABSENT, "there is no backup of card %s holding firmware on the stick (%d "
+			       "backups looked at)", c->ci.pci.bdf, w->ix.n);
 	for (int k = 0; k < n; k++) {
 		const struct backup_identity *id = &found[k]->id;
 		snprintf(labels[k], sizeof(labels[k]), "%s  (%s, %s%s%s)", found[k]->name, id->date,

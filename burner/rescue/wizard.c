@@ -348,11 +348,21 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 	cx_status_clear(&st);
 	inv_read(w, &st);
 	inv_show(w);
-	flow_pending(w);
-	if (w->wrote && o->job == JOB_NONE) {
+	/* Finishing an interrupted job writes a card, and powering off after it must not cut
+	 * another console's write: both under the session lock, like the menu's actions (every
+	 * console's wizard starts here at boot and would offer the same job). */
+	if (take(w)) {
+		flow_pending(w);
+		session_give(&w->s);
+	} else {
+		fprintf(w->out, "The jobs the last session left (pending/) are left to that console.\n");
+	}
+	if (w->wrote && o->job == JOB_NONE && take(w)) {
 		cx_status_clear(&st);
 		if (flow_power_off(w, true, &st) == CX_OK)
 			rc = 1;
+		else
+			session_give(&w->s);
 	}
 	if (rc == CX_OK && o->job != JOB_NONE) {
 		cx_status_clear(&st);
