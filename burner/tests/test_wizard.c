@@ -1,0 +1,1289 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_wizard.c — rescue/wizard.c end to end: wizard_run() on in-process simulated
+ * cards (a test bus), a generated firmware library and board table (or the real
+ * library/boards.txt), the user's answers from a string and the screen into memory.
+ * Every scenario checks what happened to the card (its flash, the model's erase and
+ * program counters, what it boots after a power cycle) and what the wizard left in
+ * its data folder (bundles, history.jsonl, pending/, reports/), not only the text:
+ *
+ *   an HP card backed up and cross-flashed to the stock image, keeping its GUIDs/MACs,
+ *     and the next boot's check of that write;
+ *   a wrong confirmation word writes nothing;
+ *   a ConnectX-3 Pro image is listed as REFUSED for a ConnectX-3 and never offered;
+ *   a card in recovery mode unbricked from its backup, and from its sticker's values;
+ *   the unattended update and crossflash jobs (a RISKY target refused unless allowed);
+ *   a write a power cut interrupted, finished at the next start;
+ *   GUIDs/MACs set from the menu. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mkimage.h"
+#include "ops/backup.h"
+#include "rescue/pending.h"
+#include "rescue/session.h"
+#include "rescue/wizard.h"
+#include "sim_cfg.h"
+#include "util/fileio.h"
+#include "util/sha256.h"
+
+#define HP_PSID "HP_0280210019"
+#define STOCK_PSID "MT_1090120019"   /* mkfs2's default ConnectX-3 PSID */
+#define HP_SUBSYS_VENDOR 0x103c
+#define HP_SUBSYS_DEVICE 0x18d6      /* library/boards.txt: 661685-001 */
+#define SMALL "--ddr 2 --ddr-size 0x1000"
+#define HP_OPTS "--chip cx3 --psid " HP_PSID " --fw 2.40.5030 " SMALL
+#define OLD_STOCK_OPTS "--chip cx3 --fw 2.40.5030 " SMALL
+#define STOCK_IMAGE "--chip cx3 --fw 2.42.5000 " SMALL
+#define PRO_IMAGE "--chip cx3pro " SMALL
+#define REAL_TABLE "library/boards.txt"
+#define URL "https://example.org/src"
+
+#define G_A 0x0002c90300c0ffe0ull
+#define M_A 0x0002c9c0ffe0ull
+#define G_B 0x0002c90300b0bbb0ull
+#define M_B 0x0002c9b0bbb0ull
+/* What a user types from a sticker (scenarios 5 and 8). */
+#define STICKER_G 0x0002c90300123450ull
+#define STICKER_G_TYPED "0002C903-00123450"
+#define STICKER_M 0x0002c9123450ull
+#define STICKER_M_TYPED "00:02:c9:12:34:50"
+
+#define MAX_CARDS 4
+
+struct rig {
+	char root[64];
+	char data[128], fw[128], boards[128];
+	struct cxsim_card *cards[MAX_CARDS];
+	int ncards;
+	struct cli cli;
+	struct wizard_opts o;
+	char *out;
+	size_t outlen;
+};
+
+/* ---- the rig ---------------------------------------------------------------------- */
+
+static const char *build_dir(void)
+{
+	return getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
+}
+
+static void write_text(const char *path, const char *text)
+{
+	struct cx_status st = {0};
+
+	assert_int_equal(file_write(path, (const uint8_t *)text, strlen(text), &st), CX_OK);
+}
+
+/* The HP board maps to the stock one, stated (so the cross-flash is OK, not RISKY). */
+static const char *const stated_rows =
+	"HP | 649281-B21 | " HP_PSID " | cx3 | 103c:18d6 | MCX354A-FCBT | " STOCK_PSID " | vpi | FDR | stated | " URL
+	" | - | -\n"
+	"Mellanox | MCX354A-FCBT | " STOCK_PSID " | cx3 | - | MCX354A-FCBT | " STOCK_PSID " | vpi | FDR | stated | "
+	URL " | - | -\n";
+
+static int setup(void **state)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	snprintf(r->root, sizeof(r->root), "/tmp/cx-wizard-XXXXXX");
+	assert_non_null(mkdtemp(r->root));
+	snprintf(r->data, sizeof(r->data), "%s/data", r->root);
+	snprintf(r->fw, sizeof(r->fw), "%s/firmware", r->root);
+	snprintf(r->boards, sizeof(r->boards), "%s/boards.txt", r->root);
+	assert_int_equal(mkdir(r->data, 0755), 0);
+	assert_int_equal(mkdir(r->fw, 0755), 0);
+	write_text(r->boards, stated_rows);
+	r->cli.boards = r->boards;
+	r->cli.nfirmware = 1;
+	r->cli.firmware[0] = r->fw;
+	r->o.data_dir = r->data;
+	r->o.data_kind = "stick";
+	r->o.console = "test";
+	*state = r;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct rig *r = *state;
+	char cmd[128];
+
+	for (int i = 0; i < r->ncards; i++)
+		cxsim_free(r->cards[i]);
+	free(r->out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->root);
+	if (system(cmd))
+		return -1;
+	free(r);
+	return 0;
+}
+
+/* A ConnectX-3 in the next slot, holding what mkfs2 makes from opts with this
+ * GUID and MAC (opts NULL: an erased flash, so the card is in recovery mode). */
+static struct cxsim_card *add_card(struct rig *r, const char *opts, uint16_t sv, uint16_t sd, uint64_t guid,
+				   uint64_t mac)
+{
+	struct cxsim_params p;
+	char o[400];
+
+	assert_true(r->ncards < MAX_CARDS);
+	cxsim_params_default(&p, CXSIM_CX3);
+	p.subsys_vendor = sv;
+	p.subsys_device = sd;
+	struct cxsim_card *c = cxsim_new(&p);
+	assert_non_null(c);
+	if (opts) {
+		snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx", opts, (unsigned long long)guid,
+			 (unsigned long long)mac);
+		sim_card_install_dump(c, o);
+	}
+	r->cards[r->ncards++] = c;
+	return c;
+}
+
+static struct cxsim_card *hp_card(struct rig *r)
+{
+	return add_card(r, HP_OPTS, HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_A, M_A);
+}
+
+/* An image in the library folder; its path into path (may be NULL). */
+static void add_image(struct rig *r, const char *name, const char *opts, char *path, size_t n)
+{
+	char cmd[1024], p[256];
+
+	snprintf(p, sizeof(p), "%s/%s", r->fw, name);
+	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s >/dev/null", build_dir(), p, opts);
+	assert_int_equal(system(cmd), 0);
+	if (path)
+		snprintf(path, n, "%s", p);
+}
+
+static uint8_t *flash_copy(struct cxsim_card *c, size_t *n)
+{
+	uint8_t *f = cxsim_flash(c, n), *copy = malloc(*n);
+
+	assert_non_null(copy);
+	memcpy(copy, f, *n);
+	return copy;
+}
+
+/* The card wiped: it boots into recovery mode. */
+static void brick(struct cxsim_card *c)
+{
+	size_t n;
+	uint8_t *f = cxsim_flash(c, &n);
+
+	memset(f, 0xFF, n);
+	cxsim_flash_changed(c);
+	cxsim_power_cycle(c);
+	assert_false(cxsim_boot_info(c)->booted);
+}
+
+/* ---- the bus the wizard sees ------------------------------------------------------ */
+
+static int card_of(const struct rig *r, const char *bdf)
+{
+	unsigned bus;
+	int end = -1;
+
+	if (sscanf(bdf, "0000:%2x:00.0%n", &bus, &end) != 1 || end != (int)strlen(bdf) || bus < 1 ||
+	    (int)bus > r->ncards)
+		return -1;
+	return (int)bus - 1;
+}
+
+static int bus_list(void *ctx, struct pci_card *out, int max, int *n, struct cx_status *st)
+{
+	struct rig *r = ctx;
+
+	*n = 0;
+	for (int i = 0; i < r->ncards && *n < max; i++) {
+		struct pci_card *p = &out[(*n)++];
+		const struct cxsim_params *pp = cxsim_get_params(r->cards[i]);
+		memset(p, 0, sizeof(*p));
+		snprintf(p->bdf, sizeof(p->bdf), "0000:%02x:00.0", i + 1);
+		p->device = cxsim_pci_device_now(r->cards[i]);
+		p->subsys_vendor = pp->subsys_vendor;
+		p->subsys_device = pp->subsys_device;
+		p->class_code = cxsim_class_now(r->cards[i]);
+		if (!pci_id_known(p->device, &p->kind, &p->family))
+			return cx_fail(st, CX_EABSENT, "card %d shows unknown device %04x", i, p->device);
+	}
+	return CX_OK;
+}
+
+static int bus_open(void *ctx, const struct pci_card *pci, struct device *d, struct cx_status *st)
+{
+	struct rig *r = ctx;
+	struct cfg_dev cfg;
+	int i = card_of(r, pci->bdf);
+
+	if (i < 0)
+		return cx_fail(st, CX_EABSENT, "no card at %s", pci->bdf);
+	sim_cfg_attach(&cfg, r->cards[i], pci->bdf);
+	return device_attach(d, cfg, pci, false, st);
+}
+
+/* ---- a session ---------------------------------------------------------------------- */
+
+/* One wizard session with these answers (lines); the screen goes into r->out. */
+static int run(struct rig *r, const char *answers)
+{
+	struct wizard_bus bus = {.list = bus_list, .open = bus_open, .ctx = r};
+	size_t len = strlen(answers);
+	char *copy = strdup(answers);
+
+	assert_non_null(copy);
+	free(r->out);
+	r->out = NULL;
+	struct prompt p = {0};
+	p.in = len ? fmemopen(copy, len, "r") : fopen("/dev/null", "r");
+	assert_non_null(p.in);
+	p.out = open_memstream(&r->out, &r->outlen);
+	assert_non_null(p.out);
+	int rc = wizard_run(&p, &r->cli, &bus, &r->o);
+	fclose(p.in);
+	fclose(p.out);
+	free(copy);
+	if (getenv("WIZARD_SHOW"))
+		fprintf(stderr, "---- wizard (rc %d) ----\n%s---- end ----\n", rc, r->out);
+	return rc;
+}
+
+static void dump(const struct rig *r)
+{
+	fprintf(stderr, "---- the wizard's screen ----\n%s---- end ----\n", r->out ? r->out : "(none)");
+}
+
+static void expect_said(const struct rig *r, const char *needle)
+{
+	if (!r->out || !strstr(r->out, needle)) {
+		dump(r);
+		fail_msg("the wizard did not say \"%s\"", needle);
+	}
+}
+
+static void expect_not_said(const struct rig *r, const char *needle)
+{
+	if (r->out && strstr(r->out, needle)) {
+		dump(r);
+		fail_msg("the wizard said \"%s\"", needle);
+	}
+}
+
+static void expect_rc(const struct rig *r, int got, int want)
+{
+	if (got != want) {
+		dump(r);
+		fail_msg("wizard_run returned %d, expected %d", got, want);
+	}
+}
+
+/* ---- what the wizard left --------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	struct cx_status st = {0};
+	uint8_t *buf;
+	size_t len;
+
+	if (file_read(path, 1u << 24, &buf, &len, &st))
+		return NULL;
+	char *s = realloc(buf, len + 1);
+	assert_non_null(s);
+	s[len] = '\0';
+	return s;
+}
+
+/* history.jsonl lines holding every one of the (up to three) needles. */
+static int history_lines(const struct rig *r, const char *a, const char *b, const char *c)
+{
+	char path[256];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/history.jsonl", r->data);
+	char *text = slurp(path);
+	if (!text)
+		return 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		n += strstr(line, a) && (!b || strstr(line, b)) && (!c || strstr(line, c));
+	free(text);
+	return n;
+}
+
+static void expect_history(const struct rig *r, int want, const char *a, const char *b, const char *c)
+{
+	int got = history_lines(r, a, b, c);
+
+	if (got != want) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/history.jsonl", r->data);
+		char *text = slurp(path);
+		fprintf(stderr, "---- history.jsonl ----\n%s---- end ----\n", text ? text : "(none)");
+		free(text);
+		fail_msg("%d history lines with %s %s %s, expected %d", got, a, b ? b : "", c ? c : "", want);
+	}
+}
+
+/* Bundles in data/backups, and how many have a flash.bin equal to flash. */
+static int bundles(const struct rig *r, const uint8_t *flash, size_t n, int *equal)
+{
+	char dir[256], path[600];
+	struct dirent *de;
+	DIR *d;
+	int count = 0;
+
+	*equal = 0;
+	snprintf(dir, sizeof(dir), "%s/backups", r->data);
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d))) {
+		struct cx_status st = {0};
+		uint8_t *buf;
+		size_t len;
+		if (de->d_name[0] == '.')
+			continue;
+		count++;
+		snprintf(path, sizeof(path), "%s/%s/flash.bin", dir, de->d_name);
+		if (flash && file_read(path, 64u << 20, &buf, &len, &st) == CX_OK) {
+			*equal += len == n && !memcmp(buf, flash, n);
+			free(buf);
+		}
+	}
+	closedir(d);
+	return count;
+}
+
+static int count_files(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void expect_untouched(struct cxsim_card *c, const uint8_t *before, size_t n)
+{
+	size_t m;
+
+	assert_int_equal(cxsim_counters(c)->erases, 0);
+	assert_int_equal(cxsim_counters(c)->bytes_erased, 0);
+	assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
+	assert_memory_equal(cxsim_flash(c, &m), before, n);
+}
+
+/* What the card boots after a cold restart. */
+static const struct cxsim_boot *cold_boot(struct cxsim_card *c)
+{
+	cxsim_power_cycle(c);
+	const struct cxsim_boot *b = cxsim_boot_info(c);
+	if (!b->booted)
+		fail_msg("the card does not boot: %s", b->why);
+	return b;
+}
+
+static void expect_boots(struct cxsim_card *c, const char *psid, int minor, int sub, uint64_t guid, uint64_t mac)
+{
+	const struct cxsim_boot *b = cold_boot(c);
+
+	assert_string_equal(b->psid, psid);
+	assert_int_equal(b->fw_ver[0], 2);
+	assert_int_equal(b->fw_ver[1], minor);
+	assert_int_equal(b->fw_ver[2], sub);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(b->guids[k], guid + (uint64_t)k);
+	assert_int_equal(b->macs[0], mac);
+	assert_int_equal(b->macs[1], mac + 1);
+}
+
+static char *report_text(const struct rig *r)
+{
+	char dir[256], path[600] = "";
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/reports", r->data);
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n++;
+	}
+	closedir(d);
+	assert_int_equal(n, 1);
+	char *text = slurp(path);
+	assert_non_null(text);
+	return text;
+}
+
+/* The "result" of the report's card at bdf. */
+static void expect_card_result(const char *report, const char *bdf, const char *result)
+{
+	char key[64], want[64];
+
+	snprintf(key, sizeof(key), "\"bdf\":\"%s\"", bdf);
+	snprintf(want, sizeof(want), "\"result\":\"%s\"", result);
+	const char *at = strstr(report, key);
+	if (!at)
+		fail_msg("the report has no card %s:\n%s", bdf, report);
+	const char *res = strstr(at, "\"result\":\"");
+	if (!res || strncmp(res, want, strlen(want)))
+		fail_msg("card %s: expected %s in the report:\n%s", bdf, want, report);
+}
+
+/* ---- 1. back up, then cross-flash an HP card to the stock image --------------------- */
+
+static void test_backup_then_crossflash(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+
+	/* 1 back up all, 2 update, the word, Enter: power off now. */
+	int rc = run(r, "1\n2\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "OEM HP");
+	expect_said(r, "PSID " HP_PSID "  FW 2.40.5030");
+	expect_said(r, "backup on the stick: NONE YET");
+	expect_said(r, "library: OK stock.bin");
+	expect_said(r, "card 0000:01:00.0: backed up");
+	expect_said(r, "== crossflash: card 0000:01:00.0");
+	expect_said(r, "the card keeps its own GUIDs and MACs (node GUID 0002c90300c0ffe0)");
+	expect_said(r, "OK: FW 2.40.5030 -> 2.42.5000, PSID " HP_PSID " -> " STOCK_PSID);
+	expect_said(r, "Power off for a cold restart");
+	expect_said(r, "Powering off.");
+	expect_not_said(r, "FAILED");
+
+	/* Started again before the cold restart: the card still runs the old FW, and is told so. */
+	rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "(running 2.40.5030 until a cold restart)");
+	expect_said(r, "WARNING: card 0000:01:00.0 runs FW 2.40.5030, but FW 2.42.5000 was written (crossflash)");
+	expect_history(r, 1, "\"action\":\"boot-check\"", "\"result\":\"failed\"", NULL);
+
+	/* The card: the stock firmware with its own identity, after a cold restart. */
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+
+	/* Two bundles (the menu's backup, and the one before writing), both the original flash. */
+	assert_int_equal(bundles(r, orig, n, &equal), 2);
+	assert_int_equal(equal, 2);
+
+	expect_history(r, 2, "\"action\":\"backup\"", "\"result\":\"ok\"", "\"node_guid\":\"0002c90300c0ffe0\"");
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_PSID "\"");
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"from\":{\"psid\":\"" HP_PSID "\",\"fw\":\"2.40.5030\"}",
+		       NULL);
+
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1);
+	assert_string_equal(v[0].state, "written");
+	assert_string_equal(v[0].action, "crossflash");
+	assert_string_equal(v[0].guid, "0002c90300c0ffe0");
+	assert_string_equal(v[0].to_fw, "2.42.5000");
+	assert_string_equal(v[0].to_psid, STOCK_PSID);
+	free(v);
+
+	/* The next boot: the wizard sees the card run what was written, and settles the record. */
+	rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "after the cold restart card 0000:01:00.0 runs FW 2.42.5000, as written");
+	expect_said(r, "backup on the stick: yes");
+	expect_history(r, 1, "\"action\":\"boot-check\"", "\"result\":\"ok\"", NULL);
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 0);
+	free(v);
+	free(orig);
+}
+
+/* ---- 2. a wrong confirmation word ----------------------------------------------------- */
+
+static void test_wrong_word_writes_nothing(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	int rc = run(r, "2\nflash\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "== crossflash: card 0000:01:00.0");
+	expect_said(r, "cancelled: nothing written");
+	expect_not_said(r, "Power off for a cold restart");
+	expect_untouched(c, orig, n);
+	assert_int_equal(bundles(r, orig, n, &equal), 0); /* the backup comes after the word */
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"declined\"", NULL);
+	expect_history(r, 0, "\"result\":\"ok\"", NULL, NULL);
+	assert_int_equal(count_files(r->data), 2); /* logs/ and history.jsonl: no pending/ */
+	free(orig);
+}
+
+/* ---- 3. a ConnectX-3 Pro image is refused for a ConnectX-3 ------------------------------ */
+
+static void test_burn_file_lists_refused(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	add_image(r, "pro.bin", PRO_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	/* 3 burn a file; the menu offers stock.bin and "back"; 2 goes back; then the input ends. */
+	int rc = run(r, "3\n2\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "  - REFUSED pro.bin: ");
+	expect_said(r, "  - OK      stock.bin: ");
+	const char *menu = strstr(r->out, "Burn which file?");
+	if (!menu) {
+		dump(r);
+		fail_msg("no file menu");
+	}
+	assert_non_null(strstr(menu, "  1. "));
+	assert_non_null(strstr(menu, "stock.bin (OK)"));
+	assert_non_null(strstr(menu, "  2. back to the menu"));
+	assert_null(strstr(menu, "pro.bin"));
+	expect_said(r, "back to the menu");
+	expect_untouched(c, orig, n);
+	free(orig);
+
+	/* With only the Pro image in the library there is nothing to offer at all. */
+	char path[256];
+	snprintf(path, sizeof(path), "%s/stock.bin", r->fw);
+	assert_int_equal(unlink(path), 0);
+	rc = run(r, "3\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "  - REFUSED pro.bin: ");
+	expect_said(r, "no image in the library may go onto card 0000:01:00.0");
+	expect_not_said(r, "Burn which file?");
+	assert_int_equal(cxsim_counters(c)->erases, 0);
+	assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
+}
+
+/* ---- 4. unbrick a card in recovery mode from its backup ------------------------------ */
+
+/* A bundle of card 1 in the wizard's backups folder, made some earlier day. */
+static void backup_outside(struct rig *r, struct cxsim_card *c, struct backup_result *b)
+{
+	struct cx_status st = {0};
+	struct device d;
+	char backups[256];
+
+	snprintf(backups, sizeof(backups), "%s/backups", r->data);
+	const struct cxsim_params *pp = cxsim_get_params(c);
+	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c),
+			       .subsys_vendor = pp->subsys_vendor, .subsys_device = pp->subsys_device};
+	assert_true(pci_id_known(pci.device, &pci.kind, &pci.family));
+	assert_int_equal(bus_open(r, &pci, &d, &st), CX_OK);
+	assert_int_equal(backup_card(&d, backups, b, &st), CX_OK);
+	device_close(&d);
+}
+
+static void test_unbrick_from_backup(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result b;
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	backup_outside(r, c, &b);
+	brick(c);
+	assert_int_equal(cxsim_pci_device_now(c), 0x1f6);
+
+	/* 5 unbrick, 1 restore a backup, 1 the bundle, the word, Enter: power off now. */
+	int rc = run(r, "5\n1\n1\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "RECOVERY MODE (flash recovery)");
+	expect_said(r, b.name);
+	expect_said(r, "== unbrick: card 0000:01:00.0");
+	expect_said(r, "OK: the backup is on the flash, read back and verified");
+	expect_said(r, "REMOVE IT now");
+	expect_not_said(r, "FAILED");
+
+	size_t m;
+	const uint8_t *now = cxsim_flash(c, &m);
+	assert_int_equal(m, n);
+	assert_memory_equal(now, orig, n);
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+	assert_int_equal(cxsim_pci_device_now(c), 0x1003);
+
+	/* The old bundle, and the one of the wiped flash made before the restore. */
+	assert_int_equal(bundles(r, orig, n, &equal), 2);
+	assert_int_equal(equal, 1);
+	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", b.name);
+	free(orig);
+}
+
+/* The other way with a backup: a library image, judged against what the bundle says the
+ * card was (the HP board, so the stock image is its cross-flash), with the bundle's GUIDs/MACs. */
+static void test_unbrick_image_with_bundle_identity(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result b;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	add_image(r, "pro.bin", PRO_IMAGE, NULL, 0);
+	backup_outside(r, c, &b);
+	brick(c);
+
+	/* 5 unbrick, 2 image + backup's identity, 1 the bundle, 1 the image, the word, Enter. */
+	int rc = run(r, "5\n2\n1\n1\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "Burn which image?");
+	expect_said(r, "  1. stock.bin (OK): " HP_PSID " 2.40.5030 -> " STOCK_PSID " 2.42.5000: cross-flash");
+	expect_not_said(r, "pro.bin (");
+	expect_said(r, "identity: node GUID 0002c90300c0ffe0");
+	expect_said(r, "MACs 0002c9c0ffe0 0002c9c0ffe1");
+	expect_said(r, "Power off for a cold restart");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_PSID "\"");
+}
+
+/* ---- 5. unbrick from the sticker ------------------------------------------------------ */
+
+static void test_unbrick_from_sticker(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	brick(c);
+
+	int rc = run(r, "5\n3\n1\n" STICKER_G_TYPED "\n" STICKER_G_TYPED "\n" STICKER_M_TYPED "\n" STICKER_M_TYPED
+		     "\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "Burn which image?");
+	expect_said(r, "You typed 0002c90300123450.");
+	expect_said(r, "You typed 0002c9123450.");
+	expect_said(r, "identity: node GUID 0002c90300123450, port GUIDs 0002c90300123451 0002c90300123452, "
+		       "MACs 0002c9123450 0002c9123451");
+	expect_said(r, "Power off for a cold restart");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
+	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_PSID "\"");
+
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1);
+	assert_string_equal(v[0].state, "written");
+	assert_string_equal(v[0].identity, "sticker:0002c90300123450,0002c9123450");
+	free(v);
+}
+
+/* ---- 6. unattended jobs ------------------------------------------------------------- */
+
+/* Two cards: the HP one (card 1) and a stock one with older FW (card 2); the real table. */
+static void two_cards(struct rig *r, uint8_t **hp_flash, size_t *n)
+{
+	struct cxsim_card *hp = hp_card(r);
+	add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	r->cli.boards = REAL_TABLE;
+	r->o.yes = true;
+	*hp_flash = flash_copy(hp, n);
+	for (int i = 0; i < r->ncards; i++)
+		cxsim_counters_reset(r->cards[i]);
+}
+
+static void test_job_risky_refused(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n;
+
+	two_cards(r, &hp, &n);
+	r->o.job = JOB_CROSSFLASH;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED); /* the wizard stayed up; then the input ended */
+	expect_said(r, "library: RISKY stock.bin");
+	expect_said(r, "card 0000:01:00.0: refused: stock.bin is RISKY for this card");
+	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
+	expect_said(r, "The job did not complete");
+	expect_not_said(r, "Powering off.");
+	expect_untouched(r->cards[0], hp, n);
+	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
+	char *rep = report_text(r);
+	assert_non_null(strstr(rep, "\"job\":\"crossflash\""));
+	assert_non_null(strstr(rep, "\"allow_risky\":false"));
+	expect_card_result(rep, "0000:01:00.0", "refused");
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	/* The card as it was before the job. */
+	assert_non_null(strstr(rep, "\"fw\":\"2.40.5030\""));
+	free(rep);
+	expect_history(r, 1, "\"action\":\"update\"", "\"result\":\"ok\"", "\"bdf\":\"0000:02:00.0\"");
+	expect_history(r, 0, "\"bdf\":\"0000:01:00.0\"", NULL, NULL);
+	free(hp);
+}
+
+static void test_job_risky_allowed(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n;
+	int equal;
+
+	two_cards(r, &hp, &n);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.allow_risky = true;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: ok: stock.bin written and verified");
+	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
+	expect_said(r, "The job is done: powering off.");
+	expect_boots(r->cards[0], STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
+	char *rep = report_text(r);
+	assert_non_null(strstr(rep, "\"result\":\"ok\",\"log\""));
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	free(rep);
+	assert_int_equal(bundles(r, hp, n, &equal), 2); /* one per card, before writing */
+	assert_int_equal(equal, 1);
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", "\"bdf\":\"0000:01:00.0\"");
+	free(hp);
+}
+
+static void test_job_update(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n;
+
+	two_cards(r, &hp, &n);
+	r->o.job = JOB_UPDATE;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: nothing-to-do: no image of the card's own PSID");
+	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
+	expect_untouched(r->cards[0], hp, n);
+	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "nothing-to-do");
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	free(rep);
+	free(hp);
+}
+
+/* A writing job without yes=1 writes nothing. */
+static void test_job_needs_yes(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+
+	two_cards(r, &hp, &n);
+	uint8_t *stock = flash_copy(r->cards[1], &m);
+	r->o.job = JOB_UPDATE;
+	r->o.yes = false;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "it needs cxrescue.yes=1");
+	expect_untouched(r->cards[0], hp, n);
+	expect_untouched(r->cards[1], stock, m);
+	free(stock);
+	free(hp);
+}
+
+/* ---- 7. a write a power cut interrupted ------------------------------------------------ */
+
+/* A "writing" record for card 1, as wiz_burn() or wiz_restore() leaves it when the power goes:
+ * file is the image (its SHA-256 goes in the record) or the bundle; guid 0 keys it by slot. */
+static void pend(struct rig *r, const char *action, uint64_t guid, const char *file, bool image,
+		 const char *identity)
+{
+	struct pending p = {0};
+	struct cx_status st = {0};
+	char hex[SHA256_HEX_LEN + 1];
+	uint8_t *buf, d[SHA256_LEN];
+	size_t len;
+
+	snprintf(p.state, sizeof(p.state), "writing");
+	snprintf(p.action, sizeof(p.action), "%s", action);
+	snprintf(p.bdf, sizeof(p.bdf), "0000:01:00.0");
+	snprintf(p.family, sizeof(p.family), "ConnectX-3");
+	if (guid)
+		snprintf(p.guid, sizeof(p.guid), "%016llx", (unsigned long long)guid);
+	snprintf(p.file, sizeof(p.file), "%s", file);
+	if (image) {
+		assert_int_equal(file_read(file, 16u << 20, &buf, &len, &st), CX_OK);
+		sha256(buf, len, d);
+		free(buf);
+		snprintf(p.sha256, sizeof(p.sha256), "%s", sha256_hex(d, hex));
+		snprintf(p.to_psid, sizeof(p.to_psid), STOCK_PSID);
+		snprintf(p.to_fw, sizeof(p.to_fw), "2.42.5000");
+	}
+	snprintf(p.identity, sizeof(p.identity), "%s", identity);
+	snprintf(p.time, sizeof(p.time), "2026-11-24T10:46:00Z");
+	assert_int_equal(pending_write(r->data, &p, &st), CX_OK);
+}
+
+static void test_pending_finished(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct cx_status st = {0};
+	char image[256];
+
+	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
+	pend(r, "crossflash", G_A, image, true, "card");
+
+	int rc = run(r, "y\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "The crossflash of card 0000:01:00.0 (started 2026-11-24T10:46:00Z");
+	expect_said(r, "was INTERRUPTED");
+	expect_said(r, "Finish the job now");
+	expect_said(r, "== crossflash: card 0000:01:00.0");
+	expect_said(r, "Power off for a cold restart");
+	expect_not_said(r, "FAILED");
+	expect_not_said(r, "what next?"); /* straight to the power-off screen */
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+
+	struct pending *v;
+	int np;
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1);
+	assert_string_equal(v[0].state, "written");
+	free(v);
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", NULL);
+}
+
+/* An unbrick from the sticker a power cut interrupted: the same values go on the card. */
+static void test_pending_sticker_unbrick(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char image[256], id[64];
+
+	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
+	brick(c);
+	snprintf(id, sizeof(id), "sticker:%016llx,%012llx", (unsigned long long)STICKER_G,
+		 (unsigned long long)STICKER_M);
+	pend(r, "unbrick", 0, image, true, id);
+
+	int rc = run(r, "y\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "The card is in recovery mode now.");
+	expect_said(r, "identity: node GUID 0002c90300123450");
+	expect_said(r, "REMOVE IT now");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
+}
+
+/* The same with the GUIDs/MACs of a backup. */
+static void test_pending_bundle_identity_unbrick(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result b;
+	char image[256], id[BACKUP_PATH_MAX + 16];
+
+	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
+	backup_outside(r, c, &b);
+	brick(c);
+	snprintf(id, sizeof(id), "bundle:%s", b.path);
+	pend(r, "unbrick", 0, image, true, id);
+
+	int rc = run(r, "y\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "identity: node GUID 0002c90300c0ffe0");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+}
+
+/* A restore the power cut interrupted is a restore again, of the same bundle. */
+static void test_pending_restore(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result b;
+	char id[BACKUP_PATH_MAX + 16];
+	size_t n, m;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	backup_outside(r, c, &b);
+	brick(c);
+	snprintf(id, sizeof(id), "bundle:%s", b.path);
+	pend(r, "unbrick", 0, b.path, false, id);
+
+	int rc = run(r, "y\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "== unbrick: card 0000:01:00.0");
+	expect_said(r, "OK: the backup is on the flash");
+	expect_not_said(r, "FAILED");
+	const uint8_t *now = cxsim_flash(c, &m);
+	assert_int_equal(m, n);
+	assert_memory_equal(now, orig, n);
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+	free(orig);
+}
+
+/* Another console holds the session lock: this one neither finishes the job nor writes
+ * from the menu nor powers off under it. */
+static void test_lock_held_elsewhere(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct session other;
+	struct cx_status st = {0};
+	char image[256], lock[128];
+	size_t n;
+
+	snprintf(lock, sizeof(lock), "%s/wizard.lock", r->root);
+	assert_int_equal(session_open(&other, lock, "ttyS0", &st), CX_OK);
+	assert_int_equal(session_take(&other, time(NULL), &st), CX_OK);
+	r->o.lock_path = lock;
+	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
+	pend(r, "crossflash", G_A, image, true, "card");
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	int rc = run(r, "y\nFLASH\n\n2\nFLASH\n\n8\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "the wizard is busy on ttyS0");
+	expect_not_said(r, "Powering off.");
+	expect_untouched(c, orig, n);
+	assert_int_equal(bundles(r, NULL, 0, &(int){0}), 0);
+
+	/* Once the other console is done, the job is offered here. */
+	session_close(&other);
+	rc = run(r, "y\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "was INTERRUPTED");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	free(orig);
+}
+
+/* An unbrick from a backup offers the bundles that hold firmware: a bundle of the wiped
+ * flash (every unbrick makes one before writing) would leave the card in recovery mode. */
+static void test_unbrick_skips_empty_bundles(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result good, wiped;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	backup_outside(r, c, &good);
+	brick(c);
+	backup_outside(r, c, &wiped);
+	assert_true(wiped.recovery);
+
+	int rc = run(r, "5\n1\n1\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, good.name);
+	const char *menu = strstr(r->out, "Which backup?"), *end = menu ? strstr(menu, "back to the menu") : NULL;
+	assert_non_null(end);
+	const char *w = strstr(menu, wiped.name), *g = strstr(menu, good.name);
+	assert_true(!w || w > end); /* not in the menu (a later bundle of the wiped flash starts the same) */
+	assert_true(g && g < end);
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+}
+
+/* The backup before a write cannot be made: nothing is written, the wizard stays up. */
+static void test_no_backup_no_write(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char path[256];
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	snprintf(path, sizeof(path), "%s/backups", r->data);
+	write_text(path, "not a folder\n");
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	int rc = run(r, "2\nFLASH\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "*** FAILED: ");
+	expect_said(r, "*** The wizard stays up; nothing is powered off.");
+	expect_not_said(r, "Power off for a cold restart");
+	expect_untouched(c, orig, n);
+	expect_history(r, 0, "\"result\":\"ok\"", NULL, NULL);
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 0);
+	free(v);
+	free(orig);
+}
+
+/* Declined: the record is dropped, nothing is written. */
+static void test_pending_declined(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct cx_status st = {0};
+	char image[256];
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
+	pend(r, "update", G_A, image, true, "card");
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	int rc = run(r, "n\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "Left as it is; the record is dropped");
+	expect_untouched(c, orig, n);
+	struct pending *v;
+	int np;
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 0);
+	free(v);
+	free(orig);
+}
+
+/* ---- 8. GUIDs/MACs from the menu ------------------------------------------------------ */
+
+static void test_set_ids(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	int rc = run(r, "6\n" STICKER_G_TYPED "\n" STICKER_G_TYPED "\n" STICKER_M_TYPED "\n" STICKER_M_TYPED
+		     "\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "Card 0000:01:00.0 now has node GUID 0002c90300c0ffe0, MACs 0002c9c0ffe0 0002c9c0ffe1");
+	expect_said(r, "new: GUIDs 0002c90300123450 0002c90300123451 0002c90300123452 0002c90300123453");
+	expect_said(r, "GUIDs/MACs set");
+	expect_said(r, "Power off for a cold restart");
+	expect_not_said(r, "FAILED");
+	/* The firmware stays; only the identity changed. */
+	expect_boots(c, HP_PSID, 40, 5030, STICKER_G, STICKER_M);
+	assert_int_equal(bundles(r, orig, n, &equal), 1);
+	assert_int_equal(equal, 1);
+	expect_history(r, 1, "\"action\":\"set-ids\"", "\"result\":\"ok\"", "0002c90300123450");
+	free(orig);
+}
+
+/* ---- the menu itself -------------------------------------------------------------- */
+
+/* Without a shell the menu has 8 items, the last one Power off; with a backup missing the
+ * default is "Back up all cards". */
+static void test_menu_power_off(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	int rc = run(r, "9\n8\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "  8. Power off\n");
+	expect_said(r, "Choose 1-8 [1]: ");
+	expect_said(r, "Please type a number from 1 to 8");
+	expect_not_said(r, "Shell");
+	expect_not_said(r, "Power off for a cold restart"); /* nothing was written */
+	expect_said(r, "Powering off.");
+	expect_untouched(c, orig, n);
+	free(orig);
+}
+
+/* Two cards: the card is chosen from a menu; the inventory is read again (7); after the
+ * write the user goes back to the menu first, then powers off. The session lock and the
+ * prompt mark are used. */
+static void test_two_cards_interactive(void **state)
+{
+	struct rig *r = *state;
+	char lock[128], mark[128];
+	size_t n;
+
+	snprintf(lock, sizeof(lock), "%s/wizard.lock", r->root);
+	snprintf(mark, sizeof(mark), "%s/prompt-mark", r->root);
+	r->o.lock_path = lock;
+	r->o.prompt_mark = mark;
+	struct cxsim_card *hp = hp_card(r);
+	struct cxsim_card *stock = add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(hp, &n);
+	cxsim_counters_reset(hp);
+
+	/* 7 list, 2 update, card 2, the word, 2 back to the menu, 8 power off. */
+	int rc = run(r, "7\n2\n2\nFLASH\n2\n8\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "Which card?");
+	expect_said(r, "  1. 0000:01:00.0  ConnectX-3 A1  " HP_PSID "  FW 2.40.5030");
+	expect_said(r, "  2. 0000:02:00.0  ConnectX-3 A1  " STOCK_PSID "  FW 2.40.5030");
+	expect_said(r, "  3. back to the menu");
+	expect_said(r, "== update: card 0000:02:00.0");
+	expect_said(r, "Back to the menu (another card first)");
+	expect_said(r, "Powering off.");
+	expect_not_said(r, "FAILED");
+	expect_not_said(r, "busy");
+	expect_untouched(hp, orig, n);
+	expect_boots(stock, STOCK_PSID, 42, 5000, G_B, M_B);
+	assert_int_equal(access(mark, F_OK), 0);
+	expect_history(r, 1, "\"action\":\"update\"", "\"result\":\"ok\"", "\"bdf\":\"0000:02:00.0\"");
+	free(orig);
+}
+
+/* Back up, cross-flash, then restore the backup from the menu: the original flash again. */
+static void test_restore_after_crossflash(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n, m;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	/* 1 back up, 2 update, the word, 2 back to the menu, 4 restore, 1 the newest bundle, the
+	 * word (the power-off screen came already), 8 power off. */
+	int rc = run(r, "1\n2\nFLASH\n2\n4\n1\nFLASH\n8\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "Restore which backup?");
+	expect_said(r, "== restore: card 0000:01:00.0");
+	expect_said(r, "OK: the backup is on the flash, read back and verified");
+	expect_not_said(r, "FAILED");
+	const uint8_t *now = cxsim_flash(c, &m);
+	assert_int_equal(m, n);
+	assert_memory_equal(now, orig, n);
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+	expect_history(r, 1, "\"action\":\"restore\"", "\"result\":\"ok\"", NULL);
+	free(orig);
+}
+
+static void test_job_backup_one_card(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+	int equal;
+
+	two_cards(r, &hp, &n);
+	uint8_t *stock = flash_copy(r->cards[1], &m);
+	r->o.job = JOB_BACKUP;
+	r->o.yes = false;
+	r->o.job_card = "02:00.0";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "The job is done: powering off.");
+	assert_int_equal(bundles(r, stock, m, &equal), 1);
+	assert_int_equal(equal, 1);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	assert_null(strstr(rep, "0000:01:00.0"));
+	assert_non_null(strstr(rep, "\"card\":\"02:00.0\""));
+	free(rep);
+	expect_untouched(r->cards[0], hp, n);
+	expect_untouched(r->cards[1], stock, m);
+	free(stock);
+	free(hp);
+}
+
+static void test_job_inventory(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+	int equal;
+
+	two_cards(r, &hp, &n);
+	uint8_t *stock = flash_copy(r->cards[1], &m);
+	r->o.job = JOB_INVENTORY;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	assert_int_equal(bundles(r, NULL, 0, &equal), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	assert_non_null(strstr(rep, "\"node_guid\":\"0002c90300c0ffe0\""));
+	free(rep);
+	expect_untouched(r->cards[0], hp, n);
+	expect_untouched(r->cards[1], stock, m);
+	free(stock);
+	free(hp);
+}
+
+/* With a shell the menu has 9 items: 8 is the shell, 9 power off. */
+static void test_menu_with_shell(void **state)
+{
+	struct rig *r = *state;
+
+	hp_card(r);
+	r->o.shell = "/bin/true";
+	int rc = run(r, "8\n9\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "  8. Shell (type exit to come back)\n");
+	expect_said(r, "  9. Power off\n");
+	expect_said(r, "Powering off.");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_backup_then_crossflash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_word_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burn_file_lists_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbrick_from_backup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbrick_image_with_bundle_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbrick_from_sticker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_risky_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_risky_allowed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_needs_yes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_finished, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_sticker_unbrick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_bundle_identity_unbrick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_restore, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_held_elsewhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbrick_skips_empty_bundles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_backup_no_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_declined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_menu_power_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_cards_interactive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_after_crossflash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_backup_one_card, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_inventory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_menu_with_shell, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
