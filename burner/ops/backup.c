@@ -263,8 +263,10 @@ static int identity_json(const struct device *d, const struct found *f, const ch
 			json_hex(&j, guid_key[i], img->guids.guid[i], 16);
 		json_close(&j);
 		json_obj(&j, "macs");
+		/* A MAC is the entry's low 48 bits: a blank entry is 64 bits of ones, which would
+		 * print as 16 digits and fail the bundle's own check (no backup of a blank card). */
 		for (int i = 0; i < 2; i++)
-			json_hex(&j, mac_key[i], img->guids.mac[i], 12);
+			json_hex(&j, mac_key[i], img->guids.mac[i] & 0xFFFFFFFFFFFFull, 12);
 		json_close(&j);
 		json_bool(&j, "macs_derived", img->guids.macs_derived);
 	} else {

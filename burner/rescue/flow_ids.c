@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/progress.h"
+#include "image/guids.h"
 #include "image/patch.h"
 #include "ops/setid.h"
 #include "rescue/flows.h"
@@ -40,7 +41,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	struct ids_ctx b = {.w = w};
 	struct setid_opts o = {.before_write = before_write, .before_ctx = &b, .progress = cli_progress};
 	struct device d;
-	uint64_t guid, mac;
+	uint64_t guid, mac = 0;
 	uint8_t *want = NULL;
 	int i, rc;
 
@@ -52,14 +53,25 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	fprintf(w->out, "\nCard %s now has node GUID %016llx, MACs %012llx %012llx%s.\n", c->ci.pci.bdf,
 		(unsigned long long)g->guid[0], (unsigned long long)g->mac[0], (unsigned long long)g->mac[1],
 		g->blank ? " (blank)" : "");
-	if ((rc = prompt_guid(&w->p, "node GUID", &guid, st)) || (rc = prompt_mac(&w->p, "port 1 MAC", &mac, st)))
+	/* An image with 4 GUID entries (ConnectX-2 style) stores no MACs: they derive from the
+	 * port GUIDs, and patch_guids() refuses MACs for it. */
+	bool macs = g->n >= GUIDS_FULL;
+	if ((rc = prompt_guid(&w->p, "node GUID", &guid, st)) ||
+	    (macs && (rc = prompt_mac(&w->p, "port 1 MAC", &mac, st))))
 		return rc;
 	patch_expand_guid(guid, req.guid);
 	patch_expand_mac(mac, req.mac);
-	req.have_guids = req.have_macs = true;
-	fprintf(w->out, "  new: GUIDs %016llx %016llx %016llx %016llx\n       MACs  %012llx %012llx\n",
-		(unsigned long long)req.guid[0], (unsigned long long)req.guid[1], (unsigned long long)req.guid[2],
-		(unsigned long long)req.guid[3], (unsigned long long)req.mac[0], (unsigned long long)req.mac[1]);
+	req.have_guids = true;
+	req.have_macs = macs;
+	fprintf(w->out, "  new: GUIDs %016llx %016llx %016llx %016llx\n", (unsigned long long)req.guid[0],
+		(unsigned long long)req.guid[1], (unsigned long long)req.guid[2], (unsigned long long)req.guid[3]);
+	if (macs)
+		fprintf(w->out, "       MACs  %012llx %012llx\n", (unsigned long long)req.mac[0],
+			(unsigned long long)req.mac[1]);
+	else
+		fprintf(w->out, "       MACs  %012llx %012llx (from the port GUIDs: this image stores no MACs)\n",
+			(unsigned long long)guids_mac_from_guid(req.guid[1]),
+			(unsigned long long)guids_mac_from_guid(req.guid[2]));
 	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is.\n");
 	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
 		wiz_history(w, c, "set-ids", NULL, NULL, NULL, "declined", st->msg);
@@ -86,8 +98,11 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 
 	struct history_backup bk = {.path = b.bk.path, .sha256 = b.bk.flash_sha256};
 	char msg[160];
-	snprintf(msg, sizeof(msg), "node GUID %016llx, port 1 MAC %012llx", (unsigned long long)guid,
-		 (unsigned long long)mac);
+	if (macs)
+		snprintf(msg, sizeof(msg), "node GUID %016llx, port 1 MAC %012llx", (unsigned long long)guid,
+			 (unsigned long long)mac);
+	else
+		snprintf(msg, sizeof(msg), "node GUID %016llx", (unsigned long long)guid);
 	wiz_history(w, c, "set-ids", NULL, NULL, b.backed_up ? &bk : NULL, rc ? "failed" : "ok", rc ? st->msg : msg);
 	if (rc)
 		return rc;
