@@ -1102,6 +1102,56 @@ static void test_set_ids(void **state)
 	free(orig);
 }
 
+/* A card whose GUIDs are blank gets its identity from the sticker. */
+static void test_set_ids_on_blank_guids(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_params p;
+
+	cxsim_params_default(&p, CXSIM_CX3);
+	struct cxsim_card *c = cxsim_new(&p);
+	assert_non_null(c);
+	sim_card_install_dump(c, "--chip cx3 --fw 2.40.5030 --blank-guids " SMALL);
+	r->cards[r->ncards++] = c;
+	int rc = run(r, "6\n" STICKER_G_TYPED "\n" STICKER_G_TYPED "\n" STICKER_M_TYPED "\n" STICKER_M_TYPED
+		     "\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "GUIDs/MACs: blank");
+	expect_said(r, "GUIDs/MACs set");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 40, 5030, STICKER_G, STICKER_M);
+}
+
+/* A ConnectX-2 image with 4 GUID entries stores no MACs (they derive from the port GUIDs):
+ * the wizard asks for the GUID only, and sets it. */
+static void test_set_ids_on_four_guid_image(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_params p;
+
+	cxsim_params_default(&p, CXSIM_CX2);
+	struct cxsim_card *c = cxsim_new(&p);
+	assert_non_null(c);
+	sim_card_install_dump(c, "--chip cx2 --old-guids --guid 0002c90300c0ffe0 " SMALL);
+	r->cards[r->ncards++] = c;
+	const struct cxsim_boot *b = cxsim_boot_info(c);
+	assert_true(b->booted);
+	assert_int_equal(b->nguids, 4);
+	int rc = run(r, "6\n" STICKER_G_TYPED "\n" STICKER_G_TYPED "\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "GUIDs/MACs set");
+	expect_not_said(r, "FAILED");
+	expect_not_said(r, "port 1 MAC");
+	expect_said(r, "MACs  0002c9123451 0002c9123452 (from the port GUIDs");
+	b = cold_boot(c);
+	assert_int_equal(b->nguids, 4);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(b->guids[k], STICKER_G + (uint64_t)k);
+	assert_int_equal(b->macs[0], 0x0002c9123451ull); /* the model derives them from the port GUIDs */
+	assert_int_equal(b->macs[1], 0x0002c9123452ull);
+	expect_history(r, 1, "\"action\":\"set-ids\"", "\"result\":\"ok\"", NULL);
+}
+
 /* ---- the menu itself -------------------------------------------------------------- */
 
 /* Without a shell the menu has 8 items, the last one Power off; with a backup missing the
@@ -1278,6 +1328,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_backup_no_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_declined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_ids_on_blank_guids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_ids_on_four_guid_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_menu_power_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_cards_interactive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_after_crossflash, setup, teardown),
