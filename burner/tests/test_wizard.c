@@ -480,12 +480,19 @@ static void test_backup_then_crossflash(void **state)
 	expect_said(r, "Powering off.");
 	expect_not_said(r, "FAILED");
 
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+
 	/* Started again before the cold restart: the card still runs the old FW, and is told so. */
 	rc = run(r, "");
 	expect_rc(r, rc, CX_EDECLINED);
 	expect_said(r, "(running 2.40.5030 until a cold restart)");
 	expect_said(r, "WARNING: card 0000:01:00.0 runs FW 2.40.5030, but FW 2.42.5000 was written (crossflash)");
-	expect_history(r, 1, "\"action\":\"boot-check\"", "\"result\":\"failed\"", NULL);
+	expect_history(r, 0, "\"action\":\"boot-check\"", "\"result\":\"ok\"", NULL);
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1); /* kept for the next boot */
+	free(v);
 
 	/* The card: the stock firmware with its own identity, after a cold restart. */
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
@@ -499,9 +506,6 @@ static void test_backup_then_crossflash(void **state)
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"from\":{\"psid\":\"" HP_PSID "\",\"fw\":\"2.40.5030\"}",
 		       NULL);
 
-	struct pending *v;
-	struct cx_status st = {0};
-	int np;
 	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
 	assert_int_equal(np, 1);
 	assert_string_equal(v[0].state, "written");
@@ -822,6 +826,31 @@ static void test_job_needs_yes(void **state)
 	expect_untouched(r->cards[1], stock, m);
 	free(stock);
 	free(hp);
+}
+
+/* A card in recovery mode is never written by a job: unbricking is the menu's. */
+static void test_job_refuses_recovery_card(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	brick(c);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.yes = true;
+	r->o.allow_risky = true;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: refused: the card is in recovery mode");
+	expect_untouched(c, wiped, n);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "refused");
+	assert_non_null(strstr(rep, "\"recovery\":true"));
+	free(rep);
+	free(wiped);
 }
 
 /* ---- 7. a write a power cut interrupted ------------------------------------------------ */
@@ -1152,6 +1181,57 @@ static void test_set_ids_on_four_guid_image(void **state)
 	expect_history(r, 1, "\"action\":\"set-ids\"", "\"result\":\"ok\"", NULL);
 }
 
+/* The library cannot be read: the wizard says why, offers no image, and writes nothing. */
+static void test_no_library(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	r->cli.boards = "/nonexistent/boards.txt";
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	int rc = run(r, "2\n3\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "library: not available (");
+	expect_said(r, "no card has a recommended image");
+	expect_said(r, "no card can be judged");
+	expect_untouched(c, orig, n);
+	free(orig);
+}
+
+/* A bundle that fails its check is named, and never offered. */
+static void test_damaged_backup_not_offered(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result b;
+	char path[BACKUP_PATH_MAX + 32];
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	backup_outside(r, c, &b);
+	snprintf(path, sizeof(path), "%s/flash.bin", b.path);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0x1000, SEEK_SET), 0);
+	assert_int_equal(fputc(0x5a, f), 0x5a);
+	assert_int_equal(fclose(f), 0);
+	brick(c);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	int rc = run(r, "5\n1\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "WARNING: the backup ");
+	expect_said(r, "is damaged and will not be used");
+	expect_said(r, "there is no backup of card 0000:01:00.0");
+	expect_not_said(r, "Which backup?");
+	expect_untouched(c, wiped, n);
+	free(wiped);
+}
+
 /* ---- the menu itself -------------------------------------------------------------- */
 
 /* Without a shell the menu has 8 items, the last one Power off; with a backup missing the
@@ -1319,6 +1399,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_risky_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_needs_yes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_refuses_recovery_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_finished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_sticker_unbrick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_bundle_identity_unbrick, setup, teardown),
@@ -1330,6 +1411,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_blank_guids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_four_guid_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_library, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_backup_not_offered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_menu_power_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_cards_interactive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_after_crossflash, setup, teardown),
