@@ -180,6 +180,10 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if (rq->m && rq->m->verdict == MATCH_REFUSED)
 		return cx_fail(st, CX_EMISMATCH, "%s is refused for this card: %s", rq->e->name,
 			       rq->m->nreasons ? rq->m->reasons[0] : rq->m->line);
+	/* burn_card() would refuse it after the word, naming cxflash's options: say it first. */
+	if (c->ci.recovery && !rq->ident)
+		return cx_fail(st, CX_EABSENT, "card %s is in recovery mode: its GUIDs and MACs cannot be read from "
+			       "it; choose \"Unbrick\", which takes them from a backup or the sticker", c->ci.pci.bdf);
 	if ((rc = read_checked(rq->e, &img, &len, st)))
 		return rc;
 	if (rq->ask) {

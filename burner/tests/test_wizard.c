@@ -1232,6 +1232,28 @@ static void test_damaged_backup_not_offered(void **state)
 	free(wiped);
 }
 
+/* "Burn a file" on a card in recovery mode: its identity cannot be read, so the wizard
+ * points at Unbrick before asking for the word (not at cxflash's command-line options). */
+static void test_burn_file_on_recovery_card(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	brick(c);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	int rc = run(r, "3\n1\nFLASH\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "is in recovery mode");
+	expect_said(r, "Unbrick");
+	expect_not_said(r, "Type FLASH");
+	expect_not_said(r, "--guid");
+	expect_untouched(c, wiped, n);
+	free(wiped);
+}
+
 /* ---- the menu itself -------------------------------------------------------------- */
 
 /* Without a shell the menu has 8 items, the last one Power off; with a backup missing the
@@ -1411,6 +1433,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_blank_guids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_four_guid_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burn_file_on_recovery_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_library, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_backup_not_offered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_menu_power_off, setup, teardown),
