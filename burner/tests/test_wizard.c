@@ -435,6 +435,8 @@ static char *report_text(const struct rig *r)
 	assert_int_equal(n, 1);
 	char *text = slurp(path);
 	assert_non_null(text);
+	if (getenv("WIZARD_SHOW"))
+		fprintf(stderr, "---- report ----\n%s", text);
 	return text;
 }
 
