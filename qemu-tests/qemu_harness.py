@@ -92,11 +92,17 @@ class Card:
 
 
 class Guest:
-    def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=()):
+    def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
+                 append=""):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
-        before QEMU starts, as a user drops firmware into cxrescue/firmware/."""
+        before QEMU starts, as a user drops firmware into cxrescue/firmware/.
+        stick: boot this stick image (a previous guest's .stick, with its backups and
+        history) instead of a fresh copy. append: words added to the default boot entry's
+        kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update"."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
+        self.reuse_stick = stick
+        self.append = append
         self.tmp = pathlib.Path(tmp)
         self.media = media
         self.firmware = firmware
@@ -139,8 +145,13 @@ class Guest:
         if media in ("usb-xhci", "usb-ehci", "iso-usb"):
             # A copy: the guest writes backups and logs to the stick.
             src = iso if media == "iso-usb" else usb_img
-            self.stick = self.tmp / f"stick-{media}.img"
-            shutil.copyfile(src, self.stick)
+            if self.reuse_stick:
+                self.stick = pathlib.Path(self.reuse_stick)
+            else:
+                self.stick = self.tmp / f"stick-{media}.img"
+                shutil.copyfile(src, self.stick)
+            if self.append:
+                set_append(self.stick, self.append)
             for host, there in self.stick_files:
                 r = subprocess.run(["mcopy", "-o", "-i", f"{self.stick}@@1M", str(host), f"::{there}"],
                                    capture_output=True, text=True)
@@ -223,6 +234,11 @@ class Guest:
         self.p.close()
         return self.p.exitstatus
 
+    def power_cut(self):
+        """Pull the plug: QEMU is killed at once (the card's file keeps what was written)."""
+        self.p.kill(9)
+        self.p.close(force=True)
+
     def close(self):
         if self.p.isalive():
             self.p.terminate(force=True)
@@ -240,3 +256,20 @@ def mtools_copy_out(image, path, dest, offset="1M"):
     r = subprocess.run(["mcopy", "-s", "-n", "-i", f"{image}@@{offset}", f"::{path}", str(dest)],
                        capture_output=True, text=True)
     assert r.returncode == 0, f"mcopy {path}: {r.stderr}"
+
+
+def set_append(image, words, offset="1M"):
+    """The stick's default entry (the first APPEND of syslinux.cfg) with words added to
+    its kernel command line; the stick's later boots keep them until set again."""
+    cfg = mtools_read(image, "/syslinux/syslinux.cfg", offset)
+    assert cfg is not None, "no /syslinux/syslinux.cfg on the stick"
+    text = cfg.decode()
+    first = re.search(r"^(\s*APPEND .*?cxrescue\.media=usb)(.*)$", text, re.M)
+    assert first, text
+    text = text[:first.start()] + first.group(1) + (" " + words if words else "") + text[first.end():]
+    tmp = pathlib.Path(str(image) + ".syslinux.cfg")
+    tmp.write_text(text)
+    r = subprocess.run(["mcopy", "-o", "-i", f"{image}@@{offset}", str(tmp), "::/syslinux/syslinux.cfg"],
+                       capture_output=True, text=True)
+    tmp.unlink()
+    assert r.returncode == 0, r.stderr

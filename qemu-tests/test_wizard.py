@@ -96,3 +96,184 @@ def test_cross_flash_an_hp_card_to_stock(tmp_path, guests):
     assert [x["action"] for x in h] == ["backup", "backup", "crossflash"], h
     assert h[-1]["result"] == "ok" and h[-1]["to"]["psid"] == STOCK_PSID, h[-1]
     assert h[-1]["card"]["node_guid"] == GUID, h[-1]
+
+
+def untouched(card, before_bytes, before_mtime):
+    """Nothing was erased or programmed: the QEMU device writes every change of the
+    model's flash through to the file as it happens (sim/qemu/cxsim-pci.c), so a card that
+    got no erase and no program has a file with its old bytes and its old mtime."""
+    st = card.flash.stat()
+    return card.flash.read_bytes() == before_bytes and st.st_mtime_ns == before_mtime
+
+
+def bricked(folder, name="hp544", guid=GUID, mac=MAC):
+    """The same card, its flash now damaged: it powers on in recovery mode."""
+    c = Card(folder, name, "--chip", "cx3", "--subsys", "103c:18d6", "--guid", guid, "--mac", mac,
+             "--corrupt", image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {SMALL}")
+    assert c.boot_check()["booted"] is False
+    return c
+
+
+def test_unbrick_from_the_backup_on_the_stick(tmp_path, guests):
+    """Scenario 2: a card backed up by the wizard later comes up in recovery mode; the
+    wizard restores its backup; after power-off the next boot shows it in normal mode with
+    its old identity, and the wizard checks that it runs the firmware written."""
+    card = oem_card(tmp_path)
+    g = Guest(tmp_path, "usb-xhci", cards=[card])
+    guests.append(g)
+    g.front_end()
+    g.choose("backup")
+    g.expect(r"Backups: 1 written, 0 failed\.", timeout=WRITE_TIMEOUT)
+    g.front_end()
+    assert g.power_off() == 0
+    card = bricked(tmp_path)
+
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick=g.stick)
+    guests.append(g)
+    screen = g.front_end()
+    assert "RECOVERY MODE" in screen, screen
+    g.choose("unbrick")
+    g.answer(r"How\?.*?Choose 1-4 \[1\]: ", "1")
+    g.answer(r"Which backup\?.*?Choose 1-2 \[1\]: ", "1")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"OK: the backup is on the flash, read back and verified", timeout=WRITE_TIMEOUT)
+    g.expect(r"REMOVE IT now")      # the jumper, on the cold-restart screen of an unbrick
+    g.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g.wait_power_off() == 0
+    b = card.boot_check()
+    assert b["booted"] is True and b["psid"] == OEM_PSID, b
+    assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
+
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick=g.stick)
+    guests.append(g)
+    screen = g.front_end()
+    assert "RECOVERY MODE" not in screen and f"PSID {OEM_PSID}  FW {OEM_FW}" in screen, screen
+    assert f"node GUID {GUID}  MACs {MAC}" in screen, screen
+    assert re.search(r"after the cold restart card \S+ runs FW 2\.40\.5030, as written \(unbrick\)", screen), screen
+    assert g.power_off() == 0
+    h = history(g)
+    assert [x["action"] for x in h] == ["backup", "backup", "unbrick", "boot-check"], h
+    assert h[2]["result"] == "ok" and h[3]["result"] == "ok", h
+
+
+def test_unbrick_with_the_identity_from_the_sticker(tmp_path, guests):
+    """Scenario 3: a card in recovery mode, no backup: the user picks the library image and
+    types the GUID and MAC from the sticker (each twice); the card boots with exactly those."""
+    card = bricked(tmp_path, guid="0002c90300000000", mac="0002c9000000")
+    stock = image(tmp_path, "mcx354a-stock.bin", f"--chip cx3 --psid {STOCK_PSID} --fw {STOCK_FW} {SMALL}")
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx354a-stock.bin")])
+    guests.append(g)
+    g.front_end()
+    g.choose("unbrick")
+    g.answer(r"How\?.*?Choose 1-4 \[1\]: ", "3")
+    g.answer(r"Burn which image\?.*?Choose 1-2 \[1\]: ", "1")
+    g.answer(r"node GUID \(16 hex digits[^:]*: ", "0002C903-00C0FFEE")
+    g.answer(r"Type the node GUID again to confirm: ", "0002c90300c0ffee")
+    g.answer(r"port 1 MAC \(12 hex digits[^:]*: ", "00:02:c9:c0:ff:ee")
+    g.answer(r"Type the port 1 MAC again to confirm: ", "0002c9c0ffee")
+    g.expect(r"identity: node GUID 0002c90300c0ffee")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"card \S+: OK: FW \(none\) -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g.wait_power_off() == 0
+    b = card.boot_check()
+    assert b["booted"] is True and b["psid"] == STOCK_PSID, b
+    assert b["guids"]["node"] == "0002c90300c0ffee" and b["guids"]["port1"] == "0002c90300c0ffef", b
+    assert b["macs"]["port1"] == "0002c9c0ffee" and b["macs"]["port2"] == "0002c9c0ffef", b
+
+
+def test_refusals_write_nothing_and_the_wizard_stays_up(tmp_path, guests):
+    """Scenario 4: a CX3 Pro image for a CX3 card is listed REFUSED and cannot be picked; a
+    RISKY target in unattended mode is refused; a wrong word at the confirmation cancels.
+    The card's file is never written, and the wizard stays up each time."""
+    card = oem_card(tmp_path)
+    pro = image(tmp_path, "cx3pro.bin", f"--chip cx3pro {SMALL}")
+    stock = image(tmp_path, "mcx354a-stock.bin", f"--chip cx3 --psid {STOCK_PSID} --fw {STOCK_FW} {SMALL}")
+    before, mtime = card.flash.read_bytes(), card.flash.stat().st_mtime_ns
+    g = Guest(tmp_path, "usb-xhci", cards=[card], append="cxrescue.job=crossflash cxrescue.yes=1",
+              stick_files=[(pro, "/cxrescue/firmware/cx3pro.bin"), (stock, "/cxrescue/firmware/mcx354a-stock.bin")])
+    guests.append(g)
+    # Unattended: the recommendation is RISKY (an inferred board-table mapping): refused.
+    g.expect(r"card \S+: refused: mcx354a-stock\.bin is RISKY")
+    g.expect(r"The job did not complete")
+    g.front_end()
+    # The Pro image: listed REFUSED, not offered.
+    g.choose("burn")
+    g.expect(r"REFUSED cx3pro\.bin: ")
+    g.answer(r"Burn which file\?\s+1\. \S+mcx354a-stock\.bin \(RISKY\)\s+2\. back to the menu\s+Choose 1-2: ", "2")
+    g.front_end()
+    # The wrong word.
+    g.choose("update")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "flash")
+    g.expect(r"cancelled: nothing written")
+    g.front_end()
+    assert g.power_off() == 0
+    assert untouched(card, before, mtime), "the card's flash was written"
+    reports = [p for p in (stick_text(g, "/cxrescue/reports/" + n) for n in report_names(g)) if p]
+    assert len(reports) == 1, reports
+    r = json.loads(reports[0])
+    assert r["job"] == "crossflash" and r["result"] == "failed", r
+    assert r["cards"][0]["result"] == "refused" and r["cards"][0]["backup"] is None, r
+
+
+def report_names(g):
+    r = subprocess.run(["mdir", "-b", "-i", f"{g.stick}@@1M", "::/cxrescue/reports"], capture_output=True, text=True)
+    return [line.rsplit("/", 1)[-1] for line in r.stdout.split() if line.endswith(".json")]
+
+
+def test_unattended_update_of_two_cards(tmp_path, guests):
+    """Scenario 5: cxrescue.job=update cxrescue.yes=1 with two cards: both updated to the
+    library's newer image of their own PSID, each backed up first, a report written, and
+    QEMU powers off without a key pressed."""
+    a = oem_card(tmp_path, "a", guid="0002c90300aaaa00", mac="0002c9aaaa00")
+    b = oem_card(tmp_path, "b", guid="0002c90300bbbb00", mac="0002c9bbbb00")
+    newer = image(tmp_path, "hp-2.42.bin", f"--chip cx3 --psid {OEM_PSID} --fw 2.42.5000 {SMALL}")
+    g = Guest(tmp_path, "usb-xhci", cards=[a, b], append="cxrescue.job=update cxrescue.yes=1",
+              stick_files=[(newer, "/cxrescue/firmware/hp-2.42.bin")])
+    guests.append(g)
+    g.expect(r"The job is done: powering off\.", timeout=WRITE_TIMEOUT)
+    assert g.wait_power_off() == 0
+    for card, guid, mac in ((a, "0002c90300aaaa00", "0002c9aaaa00"), (b, "0002c90300bbbb00", "0002c9bbbb00")):
+        bc = card.boot_check()
+        assert bc["booted"] and bc["psid"] == OEM_PSID and bc["fw_version"] == "2.42.5000", bc
+        assert bc["guids"]["node"] == guid and bc["macs"]["port1"] == mac, bc
+    names = report_names(g)
+    assert len(names) == 1, names
+    r = json.loads(stick_text(g, "/cxrescue/reports/" + names[0]))
+    assert r["job"] == "update" and r["result"] == "ok", r
+    assert [c["result"] for c in r["cards"]] == ["ok", "ok"], r
+    assert all(c["backup"] and c["to"]["fw"] == "2.42.5000" and c["fw"] == OEM_FW for c in r["cards"]), r
+    h = history(g)
+    assert [x["action"] for x in h] == ["backup", "update", "backup", "update"], h
+
+
+def test_power_cut_during_a_burn_is_finished_at_the_next_boot(tmp_path, guests):
+    """Scenario 6: QEMU is killed in the middle of the wizard's burn. At the next boot the
+    card is in normal mode (old or new firmware: the burn is failsafe) and the wizard offers
+    to finish the job; it does, and the card boots the new image."""
+    big = "--ddr 2 --ddr-size 0x60000"          # ~0.4 MiB: a burn long enough to cut
+    card = Card(tmp_path, "hp544", "--chip", "cx3", "--subsys", "103c:18d6", "--guid", GUID, "--mac", MAC,
+                image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {big}")
+    newer = image(tmp_path, "hp-2.42.bin", f"--chip cx3 --psid {OEM_PSID} --fw 2.42.5000 {big}")
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(newer, "/cxrescue/firmware/hp-2.42.bin")])
+    guests.append(g)
+    g.front_end()
+    g.choose("update")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"Writing hp-2\.42\.bin onto", timeout=WRITE_TIMEOUT)
+    g.expect(r"write\s+[1-9]\d%", timeout=WRITE_TIMEOUT)
+    g.power_cut()
+    b = card.boot_check()
+    assert b["booted"] is True and b["fw_version"] in (OEM_FW, "2.42.5000"), b
+
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick=g.stick)
+    guests.append(g)
+    g.expect(r"The update of card \S+ \(started [^)]*\) was INTERRUPTED")
+    g.expect(r"The card holds a whole image now: PSID HP_0280210019, FW 2\.4")
+    g.answer(r"Finish the job now \(the same update, after the same checks\)\? \[Y/n\]: ", "")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"card \S+: (OK: FW 2\.40\.5030 -> 2\.42\.5000|it already holds this image)", timeout=WRITE_TIMEOUT)
+    b = card.boot_check()
+    assert b["booted"] is True and b["fw_version"] == "2.42.5000", b
+    assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
+    g.close()

@@ -35,6 +35,13 @@ void wiz_scan_backups(struct wizard *w);
  * a single one is picked without a question. CX_EABSENT (with why) when none. */
 int wiz_choose_card(struct wizard *w, const char *title, bool (*ok)(const struct wizard_card *),
 		    const char *none, int *idx, struct cx_status *st);
+/* Take the session lock for an action that writes; false (the user told why) when
+ * another console holds it. wiz_give() gives it back. */
+bool wiz_take(struct wizard *w);
+/* The same without a word, waiting up to about two seconds: for the start-up bookkeeping
+ * both consoles' wizards do at once. */
+bool wiz_take_quiet(struct wizard *w);
+void wiz_give(struct wizard *w);
 /* Print and log one line. */
 void wiz_say(struct wizard *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Open card i for work. */

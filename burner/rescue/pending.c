@@ -83,11 +83,8 @@ int pending_write(const char *data_dir, struct pending *p, struct cx_status *st)
 	put(buf, sizeof(buf), &at, "to_fw", p->to_fw);
 	put(buf, sizeof(buf), &at, "identity", p->identity);
 	put(buf, sizeof(buf), &at, "time", p->time);
-	if ((rc = file_replace(path, (const uint8_t *)buf, at, st)))
-		return rc;
-	if (dir_sync(dir))
-		return cx_fail(st, CX_EIO, "cannot flush %s: %s", dir, strerror(errno));
-	return CX_OK;
+	put(buf, sizeof(buf), &at, "boot_id", p->boot_id);
+	return file_replace_synced(path, (const uint8_t *)buf, at, st);
 }
 
 int pending_remove(const char *data_dir, const struct pending *p, struct cx_status *st)
@@ -102,6 +99,14 @@ int pending_remove(const char *data_dir, const struct pending *p, struct cx_stat
 		return cx_fail(st, CX_EIO, "cannot remove %s: %s", path, strerror(errno));
 	dir_sync(dir);
 	return CX_OK;
+}
+
+bool pending_exists(const char *data_dir, const struct pending *p)
+{
+	char path[PENDING_PATH_MAX + 128];
+
+	snprintf(path, sizeof(path), "%s/" PENDING_DIR "/%s", data_dir, p->name);
+	return access(path, F_OK) == 0;
 }
 
 static void take(char *dst, size_t n, const char *v)
@@ -122,10 +127,43 @@ static bool parse(char *text, struct pending *p)
 		if (0) {
 		}
 		F(state); F(action); F(bdf); F(family); F(guid); F(file); F(sha256); F(to_psid); F(to_fw);
-		F(identity); F(time);
+		F(identity); F(time); F(boot_id);
 #undef F
 	}
-	return (!strcmp(p->state, "writing") || !strcmp(p->state, "written")) && p->action[0] && p->family[0];
+	return (!strcmp(p->state, "writing") || !strcmp(p->state, "written") || !strcmp(p->state, "checked")) &&
+	       p->action[0] && p->family[0];
+}
+
+/* Read and parse one record file; false when it does not read or is not a record. */
+static bool read_record(const char *path, struct pending *p)
+{
+	struct cx_status ignore = {0};
+	uint8_t *buf;
+	size_t blen;
+	bool ok = false;
+
+	if (file_read(path, RECORD_MAX, &buf, &blen, &ignore))
+		return false;
+	char *text = malloc(blen + 1);
+	if (text) {
+		memcpy(text, buf, blen);
+		text[blen] = '\0';
+		ok = parse(text, p);
+		free(text);
+	}
+	free(buf);
+	return ok;
+}
+
+bool pending_reload(const char *data_dir, struct pending *p)
+{
+	char path[PENDING_PATH_MAX + 128], name[sizeof(p->name)];
+
+	memcpy(name, p->name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/" PENDING_DIR "/%s", data_dir, name);
+	bool ok = read_record(path, p);
+	memcpy(p->name, name, sizeof(name));
+	return ok;
 }
 
 static int by_name(const void *a, const void *b)
@@ -153,26 +191,14 @@ int pending_list(const char *data_dir, struct pending **out, int *n, struct cx_s
 	}
 	while ((de = readdir(d)) && *n < PENDING_MAX) {
 		size_t len = strlen(de->d_name);
-		uint8_t *buf;
-		size_t blen;
-		struct cx_status ignore = {0};
 		if (de->d_name[0] == '.' || len <= strlen(SUFFIX) || len >= sizeof(v->name) ||
 		    strcmp(de->d_name + len - strlen(SUFFIX), SUFFIX))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (file_read(path, RECORD_MAX, &buf, &blen, &ignore))
-			continue;
-		char *text = malloc(blen + 1);
-		if (text) {
-			memcpy(text, buf, blen);
-			text[blen] = '\0';
-			if (parse(text, &v[*n])) {
-				memcpy(v[*n].name, de->d_name, len + 1); /* len < sizeof(name): checked above */
-				(*n)++;
-			}
-			free(text);
+		if (read_record(path, &v[*n])) {
+			memcpy(v[*n].name, de->d_name, len + 1); /* len < sizeof(name): checked above */
+			(*n)++;
 		}
-		free(buf);
 	}
 	closedir(d);
 	qsort(v, (size_t)*n, sizeof(*v), by_name);

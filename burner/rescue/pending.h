@@ -12,8 +12,15 @@
  *              wizard offers to finish the job with the same file;
  *   "written"  the write finished and the machine was powered off: the card
  *              now runs what it loaded at power-on, and the wizard checks
- *              that this is the FW that was written (field-notes.md §2.8),
- *              records the result in the history and removes the record.
+ *              that this is the FW that was written (field-notes.md §2.8)
+ *              and records the result in the history; the record becomes
+ *   "checked"  with this boot's id, so that the other console's wizard, which
+ *              reads the records a moment later, still tells its user; a
+ *              "checked" record of an earlier boot is removed.
+ *
+ * Every console's wizard reads the records and tells its user; the one that
+ * settles a record (history line, removal, finishing the job) does it under
+ * the session lock and checks pending_exists() first, so it happens once.
  *
  * A record is "key=value" lines, written to a temporary file, fsync'd and
  * renamed over the old one, then the folder is flushed: it is whole or absent.
@@ -33,7 +40,7 @@
 #define PENDING_PATH_MAX 1024
 
 struct pending {
-	char state[16];                 /* "writing", "written" */
+	char state[16];                 /* "writing", "written", "checked" */
 	char action[16];                /* the history action: "update", "crossflash", "burn", "restore", ... */
 	char bdf[16];
 	char family[24];                /* "ConnectX-3" */
@@ -43,6 +50,7 @@ struct pending {
 	char to_psid[17], to_fw[24];    /* "" for a restore */
 	char identity[PENDING_PATH_MAX];/* "card", "bundle:PATH" or "sticker:GUID,MAC" */
 	char time[32];                  /* when it started, UTC */
+	char boot_id[40];               /* "checked": the boot it was checked in (/proc/sys/kernel/random/boot_id) */
 	char name[96];                  /* the record's file name (set by the calls below) */
 };
 
@@ -51,6 +59,12 @@ int pending_write(const char *data_dir, struct pending *p, struct cx_status *st)
 
 /* Remove p's record; a record already gone is fine. CX_EIO. */
 int pending_remove(const char *data_dir, const struct pending *p, struct cx_status *st);
+
+/* Whether p's record is still there (another console may have settled it). */
+bool pending_exists(const char *data_dir, const struct pending *p);
+
+/* Read p's record (by p->name) again into p; false when it is gone or unreadable. */
+bool pending_reload(const char *data_dir, struct pending *p);
 
 /* Every record in data_dir/pending/ (malloc'd array, *n of them, in name
  * order); a folder that is absent is none. A record that does not read is

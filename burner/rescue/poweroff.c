@@ -42,6 +42,20 @@ int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st)
 	return CX_OK;
 }
 
+/* This boot's id: a "checked" record of another boot is old news. */
+static void boot_id(char *out, size_t n)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	out[0] = '\0';
+	if (f) {
+		if (!fgets(out, (int)n, f))
+			out[0] = '\0';
+		fclose(f);
+	}
+	out[strcspn(out, "\n")] = '\0';
+}
+
 static int find_card(const struct wizard *w, const struct pending *p)
 {
 	for (int i = 0; i < w->ncards; i++) {
@@ -91,9 +105,19 @@ static void check_written(struct wizard *w, const struct pending *p)
 			 "and power on again", c->ci.pci.bdf, c->ci.recovery ? "nothing (recovery mode)" : "FW ",
 			 c->ci.recovery ? "" : c->running, p->to_fw, p->action);
 	wiz_say(w, "%s%s", ok ? "" : "WARNING: ", msg);
-	wiz_history(w, c, "boot-check", NULL, &to, NULL, ok ? "ok" : "failed", msg);
-	if (ok)
-		pending_remove(w->o.data_dir, p, &st);
+	/* Every console says it; one writes it down and marks the record checked in this
+	 * boot. A failed check stays "written", to be checked again at the next boot. */
+	if (!ok || strcmp(p->state, "written") || !wiz_take_quiet(w))
+		return;
+	struct pending now = *p;
+	if (pending_reload(w->o.data_dir, &now) && !strcmp(now.state, "written")) {
+		wiz_history(w, c, "boot-check", NULL, &to, NULL, "ok", msg);
+		snprintf(now.state, sizeof(now.state), "checked");
+		boot_id(now.boot_id, sizeof(now.boot_id));
+		if (pending_write(w->o.data_dir, &now, &st))
+			wiz_say(w, "WARNING: %s", st.msg);
+	}
+	wiz_give(w);
 }
 
 static int identity_of(struct wizard *w, int i, const struct pending *p, struct identity_opts *id,
@@ -118,6 +142,8 @@ static int identity_of(struct wizard *w, int i, const struct pending *p, struct 
 	return CX_OK;
 }
 
+static int finish_job(struct wizard *w, int i, const struct pending *p, struct cx_status *st);
+
 /* A write a power cut interrupted: offer to do it again, the same way. */
 static int finish(struct wizard *w, const struct pending *p, struct cx_status *st)
 {
@@ -136,13 +162,33 @@ static int finish(struct wizard *w, const struct pending *p, struct cx_status *s
 		wiz_say(w, "The card holds a whole image now: PSID %s, FW %s.", c->ci.have_image ? c->ci.f.img.info.psid : "?",
 			c->fw[0] ? c->fw : "?");
 	snprintf(q, sizeof(q), "Finish the job now (the same %s, after the same checks)?", p->action);
-	if ((rc = prompt_yes_no(&w->p, q, false, st))) {
-		wiz_say(w, "Left as it is; the record is dropped (the history keeps it).");
-		cx_status_clear(st);
-		pending_remove(w->o.data_dir, p, st);
+	bool yes = (rc = prompt_yes_no(&w->p, q, false, st)) == CX_OK;
+	if (!yes && w->p.closed)
+		return rc;
+	if (!wiz_take(w))
+		return CX_OK;
+	if (!pending_exists(w->o.data_dir, p)) {
+		wiz_give(w);
+		wiz_say(w, "That job was settled on another console meanwhile.");
 		return CX_OK;
 	}
+	cx_status_clear(st);
 	pending_remove(w->o.data_dir, p, st);
+	if (!yes) {
+		wiz_give(w);
+		wiz_say(w, "Left as it is; the record is dropped (the history keeps the interrupted write).");
+		return CX_OK;
+	}
+	rc = finish_job(w, i, p, st);
+	wiz_give(w);
+	return rc;
+}
+
+static int finish_job(struct wizard *w, int i, const struct pending *p, struct cx_status *st)
+{
+	const struct wizard_card *c = &w->cards[i];
+	int rc;
+
 	bool bundle_write = !strncmp(p->identity, "bundle:", 7) && !strcmp(p->identity + 7, p->file);
 	if (bundle_write)
 		return wiz_restore(w, i, p->file, p->action, true, st);
@@ -176,7 +222,16 @@ void flow_pending(struct wizard *w)
 	}
 	for (int k = 0; k < n; k++) {
 		cx_status_clear(&st);
-		if (!strcmp(v[k].state, "written")) {
+		if (!strcmp(v[k].state, "checked")) {
+			char id[40];
+			boot_id(id, sizeof(id));
+			if (!strcmp(v[k].boot_id, id)) {
+				check_written(w, &v[k]);      /* checked by another console a moment ago */
+			} else if (wiz_take_quiet(w)) {
+				pending_remove(w->o.data_dir, &v[k], &st);
+				wiz_give(w);
+			}
+		} else if (!strcmp(v[k].state, "written")) {
 			check_written(w, &v[k]);
 		} else if (w->o.job != JOB_NONE) {
 			wiz_say(w, "WARNING: the %s of card %s (started %s) was interrupted; start the wizard "

@@ -219,9 +219,7 @@ static int write_report(struct wizard *w, const struct wizard_card *before, int 
 	if (!rc && (size_t)snprintf(path, pathlen, "%s/%s-%s.json", dir, stamp, wizard_job_name(w->o.job)) >= pathlen)
 		rc = cx_fail(st, CX_EIO, "report path too long");
 	if (!rc)
-		rc = file_replace(path, (const uint8_t *)text, len, st);
-	if (!rc && dir_sync(dir))
-		rc = cx_fail(st, CX_EIO, "cannot flush %s", dir);
+		rc = file_replace_synced(path, (const uint8_t *)text, len, st);
 	free(text);
 	return rc;
 }

@@ -192,8 +192,7 @@ static void run_shell(struct wizard *w)
 	journal_log(&w->j, "shell: back in the menu");
 }
 
-/* Take the session lock for an action; false (told why) when another console has it. */
-static bool take(struct wizard *w)
+bool wiz_take(struct wizard *w)
 {
 	struct cx_status st = {0};
 
@@ -201,6 +200,27 @@ static bool take(struct wizard *w)
 		return true;
 	fprintf(w->out, "%s: wait until it is done there, then choose again.\n", st.msg);
 	return false;
+}
+
+#define QUIET_TRIES 20          /* ours: 20 x 100 ms, longer than any start-up bookkeeping */
+#define QUIET_WAIT_NS 100000000L
+
+bool wiz_take_quiet(struct wizard *w)
+{
+	struct timespec ts = {0, QUIET_WAIT_NS};
+
+	for (int i = 0; i < QUIET_TRIES; i++) {
+		struct cx_status st = {0};
+		if (!w->o.lock_path || session_take(&w->s, time(NULL), &st) == CX_OK)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+void wiz_give(struct wizard *w)
+{
+	session_give(&w->s);
 }
 
 static void report(struct wizard *w, int rc, const struct cx_status *st, const char *what)
@@ -281,11 +301,11 @@ static int menu_once(struct wizard *w)
 		return CX_OK;
 	}
 	if (c == C_POWER) {
-		if (!take(w))   /* another console is writing a card: never power off under it */
+		if (!wiz_take(w))   /* another console is writing a card: never power off under it */
 			return CX_OK;
 		return flow_power_off(w, false, &st) == CX_OK ? 1 : (session_give(&w->s), CX_OK);
 	}
-	if (!take(w))
+	if (!wiz_take(w))
 		return CX_OK;
 	bool wrote_before = w->wrote;
 	switch (c) {
@@ -301,7 +321,7 @@ static int menu_once(struct wizard *w)
 	report(w, rc, &st, menu_items[c]);
 	if (w->p.closed)
 		return CX_EDECLINED;
-	if (rc == CX_OK && w->wrote && !wrote_before && take(w)) {
+	if (rc == CX_OK && w->wrote && !wrote_before && wiz_take(w)) {
 		cx_status_clear(&st);
 		if (flow_power_off(w, true, &st) == CX_OK)
 			return 1;
@@ -348,16 +368,11 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 	cx_status_clear(&st);
 	inv_read(w, &st);
 	inv_show(w);
-	/* Finishing an interrupted job writes a card, and powering off after it must not cut
-	 * another console's write: both under the session lock, like the menu's actions (every
-	 * console's wizard starts here at boot and would offer the same job). */
-	if (take(w)) {
-		flow_pending(w);
-		session_give(&w->s);
-	} else {
-		fprintf(w->out, "The jobs the last session left (pending/) are left to that console.\n");
-	}
-	if (w->wrote && o->job == JOB_NONE && take(w)) {
+	/* Every console's wizard starts here at boot and tells its user what the last session
+	 * left; settling a record (and finishing a job, which writes) takes the session lock
+	 * inside, and happens once (pending.h). */
+	flow_pending(w);
+	if (w->wrote && o->job == JOB_NONE && wiz_take(w)) {
 		cx_status_clear(&st);
 		if (flow_power_off(w, true, &st) == CX_OK)
 			rc = 1;
@@ -366,7 +381,7 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 	}
 	if (rc == CX_OK && o->job != JOB_NONE) {
 		cx_status_clear(&st);
-		if (!take(w)) {
+		if (!wiz_take(w)) {
 			rc = CX_EBUSY;
 		} else {
 			rc = flow_job(w, &st);

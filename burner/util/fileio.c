@@ -112,6 +112,33 @@ int file_replace(const char *path, const uint8_t *buf, size_t len, struct cx_sta
 	return CX_OK;
 }
 
+int file_replace_synced(const char *path, const uint8_t *buf, size_t len, struct cx_status *st)
+{
+	char dir[4096];
+	int rc = file_replace(path, buf, len, st);
+
+	if (rc)
+		return rc;
+	/* FAT writes a renamed file's directory entry (its first cluster and size) with the
+	 * file's own metadata: the folder's fsync alone left only the temporary name on the
+	 * stick after a power cut (qemu-tests/test_wizard.py, the power-cut scenario). */
+	int fd = open(path, O_RDONLY);
+	if (fd < 0 || fsync(fd)) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return cx_fail(st, CX_EIO, "cannot flush %s: %s", path, strerror(e));
+	}
+	close(fd);
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (dir_sync(slash ? (dir[0] ? dir : "/") : "."))
+		return cx_fail(st, CX_EIO, "cannot flush the folder of %s: %s", path, strerror(errno));
+	return CX_OK;
+}
+
 int file_write(const char *path, const uint8_t *buf, size_t len, struct cx_status *st)
 {
 	int out = strcmp(path, "-") == 0;

@@ -21,6 +21,10 @@ int file_read(const char *path, size_t max, uint8_t **buf, size_t *len, struct c
 /* Replace path with len bytes, atomically; keeps the old file's mode. */
 int file_replace(const char *path, const uint8_t *buf, size_t len, struct cx_status *st);
 
+/* The same, and on the disk when it returns: the new file and its folder are
+ * fsync'd too, so a power cut after it leaves the new file under its name. */
+int file_replace_synced(const char *path, const uint8_t *buf, size_t len, struct cx_status *st);
+
 /* Write len bytes to path ("-" is standard output), creating or truncating it. */
 int file_write(const char *path, const uint8_t *buf, size_t len, struct cx_status *st);
 
