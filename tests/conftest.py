@@ -63,6 +63,24 @@ def images(tmp_path):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def private_lock_dir(tmp_path_factory):
+    """cxflash flocks mstflint's lock file for the card's address (/tmp/mstflint_lockfiles,
+    hw-access.md §2.3). Every simulated tree names its first card 0000:01:00.0, so two pytest
+    workers, each with its own card, shared one lock file and one could wait past cxflash's
+    5 s limit (exit 13) on a loaded machine. Each worker gets its own folder; tests that
+    contend on purpose set CXFLASH_LOCK_DIR themselves, and mstflint runs in a namespace
+    of its own (scripts/mstflint-ns)."""
+    d = tmp_path_factory.mktemp("mstflint_lockfiles")
+    old = os.environ.get("CXFLASH_LOCK_DIR")
+    os.environ["CXFLASH_LOCK_DIR"] = str(d)
+    yield d
+    if old is None:
+        os.environ.pop("CXFLASH_LOCK_DIR", None)
+    else:
+        os.environ["CXFLASH_LOCK_DIR"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
 def built():
     for p in (CXFLASH, CXFLASH_ASAN, MKFS2):
         assert p.exists(), f"{p} is missing: run 'make check', which builds it"
