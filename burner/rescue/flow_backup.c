@@ -37,6 +37,11 @@ int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, 
 	struct cx_status ist = {0};
 	backup_index_add(&w->ix, r->path, &ist);
 	c->has_backup = true;
+	bool known = false;
+	for (int k = 0; k < w->nbacked_up; k++)
+		known |= !strcmp(w->backed_up[k], c->ci.pci.bdf);
+	if (!known && w->nbacked_up < WIZARD_MAX_CARDS)
+		snprintf(w->backed_up[w->nbacked_up++], sizeof(w->backed_up[0]), "%s", c->ci.pci.bdf);
 	return CX_OK;
 }
 

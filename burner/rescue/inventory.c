@@ -43,6 +43,8 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 		c->has_backup = backup_index_has(&w->ix, c->ci.pci.family,
 						 c->ci.f.img.guids.blank ? 0 : c->ci.f.img.guids.guid[0]);
 	}
+	for (int k = 0; k < w->nbacked_up; k++)
+		c->has_backup |= !strcmp(w->backed_up[k], c->ci.pci.bdf);
 	if (c->ci.have_running)
 		fmt_fw_version(c->running, sizeof(c->running), c->ci.running);
 	cx_status_clear(&st);

@@ -142,7 +142,11 @@ static int identity_of(struct wizard *w, int i, const struct pending *p, struct 
 	return CX_OK;
 }
 
-static int finish_job(struct wizard *w, int i, const struct pending *p, struct cx_status *st);
+static const struct match_candidate *finish_target(struct wizard *w, int i, const struct pending *p,
+						   struct cx_status *st);
+static bool is_restore(const struct pending *p);
+static int finish_job(struct wizard *w, int i, const struct pending *p, const struct match_candidate *m,
+		      struct cx_status *st);
 
 /* A write a power cut interrupted: offer to do it again, the same way. */
 static int finish(struct wizard *w, const struct pending *p, struct cx_status *st)
@@ -173,39 +177,56 @@ static int finish(struct wizard *w, const struct pending *p, struct cx_status *s
 		return CX_OK;
 	}
 	cx_status_clear(st);
+	const struct match_candidate *m = NULL;
+	if (yes && !is_restore(p) && !(m = finish_target(w, i, p, st))) {
+		wiz_give(w);
+		return st->code;
+	}
 	pending_remove(w->o.data_dir, p, st);
+	cx_status_clear(st);
 	if (!yes) {
 		wiz_give(w);
 		wiz_say(w, "Left as it is; the record is dropped (the history keeps the interrupted write).");
 		return CX_OK;
 	}
-	rc = finish_job(w, i, p, st);
+	rc = finish_job(w, i, p, m, st);
 	wiz_give(w);
 	return rc;
 }
 
-static int finish_job(struct wizard *w, int i, const struct pending *p, struct cx_status *st)
+/* What finishing p needs, found before its record is dropped: the library entry of
+ * its image (a restore needs its bundle only). NULL with st filled when it is gone. */
+static const struct match_candidate *finish_target(struct wizard *w, int i, const struct pending *p,
+						   struct cx_status *st)
 {
 	const struct wizard_card *c = &w->cards[i];
-	int rc;
 
-	bool bundle_write = !strncmp(p->identity, "bundle:", 7) && !strcmp(p->identity + 7, p->file);
-	if (bundle_write)
-		return wiz_restore(w, i, p->file, p->action, true, st);
-	const struct manifest_entry *e = NULL;
-	const struct match_candidate *m = NULL;
 	for (size_t k = 0; k < c->mr.n; k++)
 		if (!strcmp(c->mr.c[k].e->path, p->file) && !strcmp(c->mr.c[k].e->sha256, p->sha256))
-			m = &c->mr.c[k], e = m->e;
-	if (!e)
-		return cx_fail(st, CX_EABSENT, "%s (SHA-256 %.16s...) is not in the library now: choose the image again",
-			       p->file, p->sha256);
+			return &c->mr.c[k];
+	cx_fail(st, CX_EABSENT, "%s (SHA-256 %.16s...) is not in the library now: the record stays, for a boot "
+		"that has it; or choose the image again from the menu", p->file, p->sha256);
+	return NULL;
+}
+
+static bool is_restore(const struct pending *p)
+{
+	return !strncmp(p->identity, "bundle:", 7) && !strcmp(p->identity + 7, p->file);
+}
+
+static int finish_job(struct wizard *w, int i, const struct pending *p, const struct match_candidate *m,
+		      struct cx_status *st)
+{
+	int rc;
+
+	if (is_restore(p))
+		return wiz_restore(w, i, p->file, p->action, true, st);
 	struct identity_opts id;
 	struct backup_identity bid;
 	if ((rc = identity_of(w, i, p, &id, &bid, st)))
 		return rc;
 	bool given = id.given.have_guids || id.given.have_macs;
-	struct write_request rq = {.card = i, .e = e, .m = m, .action = p->action, .ident = given ? &id : NULL,
+	struct write_request rq = {.card = i, .e = m->e, .m = m, .action = p->action, .ident = given ? &id : NULL,
 				   .identity_note = p->identity, .ask = true};
 	return wiz_burn(w, &rq, st);
 }

@@ -382,7 +382,7 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 	if (rc == CX_OK && o->job != JOB_NONE) {
 		cx_status_clear(&st);
 		if (!wiz_take(w)) {
-			rc = CX_EBUSY;
+			rc = cx_fail(&st, CX_EBUSY, "another console's wizard holds the session lock; the job did not run");
 		} else {
 			rc = flow_job(w, &st);
 			session_give(&w->s);

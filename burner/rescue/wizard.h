@@ -95,6 +95,9 @@ struct wizard {
 	struct wizard_card *cards;   /* ncards */
 	int ncards;
 	char list_error[CX_MSG_MAX]; /* the bus could not be listed */
+	char backed_up[WIZARD_MAX_CARDS][16]; /* slots backed up in this session (a card with blank
+					       * GUIDs has no identity the index could find) */
+	int nbacked_up;
 	bool wrote;                  /* a write succeeded: power off for the cold restart */
 	bool wrote_recovery;         /* ... to a card that was in recovery mode (the jumper) */
 	bool failed;                 /* the last action failed */
