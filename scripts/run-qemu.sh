@@ -5,8 +5,8 @@
 # The card: an HP 544QSFP (PSID HP_0280210019, subsystem 103c:18d6; field-notes.md §3 row 1)
 # holding a generated FS2 image (firmware 2.40.5030), made fresh in BUILD_DIR/run/ unless one
 # is there already — so a burn done in one session is still on the card in the next.
-# `rm -rf BUILD_DIR/run` starts over. The stick is a copy (BUILD_DIR/run/stick.img), so
-# images/ stays as built; backups written in the guest can be read with
+# `rm -rf BUILD_DIR/run` starts over. The stick is a copy (BUILD_DIR/run/stick.img, see
+# below), so images/ stays as built; backups written in the guest can be read with
 #   mdir -i BUILD_DIR/run/stick.img@@1M ::/cxrescue/backups
 # QEMU: TCG, or KVM when the CPU has vmx/svm (build-notes.md: KVM hangs here otherwise).
 # CXR_FIRMWARE=uefi (make run FIRMWARE=uefi) boots through OVMF (package ovmf) instead of
@@ -32,7 +32,17 @@ if [ ! -f "$RUN/card.flash" ]; then
         --guid 0002c90300a1b2c0 --mac 0002c9a1b2c0 >/dev/null
     echo "run: made a simulated HP 544QSFP (ConnectX-3) in $RUN/card.{conf,flash}"
 fi
-cp "$IMAGES/cxrescue-usb.img" "$RUN/stick.img"
+# The stick is kept from one run to the next (backups, logs, the wizard's history and its
+# check after the cold restart), and made again when the image was rebuilt. A fresh stick
+# gets a generated stock image (MCX354A-FCB's PSID, FW 2.42.5000) in cxrescue/firmware/, so
+# the wizard has a cross-flash to offer the HP card. It is synthetic test data from mkfs2,
+# not NVIDIA firmware: it runs on the simulated card only.
+if [ ! -f "$RUN/stick.img" ] || [ "$IMAGES/cxrescue-usb.img" -nt "$RUN/stick.img" ]; then
+    cp "$IMAGES/cxrescue-usb.img" "$RUN/stick.img"
+    "$MKFS2" -o "$RUN/mcx354a-stock-demo.bin" --chip cx3 --psid MT_1090120019 --fw 2.42.5000 >/dev/null
+    mcopy -o -i "$RUN/stick.img@@1M" "$RUN/mcx354a-stock-demo.bin" ::/cxrescue/firmware/
+    echo "run: a fresh stick in $RUN/stick.img, with a generated stock image to cross-flash to"
+fi
 
 firmware=()
 case ${CXR_FIRMWARE:-bios} in
