@@ -23,7 +23,7 @@ OEM_PSID, OEM_FW = "HP_0280210019", "2.40.5030"
 STOCK_PSID, STOCK_FW = "MT_1090120019", "2.42.5000"
 SMALL = "--ddr 2 --ddr-size 0x1000"
 GUID, MAC = "0002c90300a1b2c0", "0002c9a1b2c0"
-WRITE_TIMEOUT = 900          # a backup and a burn through the guest, on TCG
+WRITE_TIMEOUT = 240          # a backup and a burn through the guest take seconds on TCG; bounded on failure
 
 
 @pytest.fixture(autouse=True)

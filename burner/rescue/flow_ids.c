@@ -25,6 +25,8 @@ static int before_write(void *ctx, struct cx_status *st)
 	int rc = wiz_backup_card(b->w, b->card, b->d, "before setting GUIDs/MACs", &b->bk, st);
 
 	b->backed_up = rc == CX_OK;
+	if (!rc)
+		wiz_quiesce_stick(b->w);
 	return rc;
 }
 

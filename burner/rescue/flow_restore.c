@@ -52,6 +52,7 @@ static int before_write(void *ctx, struct cx_status *st)
 		return rc;
 	b->recorded = true;
 	wiz_say(b->w, "Writing the backup onto %s; do not switch the machine off.", b->w->cards[b->card].ci.pci.bdf);
+	wiz_quiesce_stick(b->w);
 	return CX_OK;
 }
 

@@ -143,6 +143,7 @@ static int before_write(void *ctx, struct cx_status *st)
 		return rc;
 	b->recorded = true;
 	wiz_say(w, "Writing %s onto %s; do not switch the machine off.", b->rq->e->name, w->cards[b->card].ci.pci.bdf);
+	wiz_quiesce_stick(w);
 	return CX_OK;
 }
 

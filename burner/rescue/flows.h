@@ -42,6 +42,11 @@ bool wiz_take(struct wizard *w);
  * both consoles' wizards do at once. */
 bool wiz_take_quiet(struct wizard *w);
 void wiz_give(struct wizard *w);
+/* Just before the first write to a card: everything the wizard wrote to the stick is
+ * flushed (sync), so that a power cut during the card's write finds nothing of ours
+ * half-written on the FAT. A cut there had torn a folder the kernel then refused
+ * ("corrupted directory"), leaving the stick read-only at the next boot. */
+void wiz_quiesce_stick(struct wizard *w);
 /* Print and log one line. */
 void wiz_say(struct wizard *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Open card i for work. */
