@@ -37,14 +37,6 @@ def oem_card(tmp_path):
                 "--mac", MAC, image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {SMALL}")
 
 
-@pytest.fixture
-def guests():
-    started = []
-    yield started
-    for g in started:
-        g.close()
-
-
 def record_time(media, seconds):
     out = qh.BUILD / "qemu-tests"
     out.mkdir(parents=True, exist_ok=True)

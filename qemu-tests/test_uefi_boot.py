@@ -29,14 +29,6 @@ def card(tmp_path):
                 image_opts=f"--chip cx3 --psid {PSID} --fw {FW} {SMALL}")
 
 
-@pytest.fixture
-def guests():
-    started = []
-    yield started
-    for g in started:
-        g.close()
-
-
 def boot(tmp_path, guests, media, firmware, cards):
     gone = qh.missing(firmware)
     assert gone is None, gone

@@ -32,14 +32,6 @@ def built():
     assert gone is None, gone
 
 
-@pytest.fixture
-def guests():
-    started = []
-    yield started
-    for g in started:
-        g.close()
-
-
 def oem_card(folder, name="hp544", guid=GUID, mac=MAC):
     return Card(folder, name, "--chip", "cx3", "--subsys", "103c:18d6", "--guid", guid, "--mac", mac,
                 image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {SMALL}")

@@ -91,10 +91,7 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	}
 	snprintf(b.job.state, sizeof(b.job.state), "writing");
 	snprintf(b.job.action, sizeof(b.job.action), "%s", action);
-	snprintf(b.job.bdf, sizeof(b.job.bdf), "%s", c->ci.pci.bdf);
-	snprintf(b.job.family, sizeof(b.job.family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");
-	if (c->ci.have_image && !c->ci.f.img.guids.blank)
-		snprintf(b.job.guid, sizeof(b.job.guid), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
+	wiz_pending_card(c, &b.job);
 	snprintf(b.job.file, sizeof(b.job.file), "%s", bundle);
 	snprintf(b.job.identity, sizeof(b.job.identity), "bundle:%s", bundle);
 	wiz_now(b.job.time);

@@ -117,14 +117,6 @@ static int confirm(void *ctx, const char *question, struct cx_status *st)
 	return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
 }
 
-static void card_key(const struct wizard_card *c, struct pending *p)
-{
-	snprintf(p->bdf, sizeof(p->bdf), "%s", c->ci.pci.bdf);
-	snprintf(p->family, sizeof(p->family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");
-	if (c->ci.have_image && !c->ci.f.img.guids.blank)
-		snprintf(p->guid, sizeof(p->guid), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
-}
-
 /* After the checks, before the first write: the backup, then the job record. */
 static int before_write(void *ctx, struct cx_status *st)
 {
@@ -198,7 +190,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	fmt_fw_version(to_fw, sizeof(to_fw), rq->e->fw_ver);
 	snprintf(b.job.state, sizeof(b.job.state), "writing");
 	snprintf(b.job.action, sizeof(b.job.action), "%s", rq->action);
-	card_key(c, &b.job);
+	wiz_pending_card(c, &b.job);
 	snprintf(b.job.file, sizeof(b.job.file), "%s", rq->e->path);
 	snprintf(b.job.sha256, sizeof(b.job.sha256), "%s", rq->e->sha256);
 	snprintf(b.job.to_psid, sizeof(b.job.to_psid), "%s", rq->e->psid);

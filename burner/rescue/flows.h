@@ -28,6 +28,9 @@ void inv_label(const struct wizard_card *c, char *out, size_t n);
 /* The recommendation, or NULL. */
 const struct match_candidate *inv_best(const struct wizard_card *c);
 
+/* inventory.c: the card a job record (pending.h) is about: slot, family, node GUID. */
+void wiz_pending_card(const struct wizard_card *c, struct pending *p);
+
 /* wizard.c */
 void wiz_load_library(struct wizard *w);
 void wiz_scan_backups(struct wizard *w);

@@ -86,6 +86,14 @@ void inv_label(const struct wizard_card *c, char *out, size_t n)
 		snprintf(out, n, "%s  %s  (no readable firmware)", c->ci.pci.bdf, c->ci.chip);
 }
 
+void wiz_pending_card(const struct wizard_card *c, struct pending *p)
+{
+	snprintf(p->bdf, sizeof(p->bdf), "%s", c->ci.pci.bdf);
+	snprintf(p->family, sizeof(p->family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");
+	if (c->ci.have_image && !c->ci.f.img.guids.blank)
+		snprintf(p->guid, sizeof(p->guid), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
+}
+
 void inv_history_card(const struct wizard_card *c, struct history_card *h)
 {
 	memset(h, 0, sizeof(*h));
