@@ -19,6 +19,7 @@ import subprocess
 import time
 
 import pexpect
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = ROOT / os.environ.get("CXR_BUILD", "build")
@@ -273,3 +274,14 @@ def set_append(image, words, offset="1M"):
                        capture_output=True, text=True)
     tmp.unlink()
     assert r.returncode == 0, r.stderr
+
+
+# Here, not in a conftest.py: tests/ has its own conftest module that its files import by
+# name, and one pytest run over both folders could load only one module called "conftest".
+@pytest.fixture
+def guests():
+    """The QEMU guests a test starts (append each one): closed at teardown, pass or fail."""
+    started = []
+    yield started
+    for g in started:
+        g.close()

@@ -14,7 +14,7 @@ import re
 import pytest
 
 import qemu_harness as qh
-from qemu_harness import Card, Guest
+from qemu_harness import Card, Guest, guests  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif(os.environ.get("CXR_NO_QEMU") == "1",
                                 reason="CXR_NO_QEMU=1: boot tests switched off")
