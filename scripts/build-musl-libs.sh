@@ -19,7 +19,8 @@
 #
 # Environment overrides:
 #   MUSLCC          compiler (default musl-gcc)
-#   LIBS_CFLAGS     optimisation flags (default: -Os -ffunction-sections -fdata-sections)
+#   LIBS_CFLAGS     optimisation flags (default: -Os -ffunction-sections -fdata-sections, and no
+#                   unwind tables: C never unwinds, and they were 5 KB of the static cxflash)
 #   ZLIB_SRC        source package for zlib, may pin a version: zlib=1:1.2.13.dfsg-1
 #   PCI_SRC         source package for libpci (default pciutils)
 #   PCI_IDSDIR      where libpci looks for pci.ids at run time (default /usr/share/misc)
@@ -35,7 +36,7 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 fi
 
 MUSLCC=${MUSLCC:-musl-gcc}
-LIBS_CFLAGS=${LIBS_CFLAGS:--Os -ffunction-sections -fdata-sections}
+LIBS_CFLAGS=${LIBS_CFLAGS:--Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables}
 ZLIB_SRC=${ZLIB_SRC:-zlib}
 PCI_SRC=${PCI_SRC:-pciutils}
 PCI_IDSDIR=${PCI_IDSDIR:-/usr/share/misc}
