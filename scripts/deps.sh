@@ -72,6 +72,9 @@ PACKAGES=(
     ipxe-qemu              # PXE option ROMs for e1000 (-L /usr/lib/ipxe/qemu)
     qemu-system-data       # QEMU's own blobs (-L /usr/share/qemu)
     python3-pexpect        # boot tests drive the serial console
+    # --- PXE across a rack (scripts/pxe-serve) ----------------------------------------
+    dnsmasq-base           # DHCP / proxy-DHCP; the binary only: package dnsmasq would start a DNS service
+    tftpd-hpa              # in.tftpd: TFTP with uploads (--create); dnsmasq's TFTP is read-only
 )
 
 export DEBIAN_FRONTEND=noninteractive
@@ -200,6 +203,17 @@ if [ "$need_update" = 1 ]; then
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
+    # tftpd-hpa's postinst starts its system service, which would serve /srv/tftp on port 69
+    # of every interface and keep scripts/pxe-serve from starting. Debian's policy-rc.d
+    # convention: while /usr/sbin/policy-rc.d exits 101, invoke-rc.d and deb-systemd-invoke
+    # start no service. Ours lives only for this install; one already there is left alone.
+    policy=/usr/sbin/policy-rc.d
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\n# cxrescue scripts/deps.sh: start no service during its apt-get install\nexit 101\n' |
+            "${SUDO[@]}" tee "$policy" >/dev/null
+        "${SUDO[@]}" chmod 755 "$policy"
+        trap '"${SUDO[@]}" rm -f "$policy"' EXIT
+    fi
     log "apt-get install ${missing[*]}"
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y --no-install-recommends "${missing[@]}"
