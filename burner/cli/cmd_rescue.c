@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_rescue.c — `rescue`: the wizard (rescue/wizard.h) on this terminal.
  *
- *   cxflash rescue [job=inventory|backup|update|crossflash] [card=BDF|all] [yes=1] [allow_risky=1]
+ *   cxflash rescue [job=inventory|backup|update|crossflash|restore] [card=BDF|all] [yes=1]
+ *                  [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
  *
  * The parameters are the kernel command line's cxrescue.* options without the
- * prefix (/init passes them on). The data folder is $CXR_DATA (the rescue
+ * prefix (/init passes them on); bundle= is the backup folder job=restore writes
+ * back, and after=exit ends the command when the job is done (status 0: every step
+ * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
+ * each backup is handed to (rescue/upload.c: the PXE server). The data folder is $CXR_DATA (the rescue
  * image's /init sets it: the stick's cxrescue/), else ./cxrescue; its kind,
  * for the screen's warning about RAM, is $CXR_DATA_KIND. Consoles share the
  * session lock $CXR_LOCK, by default /run/cxrescue/wizard.lock when
@@ -52,17 +56,32 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 		size_t k = (size_t)(eq - p);
 		if (k == 3 && !strncmp(p, "job", k)) {
 			if (!wizard_job_parse(v, &o->job))
-				return cx_fail(st, CX_EVALUE, "unknown job '%s' (inventory, backup, update, crossflash)", v);
+				return cx_fail(st, CX_EVALUE, "unknown job '%s' (inventory, backup, update, crossflash, "
+					       "restore)", v);
 		} else if (k == 4 && !strncmp(p, "card", k)) {
 			o->job_card = v;
 		} else if (k == 3 && !strncmp(p, "yes", k)) {
 			o->yes = flag(v);
 		} else if (k == 11 && !strncmp(p, "allow_risky", k)) {
 			o->allow_risky = flag(v);
+		} else if (k == 6 && !strncmp(p, "bundle", k)) {
+			o->bundle = v;
+		} else if (k == 6 && !strncmp(p, "upload", k)) {
+			if (strcmp(v, "required") && strcmp(v, "optional"))
+				return cx_fail(st, CX_EVALUE, "upload=%s: required or optional", v);
+			o->upload_optional = !strcmp(v, "optional");
+		} else if (k == 5 && !strncmp(p, "after", k)) {
+			if (strcmp(v, "menu") && strcmp(v, "exit"))
+				return cx_fail(st, CX_EVALUE, "after=%s: menu or exit", v);
+			o->exit_after_job = !strcmp(v, "exit");
 		} else {
 			return cx_fail(st, CX_EUSAGE, "unknown rescue parameter '%s'", p);
 		}
 	}
+	if (o->job == JOB_RESTORE && (!o->bundle || !*o->bundle))
+		return cx_fail(st, CX_EUSAGE, "job=restore needs bundle=DIR, the backup to write back");
+	if (o->bundle && o->job != JOB_RESTORE)
+		return cx_fail(st, CX_EUSAGE, "bundle= goes with job=restore only");
 	if (o->job_card && strcmp(o->job_card, "all") && !bdf_syntax(o->job_card))
 		return cx_fail(st, CX_EVALUE, "card=%s is not a PCI address (0000:01:00.0 or 01:00.0) or 'all'",
 			       o->job_card);
@@ -86,6 +105,7 @@ int cmd_rescue(struct cli *c, struct cx_status *st)
 	const char *tty = ttyname(STDIN_FILENO);
 	o.console = tty ? (strrchr(tty, '/') ? strrchr(tty, '/') + 1 : tty) : "stdin";
 	o.prompt_mark = getenv("CXR_PROMPT_MARK");
+	o.upload_cmd = getenv("CXR_UPLOAD") && *getenv("CXR_UPLOAD") ? getenv("CXR_UPLOAD") : NULL;
 	o.shell = access(SHELL_PATH, X_OK) == 0 ? SHELL_PATH : NULL;
 	struct wizard_bus bus = wizard_pci_bus(&sysfs);
 	/* cli_main() defers SIGINT/SIGTERM for a whole command; the wizard waits at prompts
@@ -94,6 +114,8 @@ int cmd_rescue(struct cli *c, struct cx_status *st)
 	sig_defer_end();
 	rc = wizard_run(&p, c, &bus, &o);
 	sig_defer_begin();
+	if (rc && o.exit_after_job && o.job != JOB_NONE)
+		return cx_fail(st, rc, "the %s job did not complete (see above)", wizard_job_name(o.job));
 	if (rc == CX_EDECLINED)
 		return cx_fail(st, CX_EDECLINED, "the console's input ended");
 	if (rc)

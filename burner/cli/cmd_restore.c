@@ -23,7 +23,8 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 	struct device d;
 	struct restore_result r;
 	struct cli_backup x = {.c = c, .d = &d, .action = "restoring"};
-	struct restore_opts o = {c->force, c->dry_run, confirm, &x, cli_backup_first, &x, cli_progress, NULL};
+	struct restore_opts o = {.force = c->force, .dry_run = c->dry_run, .confirm = confirm, .confirm_ctx = &x,
+				 .before_write = cli_backup_first, .before_ctx = &x, .progress = cli_progress};
 	int rc;
 
 	if (c->image || !c->device)

@@ -77,6 +77,8 @@ static int check_identity(struct device *d, const struct backup_identity *id, co
 				  : !readable      ? "the card has no readable image or blank GUIDs"
 						   : "the bundle holds no image";
 		devimage_free(&cur);
+		if (o->unread_identity_ok && id->have_image && id->guid[0] != BLANK_GUID)
+			return CX_OK;
 		snprintf(q, sizeof(q), "The card's identity cannot be compared with the bundle's (%s). Write the "
 			 "bundle of %s (node GUID %016llx, made %s) onto %s?", why,
 			 id->psid[0] ? id->psid : "a card without image", (unsigned long long)id->guid[0], id->date,

@@ -33,6 +33,8 @@
 struct restore_opts {
 	bool force;                 /* accept a bundle of another card (asks) */
 	bool dry_run;               /* check and plan only */
+	bool unread_identity_ok;    /* a card whose identity cannot be read takes the bundle without
+				     * a question (an unattended job that named its bundle) */
 	/* Ask a yes/no question; CX_OK for yes. NULL: every question is a refusal. */
 	int (*confirm)(void *ctx, const char *question, struct cx_status *st);
 	void *confirm_ctx;

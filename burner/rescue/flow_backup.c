@@ -42,7 +42,7 @@ int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, 
 		known |= !strcmp(w->backed_up[k], c->ci.pci.bdf);
 	if (!known && w->nbacked_up < WIZARD_MAX_CARDS)
 		snprintf(w->backed_up[w->nbacked_up++], sizeof(w->backed_up[0]), "%s", c->ci.pci.bdf);
-	return CX_OK;
+	return wiz_upload_backup(w, r, st);
 }
 
 int flow_backup_all(struct wizard *w, bool only_missing, struct cx_status *st)

@@ -45,9 +45,10 @@ static int before_write(void *ctx, struct cx_status *st)
 	struct restore_ctx *b = ctx;
 	int rc;
 
-	if ((rc = wiz_backup_card(b->w, b->card, b->d, "before the restore", &b->bk, st)))
+	rc = wiz_backup_card(b->w, b->card, b->d, "before the restore", &b->bk, st);
+	b->backed_up = b->bk.path[0] != '\0'; /* written, if perhaps not uploaded (rc) */
+	if (rc)
 		return rc;
-	b->backed_up = true;
 	if ((rc = pending_write(b->w->o.data_dir, &b->job, st)))
 		return rc;
 	b->recorded = true;
@@ -70,7 +71,8 @@ static void show_bundle(struct wizard *w, const struct backup_entry *e)
 	fprintf(w->out, "          flash SHA-256 %s\n", id->flash_sha256);
 }
 
-int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask, struct cx_status *st)
+int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask,
+		struct backup_result *backup_out, struct cx_status *st)
 {
 	struct wizard_card *c = &w->cards[i];
 	struct restore_ctx b = {.w = w, .card = i, .ask = ask};
@@ -97,6 +99,9 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	wiz_now(b.job.time);
 	o.confirm = confirm;
 	o.confirm_ctx = &b;
+	/* A job that names its bundle (PXE: the node's own backup, kept by the server) is what
+	 * unbricks a card whose identity cannot be read; every other question still refuses. */
+	o.unread_identity_ok = !ask && w->o.job == JOB_RESTORE && w->o.yes;
 	o.before_write = before_write;
 	o.before_ctx = &b;
 	o.progress = cli_progress;
@@ -121,6 +126,8 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	}
 	const struct history_from *fp = c->ci.have_image ? &from : NULL;
 	const struct history_backup *bp = b.backed_up ? &bk : NULL;
+	if (backup_out && b.backed_up)
+		*backup_out = b.bk;
 	struct cx_status ist = {0};
 	if (rc) {
 		wiz_history(w, c, action, fp, &to, bp, rc == CX_EINTR ? "interrupted" : b.recorded ? "failed" : "refused",
@@ -207,7 +214,7 @@ int flow_restore(struct wizard *w, struct cx_status *st)
 	if ((rc = wiz_choose_card(w, "Restore which card?", restorable, "no card found", &i, st)) ||
 	    (rc = choose_bundle(w, i, "Restore which backup?", &e, st)))
 		return rc;
-	return wiz_restore(w, i, e->path, w->cards[i].ci.recovery ? "unbrick" : "restore", true, st);
+	return wiz_restore(w, i, e->path, w->cards[i].ci.recovery ? "unbrick" : "restore", true, NULL, st);
 }
 
 static bool in_recovery(const struct wizard_card *c)
@@ -305,7 +312,7 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 		if ((rc = choose_bundle(w, i, "Which backup?", &e, st)))
 			return rc;
 		if (way == 0)
-			return wiz_restore(w, i, e->path, "unbrick", true, st);
+			return wiz_restore(w, i, e->path, "unbrick", true, NULL, st);
 	}
 
 	/* Burn: the library judged against what the backup says the card was, or

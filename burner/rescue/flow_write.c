@@ -124,13 +124,17 @@ static int before_write(void *ctx, struct cx_status *st)
 	struct wizard *w = b->w;
 	int rc;
 
-	if ((rc = wiz_backup_card(w, b->card, b->d, "before writing", &b->bk, st)))
+	rc = wiz_backup_card(w, b->card, b->d, "before writing", &b->bk, st);
+	if (!b->bk.path[0])
 		return rc;
+	/* Written, if perhaps not uploaded (rc): the report still names it. */
 	b->backed_up = true;
 	if (b->rq->backup_out)
 		*b->rq->backup_out = b->bk;
 	if (b->rq->backed_up)
 		*b->rq->backed_up = true;
+	if (rc)
+		return rc;
 	if ((rc = pending_write(w->o.data_dir, &b->job, st)))
 		return rc;
 	b->recorded = true;

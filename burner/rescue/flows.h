@@ -60,9 +60,14 @@ void wiz_now(char out[32]);
 
 /* flow_backup.c */
 int flow_backup_all(struct wizard *w, bool only_missing, struct cx_status *st);
-/* Back card i (opened as d) up into the stick's backups; indexed and journalled. */
+/* Back card i (opened as d) up into the stick's backups; indexed and journalled, and
+ * uploaded (wiz_upload_backup) on a PXE boot: CX_EIO when that upload failed. */
 int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, struct backup_result *r,
 		    struct cx_status *st);
+
+/* upload.c: hand the bundle r to $CXR_UPLOAD (wizard_opts.upload_cmd) and wait; CX_OK
+ * when the server holds it, when there is no server, or when upload=optional. */
+int wiz_upload_backup(struct wizard *w, const struct backup_result *r, struct cx_status *st);
 
 /* flow_write.c: burn a library image onto card i. action names it in the history
  * ("update", "crossflash", "burn", "unbrick"); ident: the identity to put on the
@@ -85,7 +90,9 @@ int flow_update(struct wizard *w, struct cx_status *st);
 int flow_burn_file(struct wizard *w, struct cx_status *st);
 
 /* flow_restore.c */
-int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask, struct cx_status *st);
+/* Write the bundle back onto card i; backup_out (may be NULL) gets the backup made first. */
+int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask,
+		struct backup_result *backup_out, struct cx_status *st);
 int flow_restore(struct wizard *w, struct cx_status *st);
 int flow_unbrick(struct wizard *w, struct cx_status *st);
 

@@ -5,12 +5,16 @@
  *   cxrescue.job=backup       every chosen card backed up to the stick
  *   cxrescue.job=update       each card to the library's newest image of its own PSID
  *   cxrescue.job=crossflash   each card to the library's recommendation (a mapped PSID too)
+ *   cxrescue.job=restore      the backup bundle=DIR written back onto the one chosen card it
+ *                             fits: its family, and its node GUID or no readable identity
+ *                             (recovery mode: the unbrick of a node whose backup the PXE
+ *                             server kept); two such cards need cxrescue.card=
  *   cxrescue.card=BDF|all     which cards (all by default)
  *   cxrescue.yes=1            needed by update and crossflash: the job may write
  *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
  *
- * A card the job refuses (a RISKY target, a card in recovery mode, nothing to
- * burn because no image fits) is written nothing and makes the job fail, so
+ * A card the job refuses (a RISKY target, a card in recovery mode outside a
+ * restore, nothing to burn because no image fits) is written nothing and makes the job fail, so
  * the wizard stays up instead of powering off; a card already up to date is
  * fine. The writes go through the same steps as the menu's (backup first,
  * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
@@ -82,13 +86,22 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 	char bdf[16];
 
 	snprintf(bdf, sizeof(bdf), "%s", c->ci.pci.bdf);
+	if (w->o.job == JOB_RESTORE) {
+		int rc = wiz_restore(w, i, w->o.bundle, c->ci.recovery ? "unbrick" : "restore", false, &r->bk, &st);
+		r->backed_up = r->bk.path[0] != '\0';
+		if (rc)
+			outcome(r, "failed", "%s", st.msg);
+		else
+			outcome(r, "ok", "the backup %s written back and verified", w->o.bundle);
+		return;
+	}
 	if (w->o.job == JOB_BACKUP) {
 		struct device d;
 		int rc = wiz_open(w, i, &d, &st);
 		if (!rc)
 			rc = wiz_backup_card(w, i, &d, "the backup job", &r->bk, &st);
 		device_close(&d);
-		r->backed_up = rc == CX_OK;
+		r->backed_up = r->bk.path[0] != '\0'; /* written, if perhaps not uploaded (rc) */
 		if (rc)
 			outcome(r, "failed", "%s", st.msg);
 		else
@@ -128,6 +141,41 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 	else
 		outcome(r, "ok", "%s written and verified", r->to->name);
 	(void)bdf;
+}
+
+/* job=restore: the chosen card the bundle fits (its family; its node GUID, or none readable).
+ * -1 with why when there is none, or more than one. */
+static int restore_target(struct wizard *w, char *why, size_t n)
+{
+	struct backup_identity id;
+	struct cx_status st = {0};
+	int found = -1, count = 0;
+
+	if (backup_verify(w->o.bundle, &st) || backup_load_identity(w->o.bundle, &id, &st)) {
+		snprintf(why, n, "%s", st.msg); /* it names the bundle's file */
+		return -1;
+	}
+	if (!id.have_image) {
+		snprintf(why, n, "the bundle %s holds no firmware image: it would leave the card in recovery mode",
+			 w->o.bundle);
+		return -1;
+	}
+	for (int k = 0; k < w->ncards; k++) {
+		const struct wizard_card *c = &w->cards[k];
+		bool unread = c->ci.recovery || !c->ci.have_image || c->ci.f.img.guids.blank;
+		if (chosen(w, c) && c->ci.pci.family && !strcmp(c->ci.pci.family, id.family) &&
+		    (unread || c->ci.f.img.guids.guid[0] == id.guid[0]))
+			found = k, count++;
+	}
+	if (count == 1)
+		return found;
+	if (count)
+		snprintf(why, n, "%d cards could take the bundle of %s %016llx: name one with cxrescue.card=", count,
+			 id.family, (unsigned long long)id.guid[0]);
+	else
+		snprintf(why, n, "no chosen card takes the bundle of %s %016llx (same family, and its node GUID or "
+			 "none readable)", id.family, (unsigned long long)id.guid[0]);
+	return -1;
 }
 
 static void report_card(struct json *j, const struct wizard_card *c, const struct card_outcome *r)
@@ -206,6 +254,8 @@ static int write_report(struct wizard *w, const struct wizard_card *before, int 
 	json_str(&j, "started", started);
 	json_str(&j, "ended", now);
 	json_str(&j, "result", ok ? "ok" : "failed");
+	if (w->o.job == JOB_RESTORE)
+		json_str(&j, "bundle", strrchr(w->o.bundle, '/') ? strrchr(w->o.bundle, '/') + 1 : w->o.bundle);
 	json_str(&j, "log", w->j.open ? strrchr(w->j.log_path, '/') + 1 : NULL);
 	json_arr(&j, "cards");
 	for (int i = 0; i < n; i++)
@@ -232,7 +282,7 @@ int flow_job(struct wizard *w, struct cx_status *st)
 	wiz_now(started);
 	wiz_say(w, "\n== Unattended job: %s (cards: %s%s%s) ==", wizard_job_name(w->o.job),
 		w->o.job_card ? w->o.job_card : "all", w->o.yes ? ", yes=1" : "", w->o.allow_risky ? ", allow_risky=1" : "");
-	if ((w->o.job == JOB_UPDATE || w->o.job == JOB_CROSSFLASH) && !w->o.yes)
+	if ((w->o.job == JOB_UPDATE || w->o.job == JOB_CROSSFLASH || w->o.job == JOB_RESTORE) && !w->o.yes)
 		return cx_fail(st, CX_EDECLINED, "the %s job writes cards: it needs cxrescue.yes=1 on the kernel "
 			       "command line; nothing written", wizard_job_name(w->o.job));
 	/* The cards are read again after each write: keep what they were for the report. */
@@ -255,6 +305,12 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		memcpy(before[i].running, w->cards[i].running, sizeof(before[i].running));
 		snprintf(bdfs[i], sizeof(bdfs[i]), "%s", w->cards[i].ci.pci.bdf);
 	}
+	char target[16] = "", why[CX_MSG_MAX] = "";
+	if (w->o.job == JOB_RESTORE) {
+		int t = restore_target(w, why, sizeof(why));
+		if (t >= 0)
+			snprintf(target, sizeof(target), "%s", w->cards[t].ci.pci.bdf);
+	}
 	for (int i = 0; i < n; i++) {
 		/* A write reads the cards again; find this one by its slot. */
 		int now = -1;
@@ -266,6 +322,10 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		picked++;
 		if (w->o.job == JOB_INVENTORY)
 			outcome(&r[i], "ok", "inventory only");
+		else if (w->o.job == JOB_RESTORE && !target[0])
+			outcome(&r[i], "refused", "%s", why);
+		else if (w->o.job == JOB_RESTORE && strcmp(target, bdfs[i]))
+			outcome(&r[i], "nothing-to-do", "not the card of the bundle: left alone");
 		else
 			write_one(w, now, &r[i]);
 		bool fine = !strcmp(r[i].result, "ok") || !strcmp(r[i].result, "nothing-to-do");

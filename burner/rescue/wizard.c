@@ -28,11 +28,11 @@ struct wizard_bus wizard_pci_bus(const char **sysfs_root)
 }
 
 /* --- jobs -------------------------------------------------------------------------- */
-static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash"};
+static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash", "restore"};
 
 bool wizard_job_parse(const char *s, enum wizard_job *job)
 {
-	for (int i = JOB_INVENTORY; i <= JOB_CROSSFLASH; i++)
+	for (int i = JOB_INVENTORY; i <= JOB_RESTORE; i++)
 		if (s && !strcmp(s, job_names[i])) {
 			*job = (enum wizard_job)i;
 			return true;
@@ -42,7 +42,7 @@ bool wizard_job_parse(const char *s, enum wizard_job *job)
 
 const char *wizard_job_name(enum wizard_job job)
 {
-	return job >= JOB_NONE && job <= JOB_CROSSFLASH ? job_names[job] : "?";
+	return job >= JOB_NONE && job <= JOB_RESTORE ? job_names[job] : "?";
 }
 
 /* --- helpers the flows share ------------------------------------------------------- */
@@ -394,7 +394,7 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 			session_give(&w->s);
 		}
 		if (rc == CX_OK) {
-			wiz_say(w, "The job is done: powering off.");
+			wiz_say(w, o->exit_after_job ? "The job is done." : "The job is done: powering off.");
 			rc = 1;
 		} else {
 			w->failed = true;
@@ -402,8 +402,12 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 			wiz_say(w, "\n*** The job did not complete: %s", st.msg);
 			if (w->j.open)
 				fprintf(w->out, "*** The log of this session: %s\n", w->j.log_path);
-			wiz_say(w, "*** The wizard stays up; nothing is powered off.");
-			rc = CX_OK;
+			if (o->exit_after_job) {
+				rc = st.code != CX_OK && st.code != 1 ? st.code : CX_EIO;
+			} else {
+				wiz_say(w, "*** The wizard stays up; nothing is powered off.");
+				rc = CX_OK;
+			}
 		}
 	}
 	while (rc == CX_OK)

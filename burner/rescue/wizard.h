@@ -24,7 +24,13 @@
  * wizard_run() returns 0 when the machine should power off now (the caller,
  * /init through cxrescue-front, does it), CX_EDECLINED when the console's
  * input ended (/init starts the wizard again), or another code when the
- * wizard could not start at all.
+ * wizard could not start at all. With exit_after_job (PXE: /init uploads the
+ * report, then powers off or starts the wizard) it returns after the job:
+ * 0 when every step succeeded, else the job's failure code.
+ *
+ * With upload_cmd (PXE: the node's server), every backup is handed to it at
+ * once, and a write waits for it: a backup that did not reach the server
+ * means nothing is written, unless upload_optional.
  */
 #ifndef CX_RESCUE_WIZARD_H
 #define CX_RESCUE_WIZARD_H
@@ -53,7 +59,7 @@ struct wizard_bus {
 };
 
 /* The unattended jobs (the kernel command line's cxrescue.job=). */
-enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH };
+enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH, JOB_RESTORE };
 
 struct wizard_opts {
 	const char *data_dir;        /* $CXR_DATA: firmware/, backups/, logs/, history.jsonl */
@@ -66,6 +72,11 @@ struct wizard_opts {
 	bool allow_risky;            /* cxrescue.allow_risky=1 */
 	const char *shell;           /* the shell the menu starts ("/bin/sh"); NULL: no shell choice */
 	const char *prompt_mark;     /* a file that gets the uptime at the first menu, if absent (boot-time figures) */
+	const char *bundle;          /* job=restore: the backup bundle (folder) to write back */
+	bool exit_after_job;         /* after=exit: the job's outcome is the exit status, no menu (PXE) */
+	const char *upload_cmd;      /* $CXR_UPLOAD: run as `CMD backup BUNDLE` after each backup
+				      * (rescue/upload.c); NULL: backups stay in the data folder only */
+	bool upload_optional;        /* upload=optional: a write goes on when that upload failed */
 };
 
 /* One card as the wizard knows it, read again after every write. */
@@ -110,7 +121,7 @@ struct wizard_bus wizard_pci_bus(const char **sysfs_root);
 /* Run a session on p (in/out). Returns as described at the top. */
 int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, const struct wizard_opts *o);
 
-/* "inventory", "backup", "update", "crossflash" -> the job; false if none of them. */
+/* "inventory", "backup", "update", "crossflash", "restore" -> the job; false if none of them. */
 bool wizard_job_parse(const char *s, enum wizard_job *job);
 const char *wizard_job_name(enum wizard_job job);
 
