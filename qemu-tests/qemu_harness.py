@@ -2,7 +2,8 @@
 """Boot the real rescue media in QEMU and talk to the guest over its serial console.
 
 A Guest is one QEMU (TCG unless the CPU has vmx/svm) started with pexpect, booting one
-medium — "usb-xhci", "usb-ehci", "cd", "iso-usb" or "pxe" — from legacy BIOS (SeaBIOS) or
+medium — "usb-xhci", "usb-ehci", "cd", "iso-usb", "pxe" (QEMU's own TFTP) or "pxe-tap"
+(an e1000 on a tap of a network namespace, for a real DHCP/TFTP server) — from legacy BIOS (SeaBIOS) or
 UEFI (OVMF, Debian's ovmf package: its code and a fresh copy of its empty vars file, so no
 Secure Boot keys), or UEFI with Secure Boot on ("uefi-sb": OVMF's Secure Boot build on a
 q35 machine with SMM, and the vars file with Microsoft's keys enrolled, as on a stock PC),
@@ -94,12 +95,14 @@ class Card:
 
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
-                 append=""):
+                 append="", netns=None, tap=None, mac=None, name=None):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
         history) instead of a fresh copy. append: words added to the default boot entry's
-        kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update"."""
+        kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update".
+        pxe-tap: QEMU runs in network namespace netns, its e1000 (MAC mac) on the tap
+        interface tap there. name: the console log's name, for several guests in one test."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -107,8 +110,9 @@ class Guest:
         self.tmp = pathlib.Path(tmp)
         self.media = media
         self.firmware = firmware
-        self.log_path = self.tmp / f"console-{media}-{firmware}.log"
+        self.log_path = self.tmp / f"console-{name or media + '-' + firmware}.log"
         self.stick = None
+        self.netns, self.tap, self.mac = netns, tap, mac
         argv = [str(QEMU)]
         for d in BIOS_DIRS:
             argv += ["-L", d]
@@ -120,6 +124,8 @@ class Guest:
         argv += self._media_args(media)
         for c in cards:
             argv += ["-device", f"cxsim-pci,flash={c.flash}"]
+        if media == "pxe-tap":
+            argv = ["ip", "netns", "exec", netns] + argv   # ip execs QEMU: the pid is QEMU's
         self.argv = argv
         self.log = open(self.log_path, "w", encoding="utf-8", errors="replace")
         self.p = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
@@ -166,6 +172,9 @@ class Guest:
         if media == "pxe":
             return ["-netdev", f"user,id=n0,tftp={IMAGES / 'pxe'},bootfile=pxelinux.0",
                     "-device", "e1000,netdev=n0,bootindex=1", "-boot", "n"]
+        if media == "pxe-tap":
+            return ["-netdev", f"tap,id=n0,ifname={self.tap},script=no,downscript=no",
+                    "-device", f"e1000,netdev=n0,mac={self.mac},bootindex=1", "-boot", "n"]
         raise ValueError(media)
 
     # --- console -------------------------------------------------------------------

@@ -139,7 +139,9 @@ static void show_card(struct wizard *w, int i, const struct wizard_card *c)
 	if (!w->have_lib)
 		fprintf(o, "    library: not available (%s)\n", w->lib_error);
 	else if (!w->lib.m.n)
-		fprintf(o, "    library: empty (drop released .bin images into cxrescue/firmware/ on the stick)\n");
+		fprintf(o, "    library: empty (drop released .bin images into %s)\n",
+			w->o.upload_cmd ? "the PXE server's firmware folder (pxe-serve --firmware)"
+					: "cxrescue/firmware/ on the stick");
 	else if (m)
 		fprintf(o, "    library: %s %s: %s\n", match_verdict_name(m->verdict), m->e->name, m->line);
 	else
@@ -176,6 +178,8 @@ void inv_show(struct wizard *w)
 		fprintf(o, "Backups and logs go to the stick: %s\n", w->o.data_dir);
 	else if (!strcmp(k, "fat"))
 		fprintf(o, "Backups and logs go to a FAT partition: %s\n", w->o.data_dir);
+	else if (w->o.upload_cmd)
+		fprintf(o, "Backups and logs are kept in RAM (%s) and sent to the PXE server.\n", w->o.data_dir);
 	else if (!strcmp(k, "ram") || !strcmp(k, "searching"))
 		fprintf(o, "WARNING: backups and logs stay in RAM (%s) and are LOST at power-off.\n", w->o.data_dir);
 	else

@@ -1420,6 +1420,713 @@ static void test_menu_with_shell(void **state)
 	expect_said(r, "Powering off.");
 }
 
+/* ---- 9. job=restore, $CXR_UPLOAD, after=exit ---------------------------------------- */
+
+/* A bundle of card idx (its flash as it is now) in dir, created if absent: where a PXE
+ * server's copy of a node's backup is put for job=restore (not the wizard's backups/). */
+static void bundle_of(struct rig *r, int idx, const char *dir, struct backup_result *b)
+{
+	struct cx_status st = {0};
+	struct device d;
+	struct cxsim_card *c = r->cards[idx];
+	const struct cxsim_params *pp = cxsim_get_params(c);
+	struct pci_card pci = {.device = cxsim_pci_device_now(c), .subsys_vendor = pp->subsys_vendor,
+			       .subsys_device = pp->subsys_device};
+
+	snprintf(pci.bdf, sizeof(pci.bdf), "0000:%02x:00.0", idx + 1);
+	assert_true(pci_id_known(pci.device, &pci.kind, &pci.family));
+	assert_int_equal(bus_open(r, &pci, &d, &st), CX_OK);
+	assert_int_equal(backup_card(&d, dir, b, &st), CX_OK);
+	device_close(&d);
+}
+
+static void server_dir(const struct rig *r, char *out, size_t n)
+{
+	snprintf(out, n, "%s/server", r->root);
+}
+
+/* An upload command in the rig's folder, run as `CMD backup BUNDLE`: it appends its
+ * arguments to ROOT/upload.args (a line per call), copies the bundle's flash.bin to
+ * ROOT/uploaded.bin (what the server got), and exits with status. */
+static void upload_script(struct rig *r, int status, char *path, size_t n)
+{
+	char text[1024];
+
+	snprintf(path, n, "%s/upload-%d", r->root, status);
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\n"
+		 "printf '%%s\\n' \"$*\" >> '%s/upload.args'\n"
+		 "cat \"$2/flash.bin\" > '%s/uploaded.bin' || exit 99\n"
+		 "exit %d\n",
+		 r->root, r->root, status);
+	write_text(path, text);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* The upload command's calls so far: the lines of upload.args (its text into out, may be NULL). */
+static int upload_calls(const struct rig *r, char *out, size_t n)
+{
+	char path[128];
+	int lines = 0;
+
+	snprintf(path, sizeof(path), "%s/upload.args", r->root);
+	char *text = slurp(path);
+	if (out)
+		snprintf(out, n, "%s", text ? text : "");
+	for (char *p = text; p && *p; p++)
+		lines += *p == '\n';
+	free(text);
+	return lines;
+}
+
+/* The flash bytes the upload command handed to the server (its last call). */
+static void expect_uploaded(const struct rig *r, const uint8_t *flash, size_t n)
+{
+	struct cx_status st = {0};
+	char path[128];
+	uint8_t *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/uploaded.bin", r->root);
+	assert_int_equal(file_read(path, 64u << 20, &buf, &len, &st), CX_OK);
+	assert_int_equal(len, n);
+	assert_memory_equal(buf, flash, n);
+	free(buf);
+}
+
+/* Watches a card's flash (cxsim_set_flash_sink): how many changes, and how many upload
+ * calls had been made when the first one came. */
+struct first_write {
+	const struct rig *r;
+	uint64_t changes;
+	int uploads_before;
+};
+
+static void on_flash_change(void *ctx, size_t off, size_t len)
+{
+	struct first_write *f = ctx;
+
+	(void)off, (void)len;
+	if (f->changes++ == 0)
+		f->uploads_before = upload_calls(f->r, NULL, 0);
+}
+
+/* A bundle's flash.bin equals flash. */
+static void expect_bundle_flash(const char *bundle, const uint8_t *flash, size_t n)
+{
+	struct cx_status st = {0};
+	char path[BACKUP_PATH_MAX + 16];
+	uint8_t *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/flash.bin", bundle);
+	assert_int_equal(file_read(path, 64u << 20, &buf, &len, &st), CX_OK);
+	assert_int_equal(len, n);
+	assert_memory_equal(buf, flash, n);
+	free(buf);
+}
+
+/* The card's flash equals the bundle's flash.bin. */
+static void expect_flash_is_bundle(struct cxsim_card *c, const char *bundle)
+{
+	size_t m;
+	const uint8_t *now = cxsim_flash(c, &m);
+
+	expect_bundle_flash(bundle, now, m);
+}
+
+/* The string value of "key" in the report, looked up after the first `after` (NULL: from the
+ * start); fails when it is absent or not a string. */
+static void report_value(const char *report, const char *after, const char *key, char *out, size_t n)
+{
+	char k[64];
+	const char *at = after ? strstr(report, after) : report;
+
+	if (!at)
+		fail_msg("the report has no %s:\n%s", after, report);
+	snprintf(k, sizeof(k), "\"%s\":\"", key);
+	const char *v = strstr(at, k);
+	if (!v)
+		fail_msg("the report has no string %s after %s:\n%s", key, after ? after : "its start", report);
+	v += strlen(k);
+	const char *end = strchr(v, '"');
+	assert_non_null(end);
+	assert_true((size_t)(end - v) < n);
+	snprintf(out, n, "%.*s", (int)(end - v), v);
+}
+
+/* The path of the backup the report names for card bdf ("backup":{"path":...}). */
+static void report_backup(const char *report, const char *bdf, char *out, size_t n)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "\"bdf\":\"%s\"", bdf);
+	const char *card = strstr(report, key);
+	if (!card)
+		fail_msg("the report has no card %s:\n%s", bdf, report);
+	const char *next = strstr(card + 1, "\"bdf\":\""), *bk = strstr(card, "\"backup\":{");
+	if (!bk || (next && bk > next))
+		fail_msg("the report names no backup for card %s:\n%s", bdf, report);
+	report_value(bk, NULL, "path", out, n);
+}
+
+static void drop_reports(const struct rig *r)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/reports'", r->data);
+	assert_int_equal(system(cmd), 0);
+}
+
+static int pending_count(const struct rig *r)
+{
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	free(v);
+	return np;
+}
+
+/* The unbrick of a PXE node: the server's copy of its backup written back onto the card in
+ * recovery mode, without a question (its identity cannot be read). The backup made first is
+ * uploaded before anything is written, and the report names both. */
+static void test_job_restore_unbricks_recovery_card(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct backup_result b;
+	struct first_write fw = {.r = r};
+	char server[128], upload[128], bk[BACKUP_PATH_MAX], val[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX];
+	size_t n;
+	int equal;
+
+	uint8_t *orig = flash_copy(c, &n);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 0, server, &b);
+	brick(c);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	cxsim_set_flash_sink(c, on_flash_change, &fw);
+	upload_script(r, 0, upload, sizeof(upload));
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = b.path;
+	r->o.yes = true;
+	r->o.upload_cmd = upload;
+
+	int rc = run(r, "");
+	cxsim_set_flash_sink(c, NULL, NULL);
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: ok: the backup ");
+	expect_said(r, "the server holds the backup");
+	expect_said(r, "The job is done: powering off.");
+	expect_not_said(r, "not allowed");
+	/* The card: the bundle's flash, byte for byte; it boots as the node it was. */
+	expect_flash_is_bundle(c, b.path);
+	assert_memory_equal(cxsim_flash(c, &(size_t){0}), orig, n);
+	assert_true(cxsim_counters(c)->bytes_programmed > 0);
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+	/* The upload came before the first change to the flash, and held the card as it was. */
+	assert_true(fw.changes > 0);
+	assert_int_equal(fw.uploads_before, 1);
+	expect_uploaded(r, wiped, n);
+
+	char *rep = report_text(r);
+	report_value(rep, NULL, "job", val, sizeof(val));
+	assert_string_equal(val, "restore");
+	report_value(rep, NULL, "bundle", val, sizeof(val));
+	assert_string_equal(val, b.name);
+	report_value(rep, NULL, "result", val, sizeof(val));
+	assert_string_equal(val, "ok");
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	assert_non_null(strstr(rep, "\"recovery\":true"));
+	report_backup(rep, "0000:01:00.0", bk, sizeof(bk));
+	free(rep);
+	/* The backup the report names: made before the write (the wiped flash), in the wizard's
+	 * backups, and the one the upload command was given. */
+	assert_non_null(strstr(bk, "/data/backups/"));
+	expect_bundle_flash(bk, wiped, n);
+	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
+	snprintf(val, sizeof(val), "backup %s\n", bk);
+	assert_string_equal(calls, val);
+	assert_int_equal(bundles(r, wiped, n, &equal), 1);
+	assert_int_equal(equal, 1);
+	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", b.name);
+	free(wiped);
+	free(orig);
+}
+
+/* Of two readable cards the bundle goes onto the one with its node GUID (changed firmware,
+ * same identity); the other is left alone. after=exit: the wizard returns 0, no menu. */
+static void test_job_restore_by_node_guid_after_exit(void **state)
+{
+	struct rig *r = *state;
+	struct backup_result b;
+	char server[128], val[BACKUP_PATH_MAX];
+	size_t n, m;
+
+	struct cxsim_card *other = add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+	struct cxsim_card *c = hp_card(r);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 1, server, &b);
+	char opts[200];
+	snprintf(opts, sizeof(opts), OLD_STOCK_OPTS " --guid %016llx --mac %012llx", (unsigned long long)G_A,
+		 (unsigned long long)M_A);
+	sim_card_install_dump(c, opts); /* the node ran other firmware since */
+	uint8_t *changed = flash_copy(c, &n), *keep = flash_copy(other, &m);
+	cxsim_counters_reset(c);
+	cxsim_counters_reset(other);
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = b.path;
+	r->o.yes = true;
+	r->o.exit_after_job = true;
+
+	int rc = run(r, "8\n"); /* the menu's power off, were the menu shown */
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: nothing-to-do: not the card of the bundle");
+	expect_said(r, "card 0000:02:00.0: ok: the backup ");
+	expect_said(r, "The job is done.");
+	expect_not_said(r, "powering off");
+	expect_not_said(r, "Choose 1-");
+	expect_not_said(r, "Powering off.");
+	assert_true(cxsim_counters(c)->bytes_programmed > 0);
+	expect_flash_is_bundle(c, b.path);
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+	expect_untouched(other, keep, m);
+	char *rep = report_text(r);
+	report_value(rep, NULL, "bundle", val, sizeof(val));
+	assert_string_equal(val, b.name);
+	expect_card_result(rep, "0000:01:00.0", "nothing-to-do");
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	report_backup(rep, "0000:02:00.0", val, sizeof(val));
+	expect_bundle_flash(val, changed, n);
+	free(rep);
+	expect_history(r, 1, "\"action\":\"restore\"", "\"result\":\"ok\"", "\"bdf\":\"0000:02:00.0\"");
+	free(changed);
+	free(keep);
+}
+
+/* Two cards in recovery mode could both take the bundle: nothing is written until card=
+ * names one; then only that one is written. */
+static void test_job_restore_two_candidates_need_card(void **state)
+{
+	struct rig *r = *state;
+	struct backup_result b;
+	char server[128];
+	size_t n, m;
+	int equal;
+
+	struct cxsim_card *c1 = hp_card(r);
+	struct cxsim_card *c2 = add_card(r, HP_OPTS, HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_B, M_B);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 0, server, &b);
+	brick(c1);
+	brick(c2);
+	uint8_t *w1 = flash_copy(c1, &n), *w2 = flash_copy(c2, &m);
+	cxsim_counters_reset(c1);
+	cxsim_counters_reset(c2);
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = b.path;
+	r->o.yes = true;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED); /* the wizard stayed up; then the input ended */
+	expect_said(r, "2 cards could take the bundle of ConnectX-3 0002c90300c0ffe0: name one with cxrescue.card=");
+	expect_said(r, "The job did not complete");
+	expect_untouched(c1, w1, n);
+	expect_untouched(c2, w2, m);
+	assert_int_equal(bundles(r, NULL, 0, &equal), 0); /* not even a backup */
+	assert_int_equal(pending_count(r), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "refused");
+	expect_card_result(rep, "0000:02:00.0", "refused");
+	assert_non_null(strstr(rep, "\"result\":\"failed\""));
+	free(rep);
+
+	drop_reports(r);
+	r->o.job_card = "01:00.0";
+	rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: ok: the backup ");
+	expect_flash_is_bundle(c1, b.path);
+	expect_boots(c1, HP_PSID, 40, 5030, G_A, M_A);
+	expect_untouched(c2, w2, m);
+	rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	assert_null(strstr(rep, "0000:02:00.0"));
+	free(rep);
+	free(w1);
+	free(w2);
+}
+
+/* No chosen card fits: a readable ConnectX-3 with another node GUID, a ConnectX-2 in
+ * recovery mode (its identity unreadable, but another family). Nothing is written. */
+static void test_job_restore_no_card_fits(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_params p;
+	struct backup_result b;
+	char server[128], opts[200];
+	size_t n, m;
+	int equal;
+
+	struct cxsim_card *c1 = hp_card(r);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 0, server, &b);
+	snprintf(opts, sizeof(opts), HP_OPTS " --guid %016llx --mac %012llx", (unsigned long long)G_B,
+		 (unsigned long long)M_B);
+	sim_card_install_dump(c1, opts); /* another card in the slot now */
+	cxsim_params_default(&p, CXSIM_CX2);
+	struct cxsim_card *c2 = cxsim_new(&p);
+	assert_non_null(c2);
+	r->cards[r->ncards++] = c2;
+	brick(c2);
+	assert_int_equal(cxsim_pci_device_now(c2), 0x191);
+	uint8_t *f1 = flash_copy(c1, &n), *f2 = flash_copy(c2, &m);
+	cxsim_counters_reset(c1);
+	cxsim_counters_reset(c2);
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = b.path;
+	r->o.yes = true;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "no chosen card takes the bundle of ConnectX-3 0002c90300c0ffe0");
+	expect_untouched(c1, f1, n);
+	expect_untouched(c2, f2, m);
+	assert_int_equal(bundles(r, NULL, 0, &equal), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "refused");
+	expect_card_result(rep, "0000:02:00.0", "refused");
+	free(rep);
+	free(f1);
+	free(f2);
+}
+
+/* job=restore writes only with yes=1, and never a bundle without a firmware image (the
+ * card would stay in recovery mode). */
+static void test_job_restore_needs_yes_and_an_image(void **state)
+{
+	struct rig *r = *state;
+	struct backup_result good, empty;
+	char server[128], val[BACKUP_NAME_MAX];
+	size_t n;
+	int equal;
+
+	struct cxsim_card *c = hp_card(r);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 0, server, &good);
+	brick(c);
+	bundle_of(r, 0, server, &empty);
+	assert_false(empty.have_image);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = good.path;
+	r->o.yes = false;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "the restore job writes cards: it needs cxrescue.yes=1");
+	expect_untouched(c, wiped, n);
+
+	r->o.bundle = empty.path;
+	r->o.yes = true;
+	rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: refused: the bundle ");
+	expect_said(r, "holds no firmware image");
+	expect_untouched(c, wiped, n);
+	assert_int_equal(bundles(r, NULL, 0, &equal), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "refused");
+	report_value(rep, NULL, "bundle", val, sizeof(val));
+	assert_string_equal(val, empty.name);
+	free(rep);
+	free(wiped);
+}
+
+/* Only the question about an unreadable identity is taken as answered: a bundle whose image
+ * is not failsafe still asks, and unattended that is a refusal before anything is written. */
+static void test_job_restore_other_questions_refuse(void **state)
+{
+	struct rig *r = *state;
+	struct backup_result b;
+	char server[128];
+	size_t n;
+	int equal;
+
+	struct cxsim_card *c = add_card(r, HP_OPTS " --no-failsafe", HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_A, M_A);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 0, server, &b);
+	assert_true(b.have_image);
+	brick(c);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = b.path;
+	r->o.yes = true;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: failed: unattended, not allowed: ");
+	expect_said(r, "not failsafe");
+	expect_not_said(r, "identity cannot be compared");
+	expect_untouched(c, wiped, n);
+	assert_int_equal(bundles(r, NULL, 0, &equal), 0); /* refused before the backup */
+	assert_int_equal(pending_count(r), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "failed");
+	free(rep);
+	free(wiped);
+}
+
+/* The backup before a restore did not reach the server: nothing is written; the backup is
+ * kept and the report names it. */
+static void test_upload_failed_restore_writes_nothing(void **state)
+{
+	struct rig *r = *state;
+	struct backup_result b;
+	char server[128], upload[128], bk[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+	size_t n;
+	int equal;
+
+	struct cxsim_card *c = hp_card(r);
+	server_dir(r, server, sizeof(server));
+	bundle_of(r, 0, server, &b);
+	brick(c);
+	uint8_t *wiped = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	upload_script(r, 1, upload, sizeof(upload));
+	r->o.job = JOB_RESTORE;
+	r->o.bundle = b.path;
+	r->o.yes = true;
+	r->o.upload_cmd = upload;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "did not reach the server (the upload failed with status 1)");
+	expect_said(r, "nothing is written to the card");
+	expect_not_said(r, "Writing the backup onto");
+	expect_untouched(c, wiped, n);
+	assert_int_equal(pending_count(r), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "failed");
+	assert_non_null(strstr(rep, "did not reach the server"));
+	report_backup(rep, "0000:01:00.0", bk, sizeof(bk));
+	free(rep);
+	expect_bundle_flash(bk, wiped, n);
+	assert_int_equal(bundles(r, wiped, n, &equal), 1);
+	assert_int_equal(equal, 1);
+	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
+	snprintf(want, sizeof(want), "backup %s\n", bk);
+	assert_string_equal(calls, want);
+	expect_history(r, 0, "\"action\":\"unbrick\"", "\"result\":\"ok\"", NULL);
+	free(wiped);
+}
+
+/* The same for a burn (job=update), with an upload command that does not exist. */
+static void test_upload_missing_command_refuses_burn(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+	char upload[128], bk[BACKUP_PATH_MAX];
+	int equal;
+
+	two_cards(r, &hp, &n);
+	uint8_t *stock = flash_copy(r->cards[1], &m);
+	snprintf(upload, sizeof(upload), "%s/no-such-upload", r->root);
+	r->o.job = JOB_UPDATE;
+	r->o.job_card = "02:00.0";
+	r->o.upload_cmd = upload;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "could not be run");
+	expect_said(r, "card 0000:02:00.0: failed: ");
+	expect_not_said(r, "Writing stock.bin onto");
+	expect_untouched(r->cards[1], stock, m);
+	expect_untouched(r->cards[0], hp, n);
+	assert_int_equal(pending_count(r), 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:02:00.0", "failed");
+	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
+	free(rep);
+	expect_bundle_flash(bk, stock, m);
+	assert_int_equal(bundles(r, stock, m, &equal), 1);
+	assert_int_equal(equal, 1);
+	expect_history(r, 0, "\"action\":\"update\"", "\"result\":\"ok\"", NULL);
+	free(stock);
+	free(hp);
+}
+
+/* A burn waits for the upload: the server got the card's flash as it was, before the first
+ * write; the upload command was given the bundle the report names. */
+static void test_upload_before_burn(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+	char upload[128], bk[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+	struct first_write fw = {.r = r};
+
+	two_cards(r, &hp, &n);
+	uint8_t *stock = flash_copy(r->cards[1], &m);
+	upload_script(r, 0, upload, sizeof(upload));
+	cxsim_set_flash_sink(r->cards[1], on_flash_change, &fw);
+	r->o.job = JOB_UPDATE;
+	r->o.job_card = "02:00.0";
+	r->o.upload_cmd = upload;
+
+	int rc = run(r, "");
+	cxsim_set_flash_sink(r->cards[1], NULL, NULL);
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
+	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
+	assert_true(fw.changes > 0);
+	assert_int_equal(fw.uploads_before, 1);
+	expect_uploaded(r, stock, m);
+	char *rep = report_text(r);
+	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
+	free(rep);
+	expect_bundle_flash(bk, stock, m);
+	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
+	snprintf(want, sizeof(want), "backup %s\n", bk);
+	assert_string_equal(calls, want);
+	expect_untouched(r->cards[0], hp, n);
+	free(stock);
+	free(hp);
+}
+
+/* upload=optional: a failed upload is a WARNING, and the write goes on. */
+static void test_upload_optional_goes_on(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+	char upload[128], bk[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+
+	two_cards(r, &hp, &n);
+	uint8_t *stock = flash_copy(r->cards[1], &m);
+	upload_script(r, 1, upload, sizeof(upload));
+	r->o.job = JOB_UPDATE;
+	r->o.job_card = "02:00.0";
+	r->o.upload_cmd = upload;
+	r->o.upload_optional = true;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "WARNING: the backup did not reach the server (the upload failed with status 1); "
+		       "upload=optional: going on");
+	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
+	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
+	free(rep);
+	expect_bundle_flash(bk, stock, m);
+	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
+	snprintf(want, sizeof(want), "backup %s\n", bk);
+	assert_string_equal(calls, want);
+	free(stock);
+	free(hp);
+}
+
+/* From the menu too: the backups are uploaded, and a write whose backup did not reach the
+ * server writes nothing. */
+static void test_upload_failed_menu_write(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char upload[128];
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	upload_script(r, 3, upload, sizeof(upload));
+	r->o.upload_cmd = upload;
+
+	/* 1 back up all, 2 update, the word; then the input ends. */
+	int rc = run(r, "1\n2\nFLASH\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: backup FAILED: the backup ");
+	expect_said(r, "the upload failed with status 3");
+	expect_said(r, "*** FAILED: ");
+	expect_not_said(r, "Power off for a cold restart");
+	expect_untouched(c, orig, n);
+	assert_int_equal(upload_calls(r, NULL, 0), 2);
+	assert_int_equal(bundles(r, orig, n, &equal), 2); /* kept, if not uploaded */
+	assert_int_equal(equal, 2);
+	assert_int_equal(pending_count(r), 0);
+	expect_history(r, 0, "\"action\":\"crossflash\"", "\"result\":\"ok\"", NULL);
+	free(orig);
+}
+
+/* job=backup with an upload that fails, after=exit: the job's failure code, not the menu;
+ * the backup written is in the report. */
+static void test_upload_failed_backup_job_after_exit(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char upload[128], bk[BACKUP_PATH_MAX], val[32];
+	size_t n;
+
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	upload_script(r, 1, upload, sizeof(upload));
+	r->o.job = JOB_BACKUP;
+	r->o.upload_cmd = upload;
+	r->o.exit_after_job = true;
+
+	int rc = run(r, "8\n"); /* the menu's power off, were the menu shown */
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "The job did not complete");
+	expect_not_said(r, "Choose 1-");
+	expect_not_said(r, "The wizard stays up");
+	expect_not_said(r, "Powering off.");
+	expect_untouched(c, orig, n);
+	char *rep = report_text(r);
+	report_value(rep, NULL, "result", val, sizeof(val));
+	assert_string_equal(val, "failed");
+	expect_card_result(rep, "0000:01:00.0", "failed");
+	assert_non_null(strstr(rep, "did not reach the server"));
+	report_backup(rep, "0000:01:00.0", bk, sizeof(bk));
+	assert_null(strstr(rep, "\"bundle\""));
+	free(rep);
+	expect_bundle_flash(bk, orig, n);
+	assert_int_equal(upload_calls(r, NULL, 0), 1);
+	expect_uploaded(r, orig, n);
+	free(orig);
+}
+
+/* after=exit when the job cannot even run (another console holds the lock): that code. */
+static void test_after_exit_lock_busy(void **state)
+{
+	struct rig *r = *state;
+	struct session other;
+	struct cx_status st = {0};
+	char lock[128];
+
+	hp_card(r);
+	snprintf(lock, sizeof(lock), "%s/wizard.lock", r->root);
+	assert_int_equal(session_open(&other, lock, "ttyS0", &st), CX_OK);
+	assert_int_equal(session_take(&other, time(NULL), &st), CX_OK);
+	r->o.lock_path = lock;
+	r->o.job = JOB_INVENTORY;
+	r->o.exit_after_job = true;
+
+	int rc = run(r, "8\n");
+	session_close(&other);
+	expect_rc(r, rc, CX_EBUSY);
+	expect_said(r, "the job did not run");
+	expect_not_said(r, "Choose 1-");
+	expect_not_said(r, "Powering off.");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1454,6 +2161,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_backup_one_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_inventory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_menu_with_shell, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_restore_unbricks_recovery_card, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_restore_by_node_guid_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_restore_two_candidates_need_card, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_restore_no_card_fits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_restore_needs_yes_and_an_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_restore_other_questions_refuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_failed_restore_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_missing_command_refuses_burn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_before_burn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_optional_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_failed_menu_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_failed_backup_job_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_after_exit_lock_busy, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

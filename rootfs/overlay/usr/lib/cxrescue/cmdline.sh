@@ -5,14 +5,20 @@
 #   cxrescue.shell=1             a shell instead of the front end           CXR_SHELL
 #   cxrescue.wait=SECONDS        how long to wait for the boot medium (10)  CXR_WAIT
 # Unattended mode (burner/rescue/unattended.c), passed on to `cxflash rescue`:
-#   cxrescue.job=inventory|backup|update|crossflash                          CXR_JOB
+#   cxrescue.job=inventory|backup|update|crossflash|restore                  CXR_JOB
 #   cxrescue.card=BDF|all        which cards (all)                           CXR_CARD
 #   cxrescue.yes=1               the job may write cards                     CXR_YES
 #   cxrescue.allow_risky=1       RISKY targets are written too               CXR_ALLOW_RISKY
+# PXE (pxe.sh; scripts/pxe-serve writes them):
+#   cxrescue.server=ADDRESS      the server backups and reports go to        CXR_SERVER_ARG
+#   cxrescue.bundle=uploads/F    the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE
+#   cxrescue.upload=optional     a card may be written when its backup did
+#                                not reach the server (required)             CXR_UPLOAD_MODE
 CXR_MEDIA=unknown
 CXR_SHELL=0
 CXR_WAIT=10
 CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0
+CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_UPLOAD_MODE=required
 for word in $(cat /proc/cmdline); do
 	case "$word" in
 	cxrescue.media=*) CXR_MEDIA=${word#*=} ;;
@@ -22,22 +28,32 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.card=*)  CXR_CARD=${word#*=} ;;
 	cxrescue.yes=*)   CXR_YES=${word#*=} ;;
 	cxrescue.allow_risky=*) CXR_ALLOW_RISKY=${word#*=} ;;
+	cxrescue.server=*) CXR_SERVER_ARG=${word#*=} ;;
+	cxrescue.bundle=*) CXR_BUNDLE_REMOTE=${word#*=} ;;
+	cxrescue.upload=*) CXR_UPLOAD_MODE=${word#*=} ;;
 	cxrescue.*)       echo "cxrescue: unknown boot option '$word' ignored" >/dev/console ;;
 	esac
 done
 case "$CXR_WAIT" in ''|*[!0-9]*) CXR_WAIT=10 ;; esac
 case "$CXR_MEDIA" in usb|iso|pxe) ;; *) CXR_MEDIA=unknown ;; esac
 case "$CXR_JOB" in
-''|inventory|backup|update|crossflash) ;;
-*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash)" >/dev/console
+''|inventory|backup|update|crossflash|restore) ;;
+*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore)" >/dev/console
    CXR_JOB= ;;
 esac
 case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
 [ "$CXR_YES" = 1 ] || CXR_YES=0
 [ "$CXR_ALLOW_RISKY" = 1 ] || CXR_ALLOW_RISKY=0
+[ "$CXR_UPLOAD_MODE" = optional ] || CXR_UPLOAD_MODE=required
+case "$CXR_SERVER_ARG" in *[!0-9.]*) echo "cxrescue: cxrescue.server=$CXR_SERVER_ARG is not an IPv4 address: ignored" >/dev/console
+	CXR_SERVER_ARG= ;;
+esac
+case "$CXR_BUNDLE_REMOTE" in *..* | *[!A-Za-z0-9._/-]*) echo "cxrescue: cxrescue.bundle=$CXR_BUNDLE_REMOTE ignored" >/dev/console
+	CXR_BUNDLE_REMOTE= ;;
+esac
 
 # The job's words for `cxflash rescue`, or nothing.
 cxr_job_args() {
 	[ -n "$CXR_JOB" ] || return 0
-	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY"
+	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE"
 }
