@@ -1,0 +1,601 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""scripts/pxe-serve and scripts/pxe-report: the jobs file's checks and what it generates
+(--dry-run), the real dnsmasq and in.tftpd in network namespaces of the test's own (a DHCP
+lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean stop), and the
+merged report table. Nothing leaves the namespaces; each test removes its namespaces and
+ends its processes, also when it fails."""
+import contextlib
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import BUILD, ROOT, run
+
+SERVE = ROOT / "scripts" / "pxe-serve"
+REPORT = ROOT / "scripts" / "pxe-report"
+IMAGES = ROOT / os.environ.get("CXR_IMAGES", "images")
+NET = f"10.199.{os.getpid() % 200 + 20}"   # inside private namespaces; per worker for readable logs
+SERVER = f"{NET}.1"
+M1, M2, M3 = "aa:bb:cc:dd:ee:01", "aa:bb:cc:dd:ee:02", "aa:bb:cc:dd:ee:03"
+
+
+# --- namespaces -------------------------------------------------------------------------------
+
+def ip(*args):
+    r = run(["ip"] + list(args))
+    assert r.returncode == 0, f"ip {' '.join(args)}: {r.stderr}"
+
+
+@contextlib.contextmanager
+def namespaces(*tags):
+    """Fresh network namespaces, named after this process; on the way out every process
+    still in them is killed (all started by this test) and they are deleted."""
+    names = [f"cxp{os.getpid()}{t}" for t in tags]
+    made = []
+    try:
+        for n in names:
+            r = run(["ip", "netns", "add", n])
+            if r.returncode:
+                pytest.skip(f"no network namespaces here (ip netns add: {r.stderr.strip()})")
+            made.append(n)
+            ip("-n", n, "link", "set", "lo", "up")
+        yield names
+    finally:
+        for n in made:
+            pids = run(["ip", "netns", "pids", n]).stdout.split()
+            for p in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(p), signal.SIGKILL)
+            run(["ip", "netns", "del", n])
+
+
+@pytest.fixture(scope="module")
+def dry_ns():
+    """One namespace: s0 with SERVER/24, its veth peer p0 without an address."""
+    with namespaces("d") as (ns,):
+        ip("-n", ns, "link", "add", "s0", "type", "veth", "peer", "name", "p0")
+        ip("-n", ns, "addr", "add", f"{SERVER}/24", "dev", "s0")
+        yield ns
+
+
+@pytest.fixture
+def rack():
+    """A server namespace (s0, SERVER/24) wired to a node namespace (c0) by a veth pair."""
+    with namespaces("s", "c") as (srv, node):
+        ip("-n", srv, "link", "add", "s0", "type", "veth", "peer", "name", "c0", "netns", node)
+        ip("-n", srv, "addr", "add", f"{SERVER}/24", "dev", "s0")
+        ip("-n", srv, "link", "set", "s0", "up")
+        ip("-n", node, "link", "set", "c0", "address", "02:00:00:c0:ff:ee")
+        ip("-n", node, "link", "set", "c0", "up")
+        yield srv, node
+
+
+# --- fixtures: fake images, the state folder ---------------------------------------------------
+
+SYNTHETIC_MENU = """SERIAL 0 115200
+UI menu.c32
+DEFAULT cxrescue
+LABEL cxrescue
+  LINUX /boot/vmlinuz
+  INITRD /boot/initrd.gz
+  APPEND console=tty0 console=ttyS0,115200n8 quiet cxrescue.media=pxe
+  IPAPPEND 2
+LABEL shell
+  LINUX /boot/vmlinuz
+  INITRD /boot/initrd.gz
+  APPEND console=ttyS0,115200n8 cxrescue.media=pxe cxrescue.shell=1
+  IPAPPEND 2
+"""
+
+
+@pytest.fixture
+def images(tmp_path):
+    """images/pxe/ with made-up loader, kernel and initramfs, and the real menu if built."""
+    pxe = tmp_path / "images" / "pxe"
+    (pxe / "boot").mkdir(parents=True)
+    (pxe / "pxelinux.cfg").mkdir()
+    for name, size in (("pxelinux.0", 42000), ("ldlinux.c32", 9000), ("menu.c32", 5000),
+                       ("boot/vmlinuz", 200000), ("boot/initrd.gz", 70000)):
+        (pxe / name).write_bytes(os.urandom(size))
+    real = IMAGES / "pxe" / "pxelinux.cfg" / "default"
+    menu = real.read_text() if real.exists() else SYNTHETIC_MENU
+    (pxe / "pxelinux.cfg" / "default").write_text(menu)
+    return tmp_path / "images"
+
+
+def serve(ns, *args, root, images):
+    return run(["ip", "netns", "exec", ns, SERVE, "--interface", "s0", *args,
+                "--root", root, "--images", images], timeout=60)
+
+
+def snapshot(folder):
+    """path -> (mode, bytes) of everything under folder."""
+    folder = pathlib.Path(folder)
+    return {str(p.relative_to(folder)): (p.lstat().st_mode, p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*"))}
+
+
+def state(tmp_path):
+    """A state folder from an earlier run: an old tree and two nodes' uploads."""
+    root = tmp_path / "root"
+    up = root / "tftp" / "uploads"
+    up.mkdir(parents=True)
+    up.chmod(0o1777)
+    (root / "tftp" / "stale.txt").write_text("from an older image\n")
+    (up / "aa-bb-cc-dd-ee-02_cx3-old.tar").write_bytes(os.urandom(3000))
+    (up / "aa-bb-cc-dd-ee-01_report.json").write_text('{"format": "cxrescue-report-1"}\n')
+    return root
+
+
+# --- 1. the jobs file's checks ------------------------------------------------------------------
+
+BAD_JOBS = [
+    ("bad MAC", "aa:bb:cc:dd:ee inventory\n", 1, "bad MAC 'aa:bb:cc:dd:ee'"),
+    ("mixed MAC", "aa:bb-cc:dd:ee:01 inventory\n", 1, "bad MAC"),
+    ("duplicate", f"# rack 1\n{M1} inventory\n\nAA-BB-CC-DD-EE-01 backup\n", 4,
+     "duplicate: AA-BB-CC-DD-EE-01 already has a job on line 2"),
+    ("two defaults", "default inventory\ndefault backup\n", 2,
+     "duplicate: default already has a job on line 1"),
+    ("unknown job", f"{M1} flash yes=1\n", 1, "unknown job 'flash'"),
+    ("no job", f"{M1}\n", 1, "no job after"),
+    ("unknown key", f"{M1} backup colour=red\n", 1, "unknown key 'colour'"),
+    ("not key=value", f"{M1} backup yes\n", 1, "'yes' is not key=value"),
+    ("bad card", f"{M1} backup card=1:0\n", 1, "card=1:0: a PCI address"),
+    ("bad console", f"{M1} backup console=vga\n", 1, "console=vga: both or serial"),
+    ("bad upload", f"{M1} backup upload=maybe\n", 1, "upload=maybe: required or optional"),
+    ("yes=2", f"{M1} update yes=2\n", 1, "yes=2: only yes=1"),
+    ("key twice", f"{M1} backup card=all card=01:00.0\n", 1, "card= given twice"),
+    ("write without yes", f"{M1} inventory\n{M2} crossflash card=all\n", 2,
+     "crossflash writes cards: add yes=1"),
+    ("update without yes", "default update\n", 1, "update writes cards: add yes=1"),
+    ("restore without bundle", f"{M1} restore yes=1\n", 1, "restore needs bundle=latest or bundle=FILE"),
+    ("restore on default", "default restore yes=1 bundle=latest\n", 1, "restore needs a node's MAC"),
+    ("bundle=latest, none uploaded", f"{M1} restore yes=1 bundle=latest\n", 1,
+     "bundle=latest: no uploads/aa-bb-cc-dd-ee-01_*.tar from aa:bb:cc:dd:ee:01"),
+    ("bundle file missing", f"{M2} restore yes=1 bundle=cx3-new.tar\n", 1,
+     "bundle=cx3-new.tar: no such file"),
+    ("bundle with a path", f"{M2} restore yes=1 bundle=../../etc/passwd\n", 1, "bundle=../../etc/passwd"),
+    ("bundle on backup", f"{M1} backup bundle=latest\n", 1, "bundle= is for restore only"),
+    ("menu with card", f"{M1} menu card=all\n", 1, "menu is the interactive wizard"),
+]
+
+
+@pytest.mark.parametrize("jobs,line,message", [b[1:] for b in BAD_JOBS], ids=[b[0] for b in BAD_JOBS])
+def test_jobs_file_errors_write_nothing(dry_ns, images, tmp_path, jobs, line, message):
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(jobs)
+    root = state(tmp_path)
+    before = snapshot(root)
+    r = serve(dry_ns, "--dhcp", f"{NET}.100,{NET}.150", "--jobs", jf, "--dry-run",
+              root=root, images=images)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert f"{jf}:{line}: {message}" in r.stderr, r.stderr
+    assert snapshot(root) == before, "a refused jobs file changed the state folder"
+    # without a state folder, none is made
+    r = serve(dry_ns, "--dhcp", f"{NET}.100,{NET}.150", "--jobs", jf, "--dry-run",
+              root=tmp_path / "fresh", images=images)
+    assert r.returncode == 3 and not (tmp_path / "fresh").exists()
+
+
+def test_jobs_file_reports_every_bad_line(dry_ns, images, tmp_path):
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} inventory\nzz inventory\n{M2} update\n{M3} backup\n")
+    r = serve(dry_ns, "--proxy", "--jobs", jf, "--dry-run", root=tmp_path / "r", images=images)
+    assert r.returncode == 3
+    assert [ln.split(": ", 1)[1].split(":", 2)[:2] for ln in r.stderr.splitlines()[:2]] == \
+        [[str(jf), "2"], [str(jf), "3"]], r.stderr
+
+
+# --- 2. what --dry-run writes ---------------------------------------------------------------------
+
+def appends(path):
+    return [ln.strip()[len("APPEND "):] for ln in path.read_text().splitlines()
+            if ln.strip().startswith("APPEND ")]
+
+
+def test_dry_run_writes_the_nodes_configs(dry_ns, images, tmp_path):
+    root = state(tmp_path)
+    up = root / "tftp" / "uploads"
+    # two uploads of node 3: the newer one (by time) has the name that sorts first
+    (up / "aa-bb-cc-dd-ee-03_cx3-b.tar").write_bytes(b"older")
+    (up / "aa-bb-cc-dd-ee-03_cx3-a.tar").write_bytes(b"newer")
+    os.utime(up / "aa-bb-cc-dd-ee-03_cx3-b.tar", (1_700_000_000, 1_700_000_000))
+    os.utime(up / "aa-bb-cc-dd-ee-03_cx3-a.tar", (1_700_000_100, 1_700_000_100))
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"""# rack 7, row 2
+AA:BB:CC:DD:EE:01   crossflash card=0000:01:00.0 yes=1 allow_risky=1   # the HP ones
+aa-bb-cc-dd-ee-02 inventory console=serial
+{M3} restore yes=1 bundle=latest
+aa:bb:cc:dd:ee:04 restore bundle=cx3-old.tar yes=1
+aa:bb:cc:dd:ee:05 update card=all yes=1 upload=optional
+aa:bb:cc:dd:ee:06 menu console=serial
+aa:bb:cc:dd:ee:07 backup card=01:00.0
+""")
+    (up / "cx3-old.tar").write_bytes(b"named")
+    uploads_before = snapshot(up)
+    r = serve(dry_ns, "--dhcp", f"{NET}.100,{NET}.150", "--jobs", jf, "--dry-run",
+              root=root, images=images)
+    assert r.returncode == 0, r.stderr
+    cfg = root / "tftp" / "pxelinux.cfg"
+    base = f"quiet cxrescue.media=pxe cxrescue.server={SERVER}"
+    both = "console=tty0 console=ttyS0,115200n8"
+    assert (cfg / "01-aa-bb-cc-dd-ee-01").read_text() == f"""\
+# generated by pxe-serve from {jf} line 2: AA:BB:CC:DD:EE:01   crossflash card=0000:01:00.0 yes=1 allow_risky=1   # the HP ones
+SERIAL 0 115200
+DEFAULT cxrescue
+PROMPT 0
+TIMEOUT 0
+LABEL cxrescue
+  LINUX /boot/vmlinuz
+  INITRD /boot/initrd.gz
+  APPEND {both} {base} cxrescue.job=crossflash cxrescue.card=0000:01:00.0 cxrescue.yes=1 cxrescue.allow_risky=1
+  IPAPPEND 2
+"""
+    want = {
+        "02": f"console=ttyS0,115200n8 {base} cxrescue.job=inventory",
+        "03": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 "
+              "cxrescue.bundle=uploads/aa-bb-cc-dd-ee-03_cx3-a.tar",
+        "04": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 cxrescue.bundle=uploads/cx3-old.tar",
+        "05": f"{both} {base} cxrescue.job=update cxrescue.card=all cxrescue.yes=1 cxrescue.upload=optional",
+        "06": f"console=ttyS0,115200n8 {base}",
+        "07": f"{both} {base} cxrescue.job=backup cxrescue.card=01:00.0",
+    }
+    for k, append in want.items():
+        assert appends(cfg / f"01-aa-bb-cc-dd-ee-{k}") == [append], k
+    # no default line: the menu stays, each entry told the server
+    menu = (images / "pxe" / "pxelinux.cfg" / "default").read_text().splitlines()
+    got = (cfg / "default").read_text().splitlines()
+    assert len(got) == len(menu)
+    for a, b in zip(menu, got):
+        assert b == (a + f" cxrescue.server={SERVER}" if a.strip().startswith("APPEND ") else a)
+    assert any(a.strip().startswith("APPEND ") for a in menu)
+    # the tree: a fresh copy, readable by all and writable by root only; uploads kept
+    tftp = root / "tftp"
+    assert not (tftp / "stale.txt").exists()
+    for name in ("pxelinux.0", "ldlinux.c32", "menu.c32", "boot/vmlinuz", "boot/initrd.gz"):
+        assert (tftp / name).read_bytes() == (images / "pxe" / name).read_bytes(), name
+    for p in [tftp] + [p for p in tftp.rglob("*") if "uploads" not in p.parts]:
+        assert p.stat().st_mode & 0o022 == 0 and p.stat().st_mode & 0o004, p
+    assert (up.stat().st_mode & 0o7777) == 0o1777
+    assert snapshot(up) == uploads_before
+    out = r.stdout
+    assert f"server {SERVER} on s0, full DHCP: leases {NET}.100..{NET}.150" in out
+    assert re.search(r"\b42000  pxelinux\.0$", out, re.M)
+    assert re.search(r"^  aa:bb:cc:dd:ee:03  restore +yes=1 bundle=latest "
+                     r"\(uploads/aa-bb-cc-dd-ee-03_cx3-a\.tar\)$", out, re.M), out
+    assert "every other node: the interactive menu" in out
+    assert f"uploads land in {up}/ (named <node MAC>_<name>)" in out
+    assert "dry run: nothing started" in out
+
+    # Again, with a default job and no node lines: the old 01- files go, uploads stay.
+    jf.write_text("default backup console=serial\n")
+    r = serve(dry_ns, "--proxy", "--jobs", jf, "--dry-run", root=root, images=images)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in cfg.iterdir()) == ["default"]
+    assert appends(cfg / "default") == [f"console=ttyS0,115200n8 {base} cxrescue.job=backup"]
+    assert "every other node: backup console=serial" in r.stdout
+    assert f"proxy-DHCP beside the network's DHCP server on {NET}.0/24" in r.stdout
+    assert snapshot(up) == uploads_before
+
+
+def test_environment_and_usage_errors(dry_ns, images, tmp_path):
+    root = tmp_path / "root"
+    r = serve(dry_ns, "--proxy", "--dry-run", root=root, images=tmp_path / "none")
+    assert r.returncode == 4 and "run make images first" in r.stderr, r.stderr
+    r = run(["ip", "netns", "exec", dry_ns, SERVE, "--interface", "p0", "--proxy", "--dry-run",
+             "--root", root, "--images", images])
+    assert r.returncode == 4 and "p0 has no IPv4 address" in r.stderr, r.stderr
+    r = run(["ip", "netns", "exec", dry_ns, SERVE, "--interface", "eth9", "--proxy", "--dry-run",
+             "--root", root, "--images", images])
+    assert r.returncode == 4 and "no interface eth9" in r.stderr, r.stderr
+    for args in (["--dry-run"], ["--proxy", "--dhcp", f"{NET}.100,{NET}.150"], ["--dhcp", "x,y"],
+                 ["--proxy", "--bogus"]):
+        r = serve(dry_ns, *args, root=root, images=images)
+        assert r.returncode == 2 and "usage:" in r.stderr, (args, r.stderr)
+    r = serve(dry_ns, "--dhcp", "10.1.2.100,10.1.2.150", root=root, images=images)
+    assert r.returncode == 2 and "not inside s0's subnet" in r.stderr, r.stderr
+    r = serve(dry_ns, "--dhcp", f"{NET}.1,{NET}.9", root=root, images=images)
+    assert r.returncode == 2 and "holds the server's own address" in r.stderr, r.stderr
+    assert not root.exists()
+
+
+# --- 3. the real daemons ------------------------------------------------------------------------
+
+def busybox_with(*applets):
+    """The built static BusyBox, if it has these applets (the image's udhcpc and tftp)."""
+    for bb in (BUILD / "busybox" / "busybox", BUILD / "initramfs-stage" / "bin" / "busybox"):
+        if bb.is_file() and os.access(bb, os.X_OK):
+            have = set(run([bb, "--list"]).stdout.split())
+            if have.issuperset(applets):
+                return bb
+    return None
+
+
+class Served:
+    """pxe-serve running in the background; its output collected as it comes."""
+
+    def __init__(self, ns, *args):
+        self.p = subprocess.Popen(["ip", "netns", "exec", ns, str(SERVE), "--interface", "s0",
+                                   *map(str, args)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, errors="replace")
+        self.lines = []
+        self.t = threading.Thread(target=lambda: self.lines.extend(self.p.stdout), daemon=True)
+        self.t.start()
+
+    @property
+    def out(self):
+        return "".join(self.lines)
+
+    def wait_for(self, text, timeout=15):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.out:
+                return
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.t.join(1)
+        raise AssertionError(f"no {text!r} from pxe-serve (exit {self.p.poll()}):\n{self.out}")
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            return self.p.wait(timeout=10)
+        finally:
+            self.t.join(2)
+
+
+@contextlib.contextmanager
+def served(ns, *args):
+    s = Served(ns, *args)
+    try:
+        yield s
+    finally:
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait()
+
+
+def tftp(node, bb, *args):
+    return run(["ip", "netns", "exec", node, bb, "tftp", *args, SERVER], timeout=30)
+
+
+def test_dhcp_tftp_uploads_and_stop(rack, images, tmp_path):
+    srv, node = rack
+    bb = busybox_with("udhcpc", "tftp")
+    if bb is None:
+        pytest.skip(f"no BusyBox with udhcpc and tftp under {BUILD} (make builds it)")
+    root = tmp_path / "root"
+    with served(srv, "--dhcp", f"{NET}.100,{NET}.150", "--root", root, "--images", images) as s:
+        s.wait_for("serving;")
+        # DHCP: udhcpc's script writes down what it was told. -B asks for broadcast replies:
+        # dnsmasq pings a fresh address first, and the unicast offer then found no ARP entry
+        # on these veths (what PXE ROMs do anyway).
+        script = tmp_path / "dhcp.sh"
+        script.write_text(f"#!/bin/sh\nenv > {tmp_path}/dhcp.$1\n")
+        script.chmod(0o755)
+        r = run(["ip", "netns", "exec", node, bb, "udhcpc", "-i", "c0", "-f", "-q", "-n", "-B",
+                 "-t", "5", "-T", "1", "-s", script], timeout=30)
+        assert r.returncode == 0, r.stdout + r.stderr
+        lease = dict(ln.split("=", 1) for ln in (tmp_path / "dhcp.bound").read_text().splitlines()
+                     if "=" in ln)
+        assert lease["siaddr"] == SERVER and lease["boot_file"] == "pxelinux.0", lease
+        assert lease["serverid"] == SERVER
+        last = int(lease["ip"].rsplit(".", 1)[1])
+        assert lease["ip"].startswith(NET + ".") and 100 <= last <= 150, lease
+        ip("-n", node, "addr", "add", f"{lease['ip']}/24", "dev", "c0")
+
+        # TFTP: the served files, in blocks of up to 1468 bytes as the nodes ask
+        got = tmp_path / "got.0"
+        r = tftp(node, bb, "-g", "-r", "pxelinux.0", "-l", got, "-b", "1468")
+        assert r.returncode == 0 and got.read_bytes() == (images / "pxe/pxelinux.0").read_bytes(), r.stderr
+        r = tftp(node, bb, "-g", "-r", "pxelinux.cfg/default", "-l", got)
+        assert r.returncode == 0 and f"cxrescue.server={SERVER}" in got.read_text()
+
+        # an upload lands in uploads/, byte for byte, and a retry of the same name may replace it
+        up = root / "tftp" / "uploads"
+        blob = tmp_path / "blob"
+        for size in (300_000, 1000):
+            blob.write_bytes(os.urandom(size))
+            r = tftp(node, bb, "-p", "-l", blob, "-r", "uploads/aa-bb-cc-dd-ee-01_x.bin", "-b", "1468")
+            assert r.returncode == 0, r.stderr
+            assert (up / "aa-bb-cc-dd-ee-01_x.bin").read_bytes() == blob.read_bytes()
+        assert (up / "aa-bb-cc-dd-ee-01_x.bin").stat().st_uid == 65534   # nobody
+
+        # nothing else can be written: the boot files, new files beside them, a node's config
+        served_tree = snapshot(root / "tftp" / "boot"), (root / "tftp" / "pxelinux.0").read_bytes()
+        for remote in ("pxelinux.0", "boot/vmlinuz", "evil.bin", "pxelinux.cfg/01-02-00-00-c0-ff-ee",
+                       "../escape.bin", "/etc/cron.d/x"):
+            r = tftp(node, bb, "-p", "-l", blob, "-r", remote)
+            assert r.returncode != 0, f"upload to {remote} was accepted"
+        assert (snapshot(root / "tftp" / "boot"), (root / "tftp" / "pxelinux.0").read_bytes()) == served_tree
+        assert not (root / "tftp" / "evil.bin").exists()
+        assert not (root / "tftp" / "pxelinux.cfg" / "01-02-00-00-c0-ff-ee").exists()
+        assert not (root / "escape.bin").exists()
+
+        t0 = time.monotonic()
+        assert s.stop() == 0, s.out
+        assert time.monotonic() - t0 < 5
+        assert "pxe-serve: stopped" in s.out
+        assert run(["ip", "netns", "pids", srv]).stdout.split() == [], "a daemon outlived pxe-serve"
+    log = (root / "dnsmasq.log").read_text()
+    assert "DHCPACK(s0)" in log and "02:00:00:c0:ff:ee" in log
+
+
+def test_proxy_mode_serves_tftp(rack, images, tmp_path):
+    srv, node = rack
+    bb = busybox_with("tftp")
+    root = tmp_path / "root"
+    with served(srv, "--proxy", "--root", root, "--images", images) as s:
+        s.wait_for("serving;")
+        assert f"proxy-DHCP beside the network's DHCP server on {NET}.0/24" in s.out
+        assert f"DHCP, proxy on subnet {NET}.0" in (root / "dnsmasq.log").read_text()
+        if bb is None:
+            print(f"TFTP part skipped: no BusyBox with tftp under {BUILD}")
+        else:
+            ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+            got = tmp_path / "got"
+            r = tftp(node, bb, "-g", "-r", "boot/initrd.gz", "-l", got)
+            assert r.returncode == 0 and got.read_bytes() == (images / "pxe/boot/initrd.gz").read_bytes()
+        assert s.stop() == 0 and "pxe-serve: stopped" in s.out
+        assert run(["ip", "netns", "pids", srv]).stdout.split() == []
+
+
+def test_a_daemon_that_dies_stops_the_other(rack, images, tmp_path):
+    srv, _ = rack
+    root = tmp_path / "root"
+    with served(srv, "--dhcp", f"{NET}.100,{NET}.150", "--root", root, "--images", images) as s:
+        s.wait_for("serving;")
+        os.kill(int((root / "dnsmasq.pid").read_text()), signal.SIGTERM)
+        assert s.p.wait(timeout=10) == 1
+        s.t.join(2)
+        assert "dnsmasq exited by itself" in s.out and "exiting on receipt of SIGTERM" in s.out, s.out
+        assert run(["ip", "netns", "pids", srv]).stdout.split() == []
+
+
+def test_a_taken_port_is_named(rack, images, tmp_path):
+    srv, _ = rack
+    other = subprocess.Popen(["ip", "netns", "exec", srv, "in.tftpd", "--foreground", "--address",
+                              ":69", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if ":69 " in run(["ip", "netns", "exec", srv, "ss", "-Huln"]).stdout:
+                break
+            time.sleep(0.05)
+        r = run(["ip", "netns", "exec", srv, SERVE, "--interface", "s0", "--proxy",
+                 "--root", tmp_path / "root", "--images", images])
+        assert r.returncode == 4, r.stdout + r.stderr
+        assert "UDP port 69 (TFTP)" in r.stderr and "in.tftpd" in r.stderr
+        assert "systemctl stop tftpd-hpa" in r.stderr
+        assert not (tmp_path / "root").exists()
+    finally:
+        other.kill()
+        other.wait()
+
+
+# --- 4. pxe-report -------------------------------------------------------------------------------
+
+def report(job, ended, cards, result="ok", **extra):
+    return dict({"format": "cxrescue-report-1", "job": job, "card": "all", "yes": True,
+                 "allow_risky": False, "started": ended[:-3] + "00Z", "ended": ended,
+                 "result": result, "log": "x-ttyS0.log", "cards": cards}, **extra)
+
+
+def card(bdf="0000:00:04.0", psid="HP_0280210019", fw="2.40.5030", guid="0002c90300c0ffe0",
+         result="ok", to=None, backup=None, message=None, **extra):
+    return dict({"bdf": bdf, "chip": "ConnectX-3 A1", "oem": "HP", "recovery": psid is None,
+                 "psid": psid, "fw": fw, "running": fw, "node_guid": guid,
+                 "macs": None if guid is None else ["0002c9c0ffe0", "0002c9c0ffe1"],
+                 "result": result, "message": message,
+                 "to": to and {"file": "firmware/x.bin", "sha256": "00", "psid": to[0], "fw": to[1]},
+                 "backup": backup and {"path": f"/run/data/cxrescue/backups/{backup}", "sha256": "11"}},
+                **extra)
+
+
+@pytest.fixture
+def uploads(tmp_path):
+    up = tmp_path / "root" / "tftp" / "uploads"
+    up.mkdir(parents=True)
+    files = {
+        "aa-bb-cc-dd-ee-01_20261130T150110Z-crossflash.json": report("crossflash", "2026-11-30T15:01:10Z", [
+            card(to=("MT_1090120019", "2.42.5000"), backup="cx3-HP-0002c90300c0ffe0-20261130T150010Z",
+                 message="MT_1090120019 2.42.5000 written and verified")]),
+        # node 2: the later report's file name sorts first; its update failed; the earlier
+        # backup's bundle never reached the server
+        "aa-bb-cc-dd-ee-02_1-update.json": report("update", "2026-11-30T16:00:00Z", [
+            card(psid="MT_1090120019", fw="2.40.7000", guid="0002c90300000002", result="failed",
+                 to=("MT_1090120019", "2.42.5000"), message="verify failed at 0x10000")],
+            result="failed"),
+        "aa-bb-cc-dd-ee-02_2-backup.json": report("backup", "2026-11-30T15:00:00Z", [
+            card(psid="MT_1090120019", fw="2.40.7000", guid="0002c90300000002",
+                 backup="cx3-MT-0002c90300000002-20261130T145900Z")]),
+        # node 3: a card in recovery mode brought back from a bundle; unknown keys tolerated
+        "aa-bb-cc-dd-ee-03_r.json": report("restore", "2026-11-30T15:30:00Z", [
+            card(bdf="0000:00:05.0", psid=None, fw=None, guid=None, to=("HP_0280210019", "2.40.5030"),
+                 from_bundle="cx3-HP-0002c90300c0ffe3-20261001T000000Z.tar")],
+            bundle="cx3-HP-0002c90300c0ffe3-20261001T000000Z.tar"),
+        "aa-bb-cc-dd-ee-04_i.json": report("inventory", "2026-11-30T15:05:00Z", []),
+        "aa-bb-cc-dd-ee-05_notes.json": {"format": "something-else", "cards": [card(result="failed")]},
+        "notes.json": {"format": "cxrescue-report-1"},
+    }
+    for name, body in files.items():
+        (up / name).write_text(json.dumps(body))
+    (up / "aa-bb-cc-dd-ee-06_cut.json").write_text('{"format": "cxrescue-report-1", "cards": [')
+    (up / "aa-bb-cc-dd-ee-01_cx3-HP-0002c90300c0ffe0-20261130T150010Z.tar").write_bytes(b"tar")
+    return up
+
+
+ROWS = [
+    ["aa:bb:cc:dd:ee:01", "crossflash", "0000:00:04.0 ConnectX-3 A1 HP_0280210019 0002c90300c0ffe0",
+     "HP_0280210019 2.40.5030", "MT_1090120019 2.42.5000", "ok", "yes", "2026-11-30T15:01:10Z"],
+    ["aa:bb:cc:dd:ee:02", "backup", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
+     "MT_1090120019 2.40.7000", "-", "ok", "no", "2026-11-30T15:00:00Z"],
+    ["aa:bb:cc:dd:ee:02", "update", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
+     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "failed", "-", "2026-11-30T16:00:00Z"],
+    ["aa:bb:cc:dd:ee:03", "restore", "0000:00:05.0 ConnectX-3 A1 recovery", "recovery",
+     "HP_0280210019 2.40.5030", "ok", "-", "2026-11-30T15:30:00Z"],
+    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z"],
+]
+
+
+def cells(out):
+    return [re.split(r" {2,}", ln.rstrip()) for ln in out.splitlines()]
+
+
+def test_report_table(uploads, tmp_path):
+    r = run([REPORT, tmp_path / "root"])
+    assert r.returncode == 1, r.stdout + r.stderr            # node 2's update failed
+    lines = cells(r.stdout)
+    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "RESULT", "BACKUP", "ENDED"]
+    assert lines[1:6] == ROWS
+    assert r.stdout.splitlines()[6:] == [
+        "aa:bb:cc:dd:ee:02 0000:00:04.0: failed: verify failed at 0x10000",
+        "4 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed"]
+    assert r.stderr.count("\n") == 1 and "aa-bb-cc-dd-ee-06_cut.json: skipped" in r.stderr
+
+
+def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"default inventory\n{M1} crossflash yes=1  # done\nAA-BB-CC-DD-EE-07 backup\n"
+                  f"aa:bb:cc:dd:ee:08 inventory\n")
+    r = run([REPORT, "--jobs", jf, uploads])           # the uploads folder itself
+    assert r.returncode == 1
+    lines = cells(r.stdout)
+    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "no report", "-", "-"],
+                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "no report", "-", "-"]]
+    assert r.stdout.splitlines()[-1] == \
+        "6 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed; 2 nodes without a report"
+
+    r = run([REPORT, "--json", "--jobs", jf, tmp_path / "root"])
+    assert r.returncode == 1
+    rows = json.loads(r.stdout)
+    assert [[x[k] for k in ("node", "job", "card", "from", "to", "result", "backup", "ended")]
+            for x in rows] == ROWS + lines[6:8]
+    assert rows[2]["message"] == "verify failed at 0x10000" and rows[2]["bdf"] == "0000:00:04.0"
+    assert rows[3]["psid"] == "recovery" and rows[3]["node_guid"] is None
+    assert rows[0]["report"] == "aa-bb-cc-dd-ee-01_20261130T150110Z-crossflash.json"
+
+    # only the good ones: 0; a jobs node without a report: 1
+    for name in ("aa-bb-cc-dd-ee-02_1-update.json", "aa-bb-cc-dd-ee-06_cut.json"):
+        (uploads / name).unlink()
+    r = run([REPORT, uploads])
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.splitlines()[-1] == "4 nodes, 3 cards: 3 ok, 0 failed" and r.stderr == ""
+    jf.write_text(f"{M1} crossflash yes=1\n{M3} restore yes=1 bundle=latest\n")
+    assert run([REPORT, "--jobs", jf, uploads]).returncode == 0
+    jf.write_text("aa:bb:cc:dd:ee:09 backup\n")
+    assert run([REPORT, "--jobs", jf, uploads]).returncode == 1
+
+    assert run([REPORT, tmp_path / "nowhere"]).returncode == 2
+    assert run([REPORT]).returncode == 2
+    assert run([REPORT, "--jobs", tmp_path / "nojobs", uploads]).returncode == 2
