@@ -5,12 +5,10 @@ lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean sto
 merged report table. Nothing leaves the namespaces; each test removes its namespaces and
 ends its processes, also when it fails."""
 import contextlib
-import hashlib
 import json
 import os
 import pathlib
 import re
-import shutil
 import signal
 import subprocess
 import threading
