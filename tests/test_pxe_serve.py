@@ -5,6 +5,7 @@ lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean sto
 merged report table. Nothing leaves the namespaces; each test removes its namespaces and
 ends its processes, also when it fails."""
 import contextlib
+import hashlib
 import json
 import os
 import pathlib
@@ -220,7 +221,13 @@ aa:bb:cc:dd:ee:07 backup card=01:00.0
 """)
     (up / "cx3-old.tar").write_bytes(b"named")
     uploads_before = snapshot(up)
-    r = serve(dry_ns, "--dhcp", f"{NET}.100,{NET}.150", "--jobs", jf, "--dry-run",
+    fw = tmp_path / "firmware"
+    fw.mkdir()
+    bins = {"mcx354a-stock.bin": os.urandom(5000), "fw_2.42.5000.bin": os.urandom(3000)}
+    for name, data in bins.items():
+        (fw / name).write_bytes(data)
+    (fw / "README.txt").write_text("not an image\n")
+    r = serve(dry_ns, "--dhcp", f"{NET}.100,{NET}.150", "--jobs", jf, "--firmware", fw, "--dry-run",
               root=root, images=images)
     assert r.returncode == 0, r.stderr
     cfg = root / "tftp" / "pxelinux.cfg"
@@ -265,6 +272,12 @@ LABEL cxrescue
         assert p.stat().st_mode & 0o022 == 0 and p.stat().st_mode & 0o004, p
     assert (up.stat().st_mode & 0o7777) == 0o1777
     assert snapshot(up) == uploads_before
+    # the firmware folder: the images and their SHA-256 as a node's /init reads them
+    served_fw = tftp / "firmware"
+    assert sorted(p.name for p in served_fw.iterdir()) == sorted(["INDEX", *bins])
+    index = dict(reversed(ln.split()) for ln in (served_fw / "INDEX").read_text().splitlines())
+    assert index == {n: hashlib.sha256(d).hexdigest() for n, d in bins.items()}
+    assert all((served_fw / n).read_bytes() == d for n, d in bins.items())
     out = r.stdout
     assert f"server {SERVER} on s0, full DHCP: leases {NET}.100..{NET}.150" in out
     assert re.search(r"\b42000  pxelinux\.0$", out, re.M)
@@ -279,6 +292,7 @@ LABEL cxrescue
     r = serve(dry_ns, "--proxy", "--jobs", jf, "--dry-run", root=root, images=images)
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in cfg.iterdir()) == ["default"]
+    assert not (tftp / "firmware").exists()
     assert appends(cfg / "default") == [f"console=ttyS0,115200n8 {base} cxrescue.job=backup"]
     assert "every other node: backup console=serial" in r.stdout
     assert f"proxy-DHCP beside the network's DHCP server on {NET}.0/24" in r.stdout
@@ -299,6 +313,16 @@ def test_environment_and_usage_errors(dry_ns, images, tmp_path):
                  ["--proxy", "--bogus"]):
         r = serve(dry_ns, *args, root=root, images=images)
         assert r.returncode == 2 and "usage:" in r.stderr, (args, r.stderr)
+    fw = tmp_path / "fw"
+    r = serve(dry_ns, "--proxy", "--firmware", fw, "--dry-run", root=root, images=images)
+    assert r.returncode == 4 and "no such folder" in r.stderr, r.stderr
+    fw.mkdir()
+    (fw / "notes.txt").write_text("x")
+    r = serve(dry_ns, "--proxy", "--firmware", fw, "--dry-run", root=root, images=images)
+    assert r.returncode == 4 and "no *.bin in it" in r.stderr, r.stderr
+    (fw / "stock fw.bin").write_bytes(b"x")
+    r = serve(dry_ns, "--proxy", "--firmware", fw, "--dry-run", root=root, images=images)
+    assert r.returncode == 4 and "'stock fw.bin': nodes take only names" in r.stderr, r.stderr
     r = serve(dry_ns, "--dhcp", "10.1.2.100,10.1.2.150", root=root, images=images)
     assert r.returncode == 2 and "not inside s0's subnet" in r.stderr, r.stderr
     r = serve(dry_ns, "--dhcp", f"{NET}.1,{NET}.9", root=root, images=images)
@@ -413,6 +437,9 @@ def test_dhcp_tftp_uploads_and_stop(rack, images, tmp_path):
             r = tftp(node, bb, "-p", "-l", blob, "-r", "uploads/aa-bb-cc-dd-ee-01_x.bin", "-b", "1468")
             assert r.returncode == 0, r.stderr
             assert (up / "aa-bb-cc-dd-ee-01_x.bin").read_bytes() == blob.read_bytes()
+            # a node reads each upload back to check it
+            r = tftp(node, bb, "-g", "-r", "uploads/aa-bb-cc-dd-ee-01_x.bin", "-l", got, "-b", "1468")
+            assert r.returncode == 0 and got.read_bytes() == blob.read_bytes(), r.stderr
         assert (up / "aa-bb-cc-dd-ee-01_x.bin").stat().st_uid == 65534   # nobody
 
         # nothing else can be written: the boot files, new files beside them, a node's config
