@@ -43,7 +43,7 @@ UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
 .PHONY: all deps burner check check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
-        kernel busybox qemu initramfs images run
+        kernel busybox qemu initramfs images run pxe-serve pxe-report
 
 all: burner images
 
@@ -176,6 +176,22 @@ run:
 	scripts/deps.sh
 	$(MAKE) images $(QEMU) $(B)/host/cxsim $(B)/host/mkfs2
 	CXR_FIRMWARE=$(FIRMWARE) scripts/run-qemu.sh $(B) $(IMAGES)
+
+# A rack over PXE (README "A rack over PXE"), as root:
+#   make pxe-serve IFACE=eth1 (DHCP=FIRST,LAST | PROXY=1) [JOBS=rack.jobs] [PXE_ROOT=/srv/cxrescue]
+#                  [PXE_FIRMWARE=dir] [DRY_RUN=1]   serve images/pxe/ to the rack; Ctrl-C stops
+#   make pxe-report [JOBS=rack.jobs] [PXE_ROOT=...]  one table of the nodes' reports
+PXE_ROOT ?= /srv/cxrescue
+pxe-serve:
+	@[ -n "$(IFACE)" ] && [ -n "$(DHCP)$(PROXY)" ] || { echo "usage: make pxe-serve IFACE=eth1 (DHCP=FIRST,LAST | PROXY=1) [JOBS=file] [PXE_ROOT=dir] [PXE_FIRMWARE=dir] [DRY_RUN=1]" >&2; exit 2; }
+	scripts/deps.sh
+	$(MAKE) images
+	scripts/pxe-serve --interface $(IFACE) $(if $(DHCP),--dhcp $(DHCP)) $(if $(PROXY),--proxy) \
+	  $(if $(JOBS),--jobs $(JOBS)) --root $(PXE_ROOT) --images $(IMAGES) \
+	  $(if $(PXE_FIRMWARE),--firmware $(PXE_FIRMWARE)) $(if $(DRY_RUN),--dry-run)
+
+pxe-report:
+	scripts/pxe-report $(if $(JOBS),--jobs $(JOBS)) $(PXE_ROOT)
 
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list \

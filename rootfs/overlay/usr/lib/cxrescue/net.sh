@@ -43,7 +43,11 @@ net_find_iface() {
 }
 
 # Bring the boot NIC up with a lease and write $NET_STATE; bounded, with a line per
-# try. False when no lease came: the caller says what that means for the job.
+# try. False when no lease came: the caller says what that means for the job. -B asks
+# for broadcast answers: dnsmasq pings a new address before offering it, which leaves
+# a failed neighbour entry behind, and a unicast offer then never arrived (4 tries in 4
+# without a lease, on veth; scripts/pxe-serve keeps the ping, which protects a BMC's
+# static address).
 net_up() {
 	local mac iface round=1 server
 	mac=$(net_bootif_mac)
@@ -56,7 +60,7 @@ net_up() {
 	ip link set "$iface" up
 	while [ $round -le $NET_ROUNDS ]; do
 		net_say "DHCP on $iface ($mac), try $round of $NET_ROUNDS"
-		if udhcpc -i "$iface" -s "$NET_UDHCPC_SCRIPT" -q -n -t 4 -T 2 -A 1 >/dev/null 2>&1 &&
+		if udhcpc -i "$iface" -s "$NET_UDHCPC_SCRIPT" -B -q -n -t 4 -T 2 -A 1 >/dev/null 2>&1 &&
 			[ -r /run/cxrescue/lease ]; then
 			. /run/cxrescue/lease
 			server=${CXR_SERVER_ARG:-${LEASE_SIADDR:-$LEASE_SERVERID}}
