@@ -13,7 +13,12 @@
  *   a card in recovery mode unbricked from its backup, and from its sticker's values;
  *   the unattended update and crossflash jobs (a RISKY target refused unless allowed);
  *   a write a power cut interrupted, finished at the next start;
- *   GUIDs/MACs set from the menu. */
+ *   GUIDs/MACs set from the menu;
+ *   job=restore: a bundle written back onto the one card it fits (its node GUID, or an
+ *     unreadable identity), refused for two candidates, for none, for a bundle without image,
+ *     without yes=1, and where it would need an answer;
+ *   $CXR_UPLOAD: every backup uploaded before the first write, and nothing written when it
+ *     did not reach the server (unless upload=optional); after=exit returns the job's code. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1479,6 +1484,16 @@ static int upload_calls(const struct rig *r, char *out, size_t n)
 	return lines;
 }
 
+/* The upload command was called once, as `CMD backup BUNDLE` with this bundle. */
+static void expect_upload_of(const struct rig *r, const char *bundle)
+{
+	char calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+
+	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
+	snprintf(want, sizeof(want), "backup %s\n", bundle);
+	assert_string_equal(calls, want);
+}
+
 /* The flash bytes the upload command handed to the server (its last call). */
 static void expect_uploaded(const struct rig *r, const uint8_t *flash, size_t n)
 {
@@ -1589,22 +1604,22 @@ static int pending_count(const struct rig *r)
 	return np;
 }
 
-/* The unbrick of a PXE node: the server's copy of its backup written back onto the card in
- * recovery mode, without a question (its identity cannot be read). The backup made first is
- * uploaded before anything is written, and the report names both. */
+/* The unbrick of a PXE node: the server's copy of its backup (fetched into backups/, as
+ * pxe.sh does) written back onto the card in recovery mode, without a question (its identity
+ * cannot be read). The backup made first is uploaded before anything is written, and the
+ * report names both. */
 static void test_job_restore_unbricks_recovery_card(void **state)
 {
 	struct rig *r = *state;
 	struct cxsim_card *c = hp_card(r);
 	struct backup_result b;
 	struct first_write fw = {.r = r};
-	char server[128], upload[128], bk[BACKUP_PATH_MAX], val[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX];
+	char upload[128], bk[BACKUP_PATH_MAX], val[BACKUP_PATH_MAX];
 	size_t n;
 	int equal;
 
 	uint8_t *orig = flash_copy(c, &n);
-	server_dir(r, server, sizeof(server));
-	bundle_of(r, 0, server, &b);
+	backup_outside(r, c, &b);
 	brick(c);
 	uint8_t *wiped = flash_copy(c, &n);
 	cxsim_counters_reset(c);
@@ -1647,11 +1662,10 @@ static void test_job_restore_unbricks_recovery_card(void **state)
 	 * backups, and the one the upload command was given. */
 	assert_non_null(strstr(bk, "/data/backups/"));
 	expect_bundle_flash(bk, wiped, n);
-	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
-	snprintf(val, sizeof(val), "backup %s\n", bk);
-	assert_string_equal(calls, val);
-	assert_int_equal(bundles(r, wiped, n, &equal), 1);
+	expect_upload_of(r, bk);
+	assert_int_equal(bundles(r, wiped, n, &equal), 2); /* the node's own, and the one made first */
 	assert_int_equal(equal, 1);
+	assert_string_not_equal(bk, b.path);
 	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", b.name);
 	free(wiped);
 	free(orig);
@@ -1888,7 +1902,7 @@ static void test_upload_failed_restore_writes_nothing(void **state)
 {
 	struct rig *r = *state;
 	struct backup_result b;
-	char server[128], upload[128], bk[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+	char server[128], upload[128], bk[BACKUP_PATH_MAX];
 	size_t n;
 	int equal;
 
@@ -1919,9 +1933,7 @@ static void test_upload_failed_restore_writes_nothing(void **state)
 	expect_bundle_flash(bk, wiped, n);
 	assert_int_equal(bundles(r, wiped, n, &equal), 1);
 	assert_int_equal(equal, 1);
-	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
-	snprintf(want, sizeof(want), "backup %s\n", bk);
-	assert_string_equal(calls, want);
+	expect_upload_of(r, bk);
 	expect_history(r, 0, "\"action\":\"unbrick\"", "\"result\":\"ok\"", NULL);
 	free(wiped);
 }
@@ -1969,7 +1981,7 @@ static void test_upload_before_burn(void **state)
 	struct rig *r = *state;
 	uint8_t *hp;
 	size_t n, m;
-	char upload[128], bk[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+	char upload[128], bk[BACKUP_PATH_MAX];
 	struct first_write fw = {.r = r};
 
 	two_cards(r, &hp, &n);
@@ -1992,9 +2004,7 @@ static void test_upload_before_burn(void **state)
 	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
 	free(rep);
 	expect_bundle_flash(bk, stock, m);
-	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
-	snprintf(want, sizeof(want), "backup %s\n", bk);
-	assert_string_equal(calls, want);
+	expect_upload_of(r, bk);
 	expect_untouched(r->cards[0], hp, n);
 	free(stock);
 	free(hp);
@@ -2006,7 +2016,7 @@ static void test_upload_optional_goes_on(void **state)
 	struct rig *r = *state;
 	uint8_t *hp;
 	size_t n, m;
-	char upload[128], bk[BACKUP_PATH_MAX], calls[2 * BACKUP_PATH_MAX], want[BACKUP_PATH_MAX + 16];
+	char upload[128], bk[BACKUP_PATH_MAX];
 
 	two_cards(r, &hp, &n);
 	uint8_t *stock = flash_copy(r->cards[1], &m);
@@ -2027,9 +2037,7 @@ static void test_upload_optional_goes_on(void **state)
 	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
 	free(rep);
 	expect_bundle_flash(bk, stock, m);
-	assert_int_equal(upload_calls(r, calls, sizeof(calls)), 1);
-	snprintf(want, sizeof(want), "backup %s\n", bk);
-	assert_string_equal(calls, want);
+	expect_upload_of(r, bk);
 	free(stock);
 	free(hp);
 }
