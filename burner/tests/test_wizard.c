@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2135,6 +2136,45 @@ static void test_after_exit_lock_busy(void **state)
 	expect_not_said(r, "Powering off.");
 }
 
+/* The upload command must not start with SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked. The
+ * wizard defers them while a card is open (util/signals.h), and the upload runs then; a
+ * blocked mask survives exec, so the command's own `timeout 120 tftp ...` (BusyBox timeout
+ * sends SIGTERM) could never end a stuck transfer, and neither Ctrl-C on the console nor
+ * /init's SIGTERM at power-off would reach it. The command is a bash script: bash keeps the
+ * mask it was started with, as BusyBox ash does (dash, /bin/sh here, clears it). */
+static void test_upload_signals_not_blocked(void **state)
+{
+	struct rig *r = *state;
+	char upload[128], seen[128], text[512];
+	const unsigned long long deferred = 1ull << (SIGHUP - 1) | 1ull << (SIGINT - 1) | 1ull << (SIGQUIT - 1) |
+					    1ull << (SIGTERM - 1);
+	sigset_t now;
+
+	hp_card(r);
+	snprintf(upload, sizeof(upload), "%s/upload-mask", r->root);
+	snprintf(seen, sizeof(seen), "%s/sigblk", r->root);
+	snprintf(text, sizeof(text), "#!/usr/bin/env bash\nsed -n 's/^SigBlk:[[:space:]]*//p' /proc/$$/status > '%s'\n"
+		 "exit 0\n", seen);
+	write_text(upload, text);
+	assert_int_equal(chmod(upload, 0755), 0);
+	/* Not blocked here, before the wizard opens a card. */
+	assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	assert_false(sigismember(&now, SIGTERM) || sigismember(&now, SIGINT));
+	r->o.job = JOB_BACKUP;
+	r->o.upload_cmd = upload;
+
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "the server holds the backup");
+	char *mask = slurp(seen);
+	assert_non_null(mask);
+	unsigned long long m = strtoull(mask, NULL, 16);
+	if (m & deferred)
+		fail_msg("the upload command started with signals blocked: SigBlk %.16s (SIGHUP, SIGINT, SIGQUIT, "
+			 "SIGTERM are 0x4007)", mask);
+	free(mask);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2182,6 +2222,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_upload_failed_menu_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upload_failed_backup_job_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_after_exit_lock_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_signals_not_blocked, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
