@@ -9,6 +9,7 @@
  * server holds the bundle. A write waits for that here, since a card must never be
  * written while the only backup of it is in RAM, unless upload=optional says so. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +31,11 @@ int wiz_upload_backup(struct wizard *w, const struct backup_result *r, struct cx
 	if ((pid = fork()) < 0)
 		return cx_fail(st, CX_ENOMEM, "cannot start the upload: %s", strerror(errno));
 	if (pid == 0) {
+		/* The card is open, so SIGINT/SIGTERM/... are blocked here (util/signals.h), and a
+		 * mask survives exec: unblocked, the command's own timeout can end a stuck transfer. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execl(w->o.upload_cmd, w->o.upload_cmd, "backup", r->path, (char *)NULL);
 		_exit(EXIT_CANNOT_EXEC);
 	}
