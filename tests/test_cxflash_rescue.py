@@ -59,3 +59,66 @@ def test_unattended_job_with_no_card_fails_and_stays_up(tmp_path):
     assert len(reports) == 1, reports
     rep = json.loads(reports[0].read_text())
     assert rep["job"] == "inventory" and rep["result"] == "failed" and rep["cards"] == [], rep
+
+
+@pytest.mark.parametrize("params, code, what", [
+    (["job=restore"], 2, "job=restore needs bundle=DIR"),
+    (["job=restore", "bundle="], 2, "job=restore needs bundle=DIR"),
+    (["job=restore", "yes=1", "after=exit"], 2, "job=restore needs bundle=DIR"),
+    (["bundle=/srv/b"], 2, "bundle= goes with job=restore only"),
+    (["job=backup", "bundle=/srv/b"], 2, "bundle= goes with job=restore only"),
+    (["bundle=/srv/b", "job=update"], 2, "bundle= goes with job=restore only"),
+    (["upload=maybe"], 6, "upload=maybe: required or optional"),
+    (["upload="], 6, "upload=: required or optional"),
+    (["job=backup", "upload=OPTIONAL"], 6, "upload=OPTIONAL: required or optional"),
+    (["after=reboot"], 6, "after=reboot: menu or exit"),
+    (["job=inventory", "after=1"], 6, "after=1: menu or exit"),
+])
+def test_restore_upload_after_parameters_refused(tmp_path, params, code, what):
+    """Checked before the wizard starts: one line, the code, nothing in the data folder."""
+    r = rescue(tmp_path, *params)
+    assert r.returncode == code, r
+    assert what in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert "cxrescue" not in r.stdout, r.stdout  # the wizard's banner: it did not start
+    assert not (tmp_path / "data").exists(), "a refused start wrote to the data folder"
+
+
+def test_upload_and_after_menu_are_accepted(tmp_path):
+    """upload=required|optional and after=menu are taken: the failed job leaves the menu up."""
+    r = rescue(tmp_path, "job=inventory", "upload=optional", "after=menu", answers="9\n")
+    assert r.returncode == 0, r
+    assert "The job did not complete" in r.stdout and "Powering off." in r.stdout, r.stdout
+    r = rescue(tmp_path, "job=inventory", "upload=required", answers="9\n")
+    assert r.returncode == 0, r
+
+
+def test_after_exit_ends_with_the_jobs_code(tmp_path):
+    """after=exit: the job's outcome is the exit status, and the menu is never shown (its
+    answer "9", power off, would have made it 0)."""
+    r = rescue(tmp_path, "job=inventory", "after=exit", answers="9\n")
+    assert r.returncode == 10, r
+    assert "the inventory job did not complete" in r.stderr, r.stderr
+    assert "Powering off." not in r.stdout and "Choose 1-" not in r.stdout, r.stdout
+    reports = list((tmp_path / "data" / "reports").glob("*-inventory.json"))
+    assert len(reports) == 1 and json.loads(reports[0].read_text())["result"] == "failed", reports
+
+
+def test_restore_job_report_names_the_bundle(tmp_path):
+    """A restore job whose bundle cannot be used writes nothing, fails, and its report says
+    which bundle it was given (the top-level "bundle")."""
+    bundle = tmp_path / "data" / "backups" / "missing-aa_bb.tar"
+    r = rescue(tmp_path, "job=restore", f"bundle={bundle}", "yes=1", "after=exit", answers="9\n")
+    assert r.returncode == 10, r
+    assert "the restore job did not complete" in r.stderr, r.stderr
+    reports = list((tmp_path / "data" / "reports").glob("*-restore.json"))
+    assert len(reports) == 1, reports
+    rep = json.loads(reports[0].read_text())
+    assert rep["job"] == "restore" and rep["result"] == "failed" and rep["yes"] is True, rep
+    assert rep["bundle"] == "missing-aa_bb.tar" and rep["cards"] == [], rep
+
+
+def test_restore_job_needs_yes(tmp_path):
+    r = rescue(tmp_path, "job=restore", f"bundle={tmp_path / 'b'}", "after=exit", answers="9\n")
+    assert r.returncode == 10, r
+    assert "it needs cxrescue.yes=1" in r.stdout, r.stdout
+    assert not (tmp_path / "data" / "reports").exists()
