@@ -9,6 +9,10 @@ PXE-boot from their e1000, each with a simulated card:
   C  backed up in a first round; its flash is then damaged (recovery mode), and a restore
      job with bundle=latest unbricks it from the backup the server kept
 
+Two more runs: the server switched off under a node (nothing written, nothing lost), and
+pxe-serve in proxy-DHCP mode beside the site's own DHCP server (a plain dnsmasq in a second
+namespace, cabled to the rack's bridge by a veth pair).
+
 Every node must power off by itself. scripts/pxe-report merges the reports. The namespace
 has no link to the host or anything else, and the test removes it, with every process in
 it, pass or fail. Everything is checked on the host: the uploads, the cards' files."""
@@ -87,11 +91,12 @@ def rack(tmp_path):
 class Server:
     """scripts/pxe-serve inside the namespace, its output in a file."""
 
-    def __init__(self, ns, root, jobs, firmware, log):
+    def __init__(self, ns, root, jobs, firmware, log, proxy=False):
         self.log_path = log
+        mode = ["--proxy"] if proxy else ["--dhcp", DHCP_RANGE]
         self.p = subprocess.Popen(
-            ["ip", "netns", "exec", ns, str(PXE_SERVE), "--interface", "br0", "--dhcp", DHCP_RANGE,
-             "--jobs", str(jobs), "--root", str(root), "--firmware", str(firmware)],
+            ["ip", "netns", "exec", ns, str(PXE_SERVE), "--interface", "br0", *mode,
+             "--jobs", str(jobs), "--root", str(root)] + (["--firmware", str(firmware)] if firmware else []),
             stdout=open(log, "w"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while "serving;" not in self.output():
@@ -264,6 +269,9 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     assert [r["job"] for r in rep_c] == ["backup", "restore"], rep_c
     assert rep_c[1]["result"] == "ok" and rep_c[1]["cards"][0]["recovery"] is True, rep_c[1]
     assert rep_c[1]["bundle"] == tar_flash(tars_c[0])[1], rep_c[1]
+    to_c = rep_c[1]["cards"][0]["to"]
+    assert (to_c["psid"], to_c["fw"]) == (OEM_PSID, OEM_FW), to_c
+    assert to_c["sha256"] == hashlib.sha256(before["C"][0]).hexdigest(), to_c
 
     # The merged report: every node, every result.
     jobs_all = tmp_path / "jobs-all"
@@ -288,3 +296,98 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     assert links == {"lo", "br0", "tapA", "tapB", "tapC"}, links
     leases = (root / "dnsmasq.leases").read_text().split("\n")
     assert {line.split()[1] for line in leases if line.strip()} <= {mac_a, mac_b, mac_c}, leases
+
+
+def test_a_node_keeps_its_files_until_the_server_is_back(tmp_path, rack, guests):
+    """The server goes away after the node booted: the backup cannot reach it, so the
+    card is not written; the report and the backup stay in the node's RAM and are sent
+    again, round after round, until the server is back; the node then stays up (the job
+    failed) and powers off only when asked, with everything on the server."""
+    ns = rack
+    root = tmp_path / "srv"
+    uploads = root / "tftp" / "uploads"
+    fw = tmp_path / "firmware"
+    fw.mkdir()
+    r = subprocess.run([str(qh.MKFS2), "-o", str(fw / "mcx354a-stock.bin"), "--chip", "cx3",
+                        "--psid", STOCK_PSID, "--fw", STOCK_FW, *SMALL.split()], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    c = card(tmp_path, "nodeA", "A")
+    original, mtime = c.flash.read_bytes(), c.flash.stat().st_mtime_ns
+    tap, mac, *_ = NODES["A"]
+    jobs = tmp_path / "jobs"
+    jobs.write_text(f"{mac} crossflash yes=1 allow_risky=1\n")
+    srv = Server(ns, root, jobs, fw, tmp_path / "serve-1.log")
+    g = Guest(tmp_path, "pxe-tap", cards=[c], netns=ns, tap=tap, mac=mac, name="away")
+    guests.append(g)
+    g.expect(r"cxrescue: unattended job: job=crossflash")
+    srv.stop()                                   # before the job's backup: nothing can reach it
+    g.expect(r"did not reach the server", timeout=NODE_TIMEOUT)
+    g.expect(r"not everything is on the server; trying again in \d+ s", timeout=NODE_TIMEOUT)
+    assert c.flash.read_bytes() == original and c.flash.stat().st_mtime_ns == mtime, "written without a backup"
+    assert not list(uploads.glob("*")), list(uploads.glob("*"))
+
+    srv = Server(ns, root, jobs, fw, tmp_path / "serve-2.log")
+    g.expect(r"the job did not complete \(status \d+\): the wizard starts", timeout=NODE_TIMEOUT)
+    g.front_end()
+    assert g.p.isalive(), "the node powered off after a failed job"
+    tars = list(uploads.glob(f"{dashed(mac)}_*.tar"))
+    assert len(tars) == 1 and tar_flash(tars[0])[0] == original, tars
+    rep = reports(uploads, mac)
+    assert len(rep) == 1 and rep[0]["result"] == "failed", rep
+    card_rep = rep[0]["cards"][0]
+    assert card_rep["result"] == "failed" and "did not reach the server" in card_rep["message"], card_rep
+    assert card_rep["backup"] is not None, card_rep     # written to RAM, and now on the server
+    assert c.flash.read_bytes() == original and c.flash.stat().st_mtime_ns == mtime
+
+    assert g.power_off(timeout=NODE_TIMEOUT) == 0      # asked for: everything is on the server
+    srv.stop()
+    assert c.boot_check()["psid"] == OEM_PSID
+
+
+@pytest.fixture
+def site_dhcp(rack, tmp_path):
+    """The site's own DHCP server, which knows nothing of PXE: a plain dnsmasq in a second
+    namespace, on a veth pair whose other end is a port of the rack's bridge."""
+    site = rack + "-site"
+    ip("netns", "del", site, check=False)
+    ip("netns", "add", site)
+    dns = None
+    try:
+        ip("-n", rack, "link", "add", "vsite", "type", "veth", "peer", "name", "eth0", "netns", site)
+        ip("-n", rack, "link", "set", "vsite", "master", "br0")
+        ip("-n", rack, "link", "set", "vsite", "up")
+        ip("-n", site, "addr", "add", "10.199.77.2/24", "dev", "eth0")
+        ip("-n", site, "link", "set", "eth0", "up")
+        dns = subprocess.Popen(["ip", "netns", "exec", site, "dnsmasq", "--keep-in-foreground",
+                                "--conf-file=/dev/null", "--port=0", "--interface=eth0", "--bind-interfaces",
+                                f"--dhcp-leasefile={tmp_path / 'site.leases'}", "--dhcp-range=10.199.77.50,10.199.77.60,1h",
+                                f"--pid-file={tmp_path / 'site.pid'}", "--log-dhcp",
+                                f"--log-facility={tmp_path / 'site-dhcp.log'}"])
+        yield site
+    finally:
+        if dns:
+            dns.terminate()
+            dns.wait(timeout=10)
+        ip("netns", "del", site, check=False)
+
+
+def test_proxy_dhcp_beside_the_sites_own_server(tmp_path, rack, site_dhcp, guests):
+    """pxe-serve --proxy: the address comes from the site's DHCP server, the boot from ours;
+    the node runs its job, uploads its report and powers off."""
+    ns = rack
+    root = tmp_path / "srv"
+    uploads = root / "tftp" / "uploads"
+    c = card(tmp_path, "nodeA", "A")
+    tap, mac, *_ = NODES["A"]
+    jobs = tmp_path / "jobs"
+    jobs.write_text(f"{mac} inventory\n")
+    srv = Server(ns, root, jobs, None, tmp_path / "serve.log", proxy=True)
+    g = Guest(tmp_path, "pxe-tap", cards=[c], netns=ns, tap=tap, mac=mac, name="proxy")
+    guests.append(g)
+    g.expect(r"cxrescue: network: eth0 is 10\.199\.77\.(5\d|60)/24; the server is 10\.199\.77\.1\b")
+    assert g.wait_power_off(timeout=NODE_TIMEOUT) == 0
+    srv.stop()
+    rep = reports(uploads, mac)
+    assert [r["job"] for r in rep] == ["inventory"] and rep[0]["result"] == "ok", rep
+    assert mac in (tmp_path / "site.leases").read_text()          # the site's server leased it
+    assert not (root / "dnsmasq.leases").exists() or mac not in (root / "dnsmasq.leases").read_text()

@@ -37,6 +37,7 @@ struct card_outcome {
 	const char *result;          /* "ok", "nothing-to-do", "refused", "failed", "skipped" */
 	char message[CX_MSG_MAX];
 	const struct manifest_entry *to;
+	const struct backup_identity *bundle; /* job=restore: what the card is to get */
 	struct backup_result bk;
 	bool backed_up;
 };
@@ -145,7 +146,7 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 
 /* job=restore: the chosen card the bundle fits (its family; its node GUID, or none readable).
  * -1 with why when there is none, or more than one. */
-static int restore_target(struct wizard *w, char *why, size_t n)
+static int restore_target(struct wizard *w, struct backup_identity *id_out, char *why, size_t n)
 {
 	struct backup_identity id;
 	struct cx_status st = {0};
@@ -155,6 +156,7 @@ static int restore_target(struct wizard *w, char *why, size_t n)
 		snprintf(why, n, "%s", st.msg); /* it names the bundle's file */
 		return -1;
 	}
+	*id_out = id;
 	if (!id.have_image) {
 		snprintf(why, n, "the bundle %s holds no firmware image: it would leave the card in recovery mode",
 			 w->o.bundle);
@@ -178,7 +180,8 @@ static int restore_target(struct wizard *w, char *why, size_t n)
 	return -1;
 }
 
-static void report_card(struct json *j, const struct wizard_card *c, const struct card_outcome *r)
+static void report_card(struct json *j, const struct wizard *w, const struct wizard_card *c,
+			const struct card_outcome *r)
 {
 	char hex[20];
 
@@ -213,6 +216,13 @@ static void report_card(struct json *j, const struct wizard_card *c, const struc
 		json_str(j, "sha256", r->to->sha256);
 		json_str(j, "psid", r->to->psid);
 		json_str(j, "fw", ver);
+		json_close(j);
+	} else if (r->bundle && r->bundle->have_image) {
+		json_obj(j, "to");
+		json_str(j, "file", w->o.bundle);
+		json_str(j, "sha256", r->bundle->flash_sha256);
+		json_str(j, "psid", r->bundle->psid);
+		json_str(j, "fw", r->bundle->fw_version);
 		json_close(j);
 	} else {
 		json_null(j, "to");
@@ -260,7 +270,7 @@ static int write_report(struct wizard *w, const struct wizard_card *before, int 
 	json_arr(&j, "cards");
 	for (int i = 0; i < n; i++)
 		if (r[i].result)
-			report_card(&j, &before[i], &r[i]);
+			report_card(&j, w, &before[i], &r[i]);
 	json_close(&j);
 	json_end(&j);
 	fclose(f);
@@ -306,8 +316,9 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		snprintf(bdfs[i], sizeof(bdfs[i]), "%s", w->cards[i].ci.pci.bdf);
 	}
 	char target[16] = "", why[CX_MSG_MAX] = "";
+	struct backup_identity bundle = {0};
 	if (w->o.job == JOB_RESTORE) {
-		int t = restore_target(w, why, sizeof(why));
+		int t = restore_target(w, &bundle, why, sizeof(why));
 		if (t >= 0)
 			snprintf(target, sizeof(target), "%s", w->cards[t].ci.pci.bdf);
 	}
@@ -326,8 +337,10 @@ int flow_job(struct wizard *w, struct cx_status *st)
 			outcome(&r[i], "refused", "%s", why);
 		else if (w->o.job == JOB_RESTORE && strcmp(target, bdfs[i]))
 			outcome(&r[i], "nothing-to-do", "not the card of the bundle: left alone");
-		else
+		else {
+			r[i].bundle = w->o.job == JOB_RESTORE ? &bundle : NULL;
 			write_one(w, now, &r[i]);
+		}
 		bool fine = !strcmp(r[i].result, "ok") || !strcmp(r[i].result, "nothing-to-do");
 		bad += !fine;
 		wiz_say(w, "card %s: %s%s%s", bdfs[i], r[i].result, r[i].message[0] ? ": " : "", r[i].message);
