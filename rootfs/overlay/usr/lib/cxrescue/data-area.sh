@@ -3,7 +3,7 @@
 # USB stick: the FAT partition labelled CXRESCUE (the stick itself), mounted read-write.
 # ISO (CD or virtual media): the first FAT partition that mounts read-write, if any.
 # PXE, or nothing found: a folder in RAM, with a warning — it is lost at power-off
-# (on PXE, pxe.sh sends what matters to the server before).
+# (on PXE from scripts/pxe-serve, pxe.sh sends what matters to the server before).
 # Sets CXR_DATA (the folder holding firmware/, backups/, logs/) and CXR_DATA_KIND
 # (stick, fat, ram, or searching); /run/cxrescue/data says the same for the front end
 # and is the one to trust later: on an ISO boot the search for a second stick goes on
@@ -40,7 +40,7 @@ try_mount_rw() {
 data_area_publish() {
 	mkdir -p "$1/firmware" "$1/backups" "$1/logs"
 	case "$2" in
-	ram)       if [ "$CXR_MEDIA" = pxe ]; then
+	ram)       if [ "$CXR_MEDIA" = pxe ] && [ -n "$CXR_SERVER_ARG" ]; then
 			echo "cxrescue: data folder in RAM ($1): backups, reports and logs go to the PXE server" >/dev/console
 		   else
 			echo "cxrescue: WARNING: no writable stick found: backups and logs stay in RAM and are LOST at power-off" >/dev/console

@@ -1,4 +1,5 @@
-# pxe.sh — a node booted over PXE (cxrescue.media=pxe). Sourced by /init, after net.sh.
+# pxe.sh — a node booted over PXE from scripts/pxe-serve (cxrescue.media=pxe and
+# cxrescue.server=). Sourced by /init, after net.sh.
 #
 # The data folder is RAM, so the server keeps what matters: /init brings the boot NIC
 # up (net_up), fetches the server's firmware library (firmware/INDEX, written by
@@ -13,6 +14,12 @@ PXE_UPLOAD=/usr/lib/cxrescue/upload
 PXE_BUNDLE_ARG=
 
 pxe_setup() {
+	# Only a server that names itself takes uploads (scripts/pxe-serve writes cxrescue.server=
+	# into every boot entry); images/pxe/ served by a plain TFTP server is a RAM boot as before.
+	if [ -z "$CXR_SERVER_ARG" ]; then
+		say "PXE boot without cxrescue.server=: nothing goes to a server (scripts/pxe-serve names itself)"
+		return 0
+	fi
 	export CXR_SERVER_ARG
 	export CXR_UPLOAD=$PXE_UPLOAD
 	if net_up; then
