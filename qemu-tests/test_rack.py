@@ -121,6 +121,16 @@ def card(folder, name, node, corrupt=False):
                 *extra, image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {SMALL}")
 
 
+def stock_firmware(folder):
+    """A folder with a generated stock image, for pxe-serve --firmware."""
+    fw = folder / "firmware"
+    fw.mkdir()
+    r = subprocess.run([str(qh.MKFS2), "-o", str(fw / "mcx354a-stock.bin"), "--chip", "cx3",
+                        "--psid", STOCK_PSID, "--fw", STOCK_FW, *SMALL.split()], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return fw
+
+
 def boot_nodes(tmp_path, ns, guests, cards, tag):
     """Start one guest per node, wait (concurrently: a console nobody reads stalls its guest)
     until every one has powered off by itself; their exit statuses."""
@@ -201,11 +211,7 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     ns = rack
     root = tmp_path / "srv"
     uploads = root / "tftp" / "uploads"
-    fw = tmp_path / "firmware"
-    fw.mkdir()
-    r = subprocess.run([str(qh.MKFS2), "-o", str(fw / "mcx354a-stock.bin"), "--chip", "cx3",
-                        "--psid", STOCK_PSID, "--fw", STOCK_FW, *SMALL.split()], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    fw = stock_firmware(tmp_path)
     cards = {n: card(tmp_path, f"node{n}", n) for n in NODES}
     before = {n: (c.flash.read_bytes(), c.flash.stat().st_mtime_ns) for n, c in cards.items()}
     (_, mac_a, *_), (_, mac_b, *_), (_, mac_c, *_) = NODES.values()
@@ -306,11 +312,7 @@ def test_a_node_keeps_its_files_until_the_server_is_back(tmp_path, rack, guests)
     ns = rack
     root = tmp_path / "srv"
     uploads = root / "tftp" / "uploads"
-    fw = tmp_path / "firmware"
-    fw.mkdir()
-    r = subprocess.run([str(qh.MKFS2), "-o", str(fw / "mcx354a-stock.bin"), "--chip", "cx3",
-                        "--psid", STOCK_PSID, "--fw", STOCK_FW, *SMALL.split()], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    fw = stock_firmware(tmp_path)
     c = card(tmp_path, "nodeA", "A")
     original, mtime = c.flash.read_bytes(), c.flash.stat().st_mtime_ns
     tap, mac, *_ = NODES["A"]

@@ -8,11 +8,11 @@
  * prefix (/init passes them on); bundle= is the backup folder job=restore writes
  * back, and after=exit ends the command when the job is done (status 0: every step
  * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
- * each backup is handed to (rescue/upload.c: the PXE server). The data folder is $CXR_DATA (the rescue
- * image's /init sets it: the stick's cxrescue/), else ./cxrescue; its kind,
- * for the screen's warning about RAM, is $CXR_DATA_KIND. Consoles share the
- * session lock $CXR_LOCK, by default /run/cxrescue/wizard.lock when
- * /run/cxrescue exists. Exit 0 means: power off now. */
+ * each backup is handed to (rescue/upload.c: the PXE server). The data folder
+ * is $CXR_DATA (the rescue image's /init sets it: the stick's cxrescue/), else
+ * ./cxrescue; its kind, for the screen's warning about RAM, is $CXR_DATA_KIND.
+ * Consoles share the session lock $CXR_LOCK, by default /run/cxrescue/wizard.lock
+ * when /run/cxrescue exists. Exit 0 means: power off now. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -10,12 +10,12 @@
  *                             (recovery mode: the unbrick of a node whose backup the PXE
  *                             server kept); two such cards need cxrescue.card=
  *   cxrescue.card=BDF|all     which cards (all by default)
- *   cxrescue.yes=1            needed by update and crossflash: the job may write
+ *   cxrescue.yes=1            needed by update, crossflash and restore: the job may write
  *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
  *
  * A card the job refuses (a RISKY target, a card in recovery mode outside a
- * restore, nothing to burn because no image fits) is written nothing and makes the job fail, so
- * the wizard stays up instead of powering off; a card already up to date is
+ * restore, nothing to burn because no image fits) is written nothing and
+ * makes the job fail, so the wizard stays up instead of powering off; a card already up to date is
  * fine. The writes go through the same steps as the menu's (backup first,
  * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
  * in the data folder, says per card what was done, and is written last. */
@@ -84,9 +84,7 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 {
 	struct wizard_card *c = &w->cards[i];
 	struct cx_status st = {0};
-	char bdf[16];
 
-	snprintf(bdf, sizeof(bdf), "%s", c->ci.pci.bdf);
 	if (w->o.job == JOB_RESTORE) {
 		int rc = wiz_restore(w, i, w->o.bundle, c->ci.recovery ? "unbrick" : "restore", false, &r->bk, &st);
 		r->backed_up = r->bk.path[0] != '\0';
@@ -141,7 +139,6 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 		outcome(r, "failed", "%s", st.msg);
 	else
 		outcome(r, "ok", "%s written and verified", r->to->name);
-	(void)bdf;
 }
 
 /* job=restore: the chosen card the bundle fits (its family; its node GUID, or none readable).
@@ -152,7 +149,8 @@ static int restore_target(struct wizard *w, struct backup_identity *id_out, char
 	struct cx_status st = {0};
 	int found = -1, count = 0;
 
-	if (backup_verify(w->o.bundle, &st) || backup_load_identity(w->o.bundle, &id, &st)) {
+	/* identity.json only: restore_card() checks the whole bundle before it writes. */
+	if (backup_load_identity(w->o.bundle, &id, &st)) {
 		snprintf(why, n, "%s", st.msg); /* it names the bundle's file */
 		return -1;
 	}

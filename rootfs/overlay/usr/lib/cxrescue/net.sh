@@ -9,6 +9,9 @@
 NET_STATE=/run/cxrescue/net
 NET_UDHCPC_SCRIPT=/usr/lib/cxrescue/udhcpc.script
 NET_ROUNDS=3          # DHCP rounds before net_up gives up (each about 10 s)
+NET_TFTP_BLOCK=1468   # TFTP block size: a 1500-byte Ethernet frame less the headers
+NET_TFTP_LIMIT=120    # seconds for one transfer (BusyBox tftp gives up sooner on silence)
+NET_TFTP_ERR=/run/cxrescue/tftp.err
 
 net_say() { echo "cxrescue: network: $*"; }
 
@@ -78,6 +81,12 @@ net_up() {
 	done
 	net_say "no DHCP answer on $iface after $NET_ROUNDS tries"
 	return 1
+}
+
+# net_tftp -g|-p LOCAL REMOTE: one transfer with $CXR_SERVER; tftp's complaint, if any,
+# is left in $NET_TFTP_ERR.
+net_tftp() {
+	timeout $NET_TFTP_LIMIT tftp -b $NET_TFTP_BLOCK "$1" -l "$2" -r "$3" "$CXR_SERVER" 2>"$NET_TFTP_ERR"
 }
 
 # $NET_STATE's values, bringing the NIC up first when there is none yet.

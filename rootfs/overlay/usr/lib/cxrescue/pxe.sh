@@ -34,10 +34,10 @@ pxe_setup() {
 pxe_get() {
 	local try=1
 	while [ $try -le 3 ]; do
-		timeout 120 tftp -b 1468 -g -l "$2" -r "$1" "$CXR_SERVER" 2>/run/cxrescue/tftp.err && return 0
+		net_tftp -g "$2" "$1" && return 0
 		rm -f "$2"
 		# "File not found" is an answer, not a network failure: no point in asking again.
-		grep -q "not found" /run/cxrescue/tftp.err && return 1
+		grep -q "not found" "$NET_TFTP_ERR" && return 1
 		try=$((try + 1))
 		sleep 2
 	done
@@ -50,7 +50,7 @@ pxe_fetch_firmware() {
 	local sum name n=0 bad=0
 	net_load || return 1
 	if ! pxe_get firmware/INDEX /run/cxrescue/firmware.index; then
-		say "the server offers no firmware (firmware/INDEX: $(tail -n 1 /run/cxrescue/tftp.err)): the image's own library only"
+		say "the server offers no firmware (firmware/INDEX: $(tail -n 1 "$NET_TFTP_ERR")): the image's own library only"
 		return 0
 	fi
 	while read -r sum name; do
@@ -76,7 +76,7 @@ pxe_fetch_bundle() {
 	[ -n "$CXR_BUNDLE_REMOTE" ] || { say "job=restore without cxrescue.bundle="; return 1; }
 	net_load || return 1
 	if ! pxe_get "$CXR_BUNDLE_REMOTE" "$tar"; then
-		say "cannot fetch $CXR_BUNDLE_REMOTE from $CXR_SERVER: $(tail -n 1 /run/cxrescue/tftp.err)"
+		say "cannot fetch $CXR_BUNDLE_REMOTE from $CXR_SERVER: $(tail -n 1 "$NET_TFTP_ERR")"
 		return 1
 	fi
 	name=$(tar -t -f "$tar" | head -n 1 | cut -d/ -f1)
