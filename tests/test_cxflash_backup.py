@@ -137,7 +137,11 @@ def test_backup_refusals(cxsim, images, tmp_path):
     r = backup("-d", bdf(0), "backup", tmp_path / "file")
     assert r.returncode == 3 and "not a folder" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     r = backup("-d", bdf(0), "--json", "backup", tmp_path / "no" / "such")
-    assert r.returncode == 3 and r.stdout == "" and "cannot create" in r.stderr, r.stderr
+    # --json: the failure is one object on stdout (issue 17), the line on stderr stays.
+    assert r.returncode == 3 and "cannot create" in r.stderr, r.stderr
+    fail = json.loads(r.stdout)
+    assert fail == {"error": fail["error"], "code": fail["code"], "exit_code": 3, "card_state": "untouched"}, fail
+    assert "cannot create" in fail["error"], fail
     assert s.card_stats()["counters"]["bytes_read"] == 0
 
     # No such card.

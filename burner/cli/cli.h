@@ -48,6 +48,8 @@ struct cli {
 	const char *firmware[CLI_MAX_FIRMWARE];
 	bool expert;                /* --expert (match): an unmapped PSID change is RISKY, not REFUSED */
 	bool json_done;            /* the command printed its own JSON, errors included */
+	const char *card_state;     /* set by a command that wrote or tried to write the card
+				     * (card_state_name): --json's failure object names it */
 	const char *command;
 	int nparams;
 	const char *params[CLI_MAX_PARAMS];

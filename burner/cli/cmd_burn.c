@@ -48,8 +48,10 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 	if (!rc && c->identity_from)
 		rc = identity_from_bundle(c->identity_from, c->force, &d, &o.ident, &from_id, st);
-	if (!rc)
+	if (!rc) {
 		rc = burn_card(&d, img, len, &o, &r, st);
+		c->card_state = card_state_name(r.out.state);
+	}
 	device_close(&d);
 	free(img);
 	if (rc)
@@ -69,6 +71,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
 		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
 		json_str(&j, "backup", b.written ? b.r.path : NULL);
+		json_str(&j, "card_state", c->card_state);
 		json_end(&j);
 	} else if (r.nothing_to_do) {
 		printf("-I- the card already holds this image (FW %s, PSID %s): nothing written\n", to, r.new_psid);

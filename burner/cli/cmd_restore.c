@@ -29,8 +29,10 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 
 	if (c->image || !c->device)
 		return cx_fail(st, CX_EUSAGE, "restore writes a card: cxflash -d BDF restore BUNDLE (not -i FILE)");
-	if ((rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st)) == CX_OK)
+	if ((rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st)) == CX_OK) {
 		rc = restore_card(&d, c->params[0], &o, &r, st);
+		c->card_state = card_state_name(r.out.state);
+	}
 	device_close(&d);
 	if (rc)
 		return rc;
@@ -45,6 +47,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
 		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
 		json_str(&j, "backup", x.written ? x.r.path : NULL);
+		json_str(&j, "card_state", c->card_state);
 		json_end(&j);
 	} else if (r.nothing_to_do) {
 		printf("-I- the flash of %s already equals the bundle (sha256 %s): nothing written\n", d.pci.bdf,

@@ -111,6 +111,7 @@ static void card_done(struct cli *c, const char *what, const struct setid_result
 		json_int(&j, "bytes_erased", (long long)r->bytes_erased);
 		json_int(&j, "bytes_programmed", (long long)r->bytes_programmed);
 		json_str(&j, "backup", b->written ? b->r.path : NULL);
+		json_str(&j, "card_state", c->card_state);
 		json_end(&j);
 	} else if (r->nothing_to_do) {
 		printf("-I- the card already holds these %s: nothing written\n", what);
@@ -157,8 +158,10 @@ static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, s
 		show_guid_changes(&cur.img.guids, &c->guids, "device");
 		rc = cli_confirm(c, " Do you want to continue ?", st);
 	}
-	if (!rc)
+	if (!rc) {
 		rc = setid_write(&d, &cur, want, &o, &r, st);
+		c->card_state = card_state_name(r.out.state);
+	}
 	device_close(&d);
 	devimage_free(&cur);
 	free(want);

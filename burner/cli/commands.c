@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "ops/card_state.h"
+#include "util/json.h"
 #include "util/signals.h"
 #include "util/version.h"
 
@@ -119,6 +121,25 @@ static int flush_stdout(struct cx_status *st)
 	return CX_OK;
 }
 
+/* --json: a failure is one object on stdout too, so a script reads the outcome
+ * from the same place as a success (the line on stderr stays, for people). A
+ * command that printed its own JSON, errors included, has said it already. The
+ * card's state: what the write procedure set (ops/card_state.h), "untouched"
+ * for any other command on a card, null for a file. */
+static void json_failure(const struct cli *c, int rc, const struct cx_status *st)
+{
+	struct json j;
+
+	if (!c->json || c->json_done)
+		return;
+	json_begin(&j, stdout);
+	json_str(&j, "error", st->msg[0] ? st->msg : cx_code_name(rc));
+	json_str(&j, "code", cx_code_name(rc));
+	json_int(&j, "exit_code", rc);
+	json_str(&j, "card_state", c->card_state ? c->card_state : c->device ? card_state_name(CARD_UNTOUCHED) : NULL);
+	json_end(&j);
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct cli c;
@@ -147,6 +168,7 @@ int cli_main(int argc, char **argv)
 	if (!rc)
 		rc = flush_stdout(&st);
 	if (rc) {
+		json_failure(&c, rc, &st);
 		fflush(stdout);
 		fprintf(stderr, "cxflash: %s\n", st.msg[0] ? st.msg : cx_code_name(rc));
 	}

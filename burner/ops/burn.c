@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/burn.h"
+#include "ops/card_write.h"
 #include "image/rom_insert.h"
 #include "ops/device_io.h"
 #include "ops/failsafe.h"
@@ -36,7 +37,7 @@ static int read_meta(struct device *d, struct dev_image *img, bool before_write,
 	if (rc)
 		return rc;
 	rc = devimage_read_meta(img, card_read, &x, d->flash.size, d->chip.desc->start_positions, st);
-	chip_unlock(&d->chip);
+	device_unlock(d);
 	return rc;
 }
 
@@ -50,25 +51,16 @@ static int holds(struct device *d, const struct dev_image *cur, const uint8_t *b
 	if (rc)
 		return rc;
 	rc = devimage_same(cur, card_read, &x, buf, len, same, st);
-	chip_unlock(&d->chip);
+	device_unlock(d);
 	return rc;
 }
 
-static int ask_one(const struct burn_opts *o, const char *question, struct cx_status *st)
-{
-	if (!o->confirm)
-		return cx_fail(st, CX_EDECLINED, "%s (not confirmed: nothing written)", question);
-	if (o->confirm(o->confirm_ctx, question, st))
-		return st->code ? st->code : cx_fail(st, CX_EDECLINED, "not confirmed: nothing written");
-	return CX_OK;
-}
-
-static int ask_all(const struct guard_verdict *v, const struct burn_opts *o, struct cx_status *st)
+static int ask_all(const struct card_write *w, const struct guard_verdict *v, struct cx_status *st)
 {
 	int rc;
 
 	for (int i = 0; i < v->nquestions; i++)
-		if ((rc = ask_one(o, v->questions[i], st)))
+		if ((rc = cw_ask(w, v->questions[i], st)))
 			return rc;
 	return CX_OK;
 }
@@ -93,7 +85,7 @@ static int carry_rom(struct device *d, struct dev_image *cur, uint8_t **buf, siz
 	if ((rc = device_lock(d, st)))
 		return rc;
 	rc = devimage_read_more(cur, card_read, &x, now->items[i].data_off, now->items[i].data_len, st);
-	chip_unlock(&d->chip);
+	device_unlock(d);
 	if (rc || (rc = rom_sect_data(now, &rom, &rom_len, st)) ||
 	    (rc = rom_insert(*buf, *len, rom, rom_len, &out, &out_len, st)))
 		return rc;
@@ -104,9 +96,10 @@ static int carry_rom(struct device *d, struct dev_image *cur, uint8_t **buf, siz
 }
 
 /* Everything that can refuse, before anything is written. */
-static int prepare(struct device *d, uint8_t **bufp, size_t *lenp, struct dev_image *cur,
+static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct dev_image *cur,
 		   const struct burn_opts *o, struct burn_result *r, struct cx_status *st)
 {
+	struct device *d = w->d;
 	uint8_t *buf = *bufp;
 	size_t len = *lenp;
 	struct fs2_image *img = calloc(2, sizeof(*img));
@@ -172,118 +165,157 @@ static int prepare(struct device *d, uint8_t **bufp, size_t *lenp, struct dev_im
 		return cx_fail(st, CX_EIMAGE, "internal error: the patched image does not verify (%s)", pst.msg);
 	}
 	free(img);
-	return ask_all(&v, o, st);
+	return ask_all(w, &v, st);
 }
 
-int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
-	      struct burn_result *r, struct cx_status *st)
+/* The burn as an op of the write procedure (card_write.h). */
+struct burn_run {
+	const struct burn_opts *o;
+	struct burn_result *r;
+	uint8_t *buf;                /* the image as it is written: identity patched, ROM carried */
+	size_t len;
+	struct dev_image cur;        /* the card's image, its meta read (not in recovery mode) */
+	struct failsafe_plan fp;
+};
+
+/* Where the image goes, from the patched image's own layout. */
+static int place(struct card_write *w, struct burn_run *x, struct cx_status *st)
 {
-	struct dev_image cur = {0}, after = {0};
-	uint8_t *buf;
+	struct device *d = w->d;
+	struct fs2_image *pi = malloc(sizeof(*pi));
+	struct cx_status pst = {0};
+
+	if (!pi)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	if (fs2_parse(x->buf, x->len, pi, &pst)) {
+		free(pi);
+		return cx_fail(st, CX_EIMAGE, "internal error: the image to burn does not parse (%s): nothing written",
+			       pst.msg);
+	}
+	x->fp = (struct failsafe_plan){d->flash.size, pi->log2chunk, pi->failsafe, !d->chip.recovery, x->cur.start,
+				       d->chip.desc->start_positions, x->o->nofs};
+	free(pi);
+	x->r->start = failsafe_target(&x->fp);
+	if (!d->chip.recovery)
+		cw_image_of(&w->old_boot, &x->cur);
+	w->new_boot = (struct cw_image){true, x->r->start, x->buf, x->len};
+	return CX_OK;
+}
+
+static int check(struct card_write *w, struct cx_status *st)
+{
+	struct burn_run *x = w->ctx;
+	struct device *d = w->d;
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	if (!(buf = malloc(len ? len : 1)))
-		return cx_fail(st, CX_ENOMEM, "out of memory");
-	memcpy(buf, img, len);
 	/* The checks and the identity need the card's image structure, its GUID
 	 * and IMAGE_INFO sections: devimage_read_meta() reads those (~2.5 KiB),
 	 * not the whole image (0.87 s for 1 MiB through the gateway). */
 	if (!d->chip.recovery) {
-		if ((rc = read_meta(d, &cur, true, st)))
-			goto out;
-		if (cur.parse_rc) {
-			rc = cx_fail(st, CX_EIMAGE, "the card's image does not parse (%s); burning over it "
-				     "needs the recovery path", cur.parse_msg);
-			goto out;
-		}
+		if ((rc = read_meta(d, &x->cur, true, st)))
+			return rc;
+		if (x->cur.parse_rc)
+			return cx_fail(st, CX_EIMAGE, "the card's image does not parse (%s); burning over it "
+				       "needs the recovery path", x->cur.parse_msg);
 	}
-	if ((rc = prepare(d, &buf, &len, d->chip.recovery ? NULL : &cur, o, r, st)))
-		goto out;
-	/* "Already holds this image" is decided on the card's bytes, every one of
-	 * them read and compared with the patched image: never on versions or
-	 * stored CRCs, so a damaged copy of the same firmware is burned again.
-	 * The comparison stops at the first 16 bytes that differ, which for
-	 * another image is in its first block or two. */
-	if (!d->chip.recovery) {
-		bool same;
+	if ((rc = prepare(w, &x->buf, &x->len, d->chip.recovery ? NULL : &x->cur, x->o, x->r, st)))
+		return rc;
+	return place(w, x, st);
+}
 
-		if ((rc = holds(d, &cur, buf, len, &same, st)))
-			goto out;
+/* "Already holds this image" is decided on the card's bytes, every one of
+ * them read and compared with the patched image: never on versions or
+ * stored CRCs, so a damaged copy of the same firmware is burned again.
+ * The comparison stops at the first 16 bytes that differ, which for
+ * another image is in its first block or two. */
+static int plan(struct card_write *w, struct cx_status *st)
+{
+	struct burn_run *x = w->ctx;
+	struct device *d = w->d;
+	bool same;
+	int rc;
+
+	if (!d->chip.recovery) {
+		if ((rc = holds(d, &x->cur, x->buf, x->len, &same, st)))
+			return rc;
 		if (same) {
-			r->nothing_to_do = true;
-			r->start = cur.start;
-			goto out;
+			w->out.nothing_to_do = true;
+			x->r->start = x->cur.start;
+			return CX_OK;
 		}
 	}
-	struct failsafe_plan fp = {d->flash.size, 0, false, !d->chip.recovery, cur.start,
-				   d->chip.desc->start_positions, o->nofs};
-	struct fs2_image *pi = malloc(sizeof(*pi));
-	struct cx_status pst = {0};
-	if (!pi || fs2_parse(buf, len, pi, &pst)) {
-		free(pi);
-		rc = cx_fail(st, CX_ENOMEM, "out of memory");
-		goto out;
-	}
-	fp.failsafe = pi->failsafe;
-	fp.log2chunk = pi->log2chunk;
-	free(pi);
-	r->start = failsafe_target(&fp);
-	if (o->nofs && !d->chip.recovery && cur.start == r->start &&
-	    (rc = ask_one(o, "--nofs writes over the card's running image: a power cut during the burn leaves the "
-			     "card without firmware. Burn anyway?", st)))
-		goto out;
-	/* What can refuse the write without writing: the part's protection. Before the
-	 * backup, which would otherwise cost a whole read of the flash for nothing. */
-	if (!(rc = device_lock(d, st)))
-		rc = flash_check_writable(&d->flash, st);
-	chip_unlock(&d->chip);
-	if (rc || o->dry_run)
-		goto out;
-	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
-		goto out;
-	struct device_io x = {d, o->progress, o->progress_arg,
-			      "the card's running image is intact: it is safe to power off", 0, 0};
+	if (x->o->nofs && !d->chip.recovery && x->cur.start == x->r->start)
+		return cw_ask(w, "--nofs writes over the card's running image: a power cut during the burn leaves the "
+			      "card without firmware. Burn anyway?", st);
+	return CX_OK;
+}
+
+static int write(struct card_write *w, struct cx_status *st)
+{
+	struct burn_run *x = w->ctx;
+	struct device_io io_ctx = {.d = w->d,
+				   .if_failed = "the card's running image is intact: it is safe to power off"};
 	struct failsafe_io io;
-	device_io_init(&io, &x);
-	if ((rc = device_lock(d, st)) || (rc = flash_prepare_write(&d->flash, st))) {
-		chip_unlock(&d->chip);
-		goto out;
-	}
-	rc = failsafe_burn(&io, &fp, buf, (uint32_t)len, &r->start, st);
-	chip_unlock(&d->chip);
-	r->bytes_erased = x.bytes_erased;
-	r->bytes_programmed = x.bytes_programmed;
-	if (rc)
-		goto out;
-	/* What is left to prove after the write. Every byte of the new slot is
-	 * already proven: write_region() returned CX_OK for each chunk piece and
-	 * for the signature, so each byte an erase or program could change was
-	 * read back after it and compared, and each byte left alone was read
-	 * while planning and found equal (write.h); the old signature's zeroing
-	 * is such a write too. Nothing writes the flash after those verifies but
-	 * later steps of this burn, each verified the same way and all outside
-	 * the new image's bytes. Reading the whole image again (0.87 s for 1 MiB)
-	 * would prove those bytes a second time. What the per-unit verify cannot
-	 * see is how the card finds the image: that the lowest start position
-	 * with a signature is the new one (no stale signature below it: the boot
-	 * ROM and flint take the lowest, fs2-format.md §4.2), and that walking it
-	 * from there through the zebra translation, as they do, meets the image's
-	 * own boot record, BOOT2 and section headers (spread over the slot's
-	 * chunks; the write placed the pieces with the same zebra_cont2phys() the
-	 * walk reads them with), GUID and IMAGE_INFO sections, and ends where the
-	 * image ends. devimage_read_meta()
-	 * does exactly that walk; every byte it reads must equal the image. */
-	if ((rc = read_meta(d, &after, false, st)))
-		goto out;
-	if (after.start != r->start)
+
+	io_ctx.progress = cw_progress(w, &io_ctx.progress_arg);
+	device_io_init(&io, &io_ctx);
+	return failsafe_burn(&io, &x->fp, x->buf, (uint32_t)x->len, &x->r->start, st);
+}
+
+/* What is left to prove after the write. Every byte of the new slot is
+ * already proven: write_region() returned CX_OK for each chunk piece and
+ * for the signature, so each byte an erase or program could change was
+ * read back after it and compared, and each byte left alone was read
+ * while planning and found equal (write.h); the old signature's zeroing
+ * is such a write too. Nothing writes the flash after those verifies but
+ * later steps of this burn, each verified the same way and all outside
+ * the new image's bytes. Reading the whole image again (0.87 s for 1 MiB)
+ * would prove those bytes a second time. What the per-unit verify cannot
+ * see is how the card finds the image: that the lowest start position
+ * with a signature is the new one (no stale signature below it: the boot
+ * ROM and flint take the lowest, fs2-format.md §4.2), and that walking it
+ * from there through the zebra translation, as they do, meets the image's
+ * own boot record, BOOT2 and section headers (spread over the slot's
+ * chunks; the write placed the pieces with the same zebra_cont2phys() the
+ * walk reads them with), GUID and IMAGE_INFO sections, and ends where the
+ * image ends. devimage_read_meta() does exactly that walk; every byte it
+ * reads must equal the image. */
+static int verify(struct card_write *w, struct cx_status *st)
+{
+	struct burn_run *x = w->ctx;
+	struct dev_image after = {0};
+	int rc = read_meta(w->d, &after, false, st);
+
+	if (!rc && after.start != x->r->start)
 		rc = cx_fail(st, CX_EFLASH, "after the burn the card's first image is at 0x%x, not the new one at 0x%x",
-			     after.start, r->start);
-	else if (after.parse_rc || !devimage_known_match(&after, buf, len))
-		rc = cx_fail(st, CX_EFLASH, "read-back after the burn does not match the image at 0x%x", r->start);
-out:
-	devimage_free(&cur);
+			     after.start, x->r->start);
+	else if (!rc && (after.parse_rc || !devimage_known_match(&after, x->buf, x->len)))
+		rc = cx_fail(st, CX_EFLASH, "read-back after the burn does not match the image at 0x%x", x->r->start);
 	devimage_free(&after);
-	free(buf);
+	return rc;
+}
+
+static const struct card_write_op burn_op = {"burn", check, plan, write, verify};
+
+int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
+	      struct burn_result *r, struct cx_status *st)
+{
+	struct burn_run x = {.o = o, .r = r, .len = len};
+	struct write_hooks h = {o->confirm, o->confirm_ctx, o->before_write, o->before_ctx, o->progress,
+				o->progress_arg, o->after, o->after_ctx};
+	struct card_write w = {.d = d, .op = &burn_op, .ctx = &x, .hooks = &h, .dry_run = o->dry_run};
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!(x.buf = malloc(len ? len : 1)))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	memcpy(x.buf, img, len);
+	rc = card_write_run(&w, st);
+	r->nothing_to_do = w.out.nothing_to_do;
+	r->out = w.out;
+	r->bytes_erased = w.out.bytes_erased;
+	r->bytes_programmed = w.out.bytes_programmed;
+	devimage_free(&x.cur);
+	free(x.buf);
 	return rc;
 }

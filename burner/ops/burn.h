@@ -14,8 +14,10 @@
  * card's lowest image is the new one and walks (headers, GUID and IMAGE_INFO)
  * as the image does (burn.c argues why this replaces a whole read-back).
  *
- * The backup that must come before any write is the caller's job (it knows
- * where bundles go); burn_card() writes nothing before its last check passes.
+ * The steps run in the write procedure's order (ops/card_write.h): the
+ * checks and questions, then under the flash semaphores the comparison, the
+ * backup (before_write: the caller's job, it knows where bundles go), the
+ * write and the check after it; r->out says the card's state on every path.
  */
 #ifndef CX_BURN_H
 #define CX_BURN_H
@@ -23,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ops/card_write.h"
 #include "ops/device.h"
 #include "ops/guard.h"
 #include "ops/identity.h"
@@ -42,6 +45,9 @@ struct burn_opts {
 	void *before_ctx;
 	write_progress_fn *progress;
 	void *progress_arg;
+	/* Once at the end, refused runs included (the history); may be NULL. */
+	void (*after)(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out);
+	void *after_ctx;
 };
 
 struct burn_result {
@@ -51,6 +57,7 @@ struct burn_result {
 	uint16_t old_fw[3], new_fw[3];
 	char old_psid[17], new_psid[17];
 	uint64_t bytes_erased, bytes_programmed;
+	struct write_outcome out;    /* the card's state, what was read, erased, programmed */
 };
 
 int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,

@@ -90,7 +90,17 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
 
 int device_lock(struct device *d, struct cx_status *st)
 {
-	return chip_lock(&d->chip, st);
+	int rc = d->lock_depth ? CX_OK : chip_lock(&d->chip, st);
+
+	if (!rc)
+		d->lock_depth++;
+	return rc;
+}
+
+void device_unlock(struct device *d)
+{
+	if (d->lock_depth && !--d->lock_depth)
+		chip_unlock(&d->chip);
 }
 
 static int read_cb(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
@@ -117,7 +127,7 @@ int device_read_image(struct device *d, struct dev_image *img, struct cx_status 
 	if (rc)
 		return rc;
 	rc = devimage_read(img, read_cb, d, d->flash.size, d->chip.desc->start_positions, st);
-	chip_unlock(&d->chip);
+	device_unlock(d);
 	return rc;
 }
 
@@ -128,7 +138,7 @@ int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_st
 	if (rc)
 		return rc;
 	rc = devimage_read_meta(img, read_cb, d, d->flash.size, d->chip.desc->start_positions, st);
-	chip_unlock(&d->chip);
+	device_unlock(d);
 	return rc;
 }
 
@@ -141,7 +151,7 @@ int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st)
 	if ((rc = device_lock(d, st)))
 		return rc;
 	rc = read_cb(d, 0, *buf, d->flash.size, st);
-	chip_unlock(&d->chip);
+	device_unlock(d);
 	return rc;
 }
 

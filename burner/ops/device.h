@@ -23,6 +23,7 @@ struct device {
 	struct chip chip;
 	struct flash flash;
 	bool opened, have_chip, have_flash;
+	unsigned lock_depth;        /* device_lock() calls not yet undone */
 };
 
 /* sysfs_root: NULL for /sys/bus/pci. clear_sem: release the semaphores first
@@ -44,7 +45,11 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
 		      bool clear_sem, struct cx_status *st);
 
+/* Take the flash semaphores (chip_lock). Calls nest: only the outermost takes
+ * them and only its device_unlock() gives them back, so a write that holds
+ * them from its plan to its end can call readers (the backup) that lock too. */
 int device_lock(struct device *d, struct cx_status *st);
+void device_unlock(struct device *d);
 
 /* Read the image the card holds (devimage.h), under the lock. */
 int device_read_image(struct device *d, struct dev_image *img, struct cx_status *st);

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* device_io.c — failsafe_io over an opened card (device_io.h). */
+#include <string.h>
+
 #include "ops/device_io.h"
 
 static int io_write(void *ctx, uint32_t phys, const uint8_t *want, uint32_t len, struct cx_status *st)
 {
 	struct device_io *x = ctx;
 	struct write_progress wp = {.fn = x->progress, .arg = x->progress_arg, .if_failed = x->if_failed};
-	int rc = write_region(&x->d->flash, phys, want, len, false, &wp, st);
+	int rc = x->shadow ? write_region_known(&x->d->flash, phys, x->shadow + phys, want, len, &wp, st)
+			   : write_region(&x->d->flash, phys, want, len, false, &wp, st);
+
+	if (!rc && x->shadow)
+		memcpy(x->shadow + phys, want, len);
 
 	x->bytes_erased += wp.r.bytes_erased;
 	x->bytes_programmed += wp.r.bytes_programmed;

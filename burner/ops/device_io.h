@@ -4,7 +4,8 @@
  * Writes go through the diff-aware writer (write_region, ops/write.h), reads
  * straight to the flash, the boot address to the chip. The caller holds the
  * flash semaphores for the whole session; the bytes erased and programmed add
- * up in the struct for the caller's report.
+ * up in the struct for the caller's report. With a shadow of the flash the
+ * writes plan from memory instead of reading again (see shadow below).
  */
 #ifndef CX_DEVICE_IO_H
 #define CX_DEVICE_IO_H
@@ -18,6 +19,10 @@ struct device_io {
 	write_progress_fn *progress;  /* may be NULL */
 	void *progress_arg;
 	const char *if_failed;        /* what a failed write means for the card (write.h) */
+	/* NULL: each write plans by reading what it changes (write_region). Else the
+	 * whole flash as the caller read it, the lock held since: writes plan from it
+	 * (write_region_known) and it follows every write that succeeds. */
+	uint8_t *shadow;
 	uint64_t bytes_erased, bytes_programmed; /* out */
 };
 

@@ -12,12 +12,15 @@
  *     force is set, and then the user is asked. A card whose identity cannot
  *     be read (recovery mode, no image, blank GUIDs) is not refused: the user
  *     is asked, since restoring such a card is what bundles are for;
- *  4. the card's whole flash is read; if it already equals the bundle,
- *     nothing is written.
+ *  4. under the flash semaphores, held from here to the end of the write
+ *     (ops/card_write.h), the card's whole flash is read once; if it already
+ *     equals the bundle, nothing is written.
  * Then before_write (the caller's backup of the card as it is now), the
  * write (ops/rewrite.h: in an order that keeps a whole image on the card at
- * every instant), and a verify: the whole flash is read again and its
- * SHA-256 must be the bundle's.
+ * every instant), planned from that one read (write_region_known), so only
+ * the erase units that differ are erased, programmed and read back. That
+ * per-unit verify proves the whole flash equals the bundle (restore.c
+ * argues it), so flash_sha256 is the bundle's without a third read.
  */
 #ifndef CX_RESTORE_H
 #define CX_RESTORE_H
@@ -26,6 +29,7 @@
 #include <stdint.h>
 
 #include "ops/backup.h"
+#include "ops/card_write.h"
 #include "ops/device.h"
 #include "ops/rewrite.h"
 #include "ops/write.h"
@@ -42,6 +46,9 @@ struct restore_opts {
 	void *before_ctx;
 	write_progress_fn *progress;
 	void *progress_arg;
+	/* Once at the end, refused runs included (the history); may be NULL. */
+	void (*after)(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out);
+	void *after_ctx;
 };
 
 struct restore_result {
@@ -50,7 +57,8 @@ struct restore_result {
 	bool nothing_to_do;         /* the flash already equals the bundle */
 	bool identity_checked;      /* the card's GUID/MAC were read and matched */
 	uint64_t bytes_erased, bytes_programmed;
-	char flash_sha256[SHA256_HEX_LEN + 1]; /* of the flash as read after the write */
+	char flash_sha256[SHA256_HEX_LEN + 1]; /* of the flash as proven after the write */
+	struct write_outcome out;   /* the card's state, what was read, erased, programmed */
 };
 
 int restore_card(struct device *d, const char *bundle_dir, const struct restore_opts *o,

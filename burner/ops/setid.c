@@ -5,6 +5,7 @@
 
 #include "image/zebra.h"
 #include "ops/burn.h"
+#include "ops/card_write.h"
 #include "ops/setid.h"
 
 /* The identity fields make at most four changed runs (0x20, GUID section,
@@ -132,9 +133,9 @@ static bool find_pieces(const struct dev_image *cur, const uint8_t *want, struct
 	return true;
 }
 
-/* Read each run as the flash holds it and plan it; *erases counts the erases
- * the plans would need (any: not program-only, so not in place). A part
- * whose write protection cxflash cannot clear is refused here. */
+/* Read each run as the flash holds it and plan it (the lock held: card_write.h);
+ * *erases counts the erases the plans would need (any: not program-only, so
+ * not in place). */
 static int plan_pieces(struct device *d, const struct dev_image *cur, const uint8_t *want,
 		       const struct piece *pc, int n, struct plan *plans, uint32_t *erases,
 		       struct cx_status *st)
@@ -143,9 +144,8 @@ static int plan_pieces(struct device *d, const struct dev_image *cur, const uint
 	int rc;
 
 	*erases = 0;
+	rc = CX_OK;
 	write_geometry(&d->flash, &g);
-	if ((rc = device_lock(d, st)))
-		return rc;
 	for (int i = 0; i < n && !rc; i++) {
 		uint8_t *have = malloc(pc[i].len);
 		if (!have) {
@@ -163,10 +163,6 @@ static int plan_pieces(struct device *d, const struct dev_image *cur, const uint
 		}
 		free(have);
 	}
-	/* Protection refuses before the caller's backup, as in burn_card(). */
-	if (!rc)
-		rc = flash_check_writable(&d->flash, st);
-	chip_unlock(&d->chip);
 	return rc;
 }
 
@@ -188,40 +184,75 @@ static int read_back(struct device *d, const uint8_t *want, const struct piece *
 	return rc;
 }
 
-/* Blank GUIDs: program the changed runs over the running image, no erase.
- * *fits is false (nothing written) when some run would need an erase. */
+/* Blank GUIDs in place, as an op of the write procedure (card_write.h). */
+struct in_place_run {
+	const struct dev_image *cur;
+	const uint8_t *want;
+	struct piece pc[MAX_PIECES];
+	struct plan plans[MAX_PIECES];
+	int n;
+	bool fits;                   /* out: every run is program-only (else nothing written) */
+};
+
+/* Each changed run planned from the flash; a run that needs an erase means
+ * "not in place": the run ends with nothing written and the caller re-burns. */
+static int ip_plan(struct card_write *w, struct cx_status *st)
+{
+	struct in_place_run *x = w->ctx;
+	uint32_t erases = 0;
+	int rc;
+
+	if (!(x->fits = find_pieces(x->cur, x->want, x->pc, &x->n))) {
+		w->out.nothing_to_do = true;
+		return CX_OK;
+	}
+	if ((rc = plan_pieces(w->d, x->cur, x->want, x->pc, x->n, x->plans, &erases, st)))
+		return rc;
+	x->fits = !erases;
+	w->out.nothing_to_do = !x->fits;
+	cw_image_of(&w->old_boot, x->cur);
+	w->new_boot = (struct cw_image){true, x->cur->start, x->want, x->cur->len};
+	return CX_OK;
+}
+
+static int ip_write(struct card_write *w, struct cx_status *st)
+{
+	struct in_place_run *x = w->ctx;
+	int rc = CX_OK;
+
+	for (int i = 0; i < x->n && !rc; i++) {
+		struct write_progress wp = {.if_failed = IN_PLACE_IF_FAILED};
+		wp.fn = cw_progress(w, &wp.arg);
+		rc = write_execute(&w->d->flash, &x->plans[i], x->want + x->pc[i].cont, x->pc[i].phys, &wp, st);
+	}
+	return rc;
+}
+
+static int ip_verify(struct card_write *w, struct cx_status *st)
+{
+	struct in_place_run *x = w->ctx;
+	return read_back(w->d, x->want, x->pc, x->n, st);
+}
+
+static const struct card_write_op in_place_op = {"set-ids", NULL, ip_plan, ip_write, ip_verify};
+
+/* *fits is false (nothing written) when some run would need an erase. */
 static int in_place(struct device *d, const struct dev_image *cur, const uint8_t *want,
 		    const struct setid_opts *o, struct setid_result *r, bool *fits, struct cx_status *st)
 {
-	struct piece pc[MAX_PIECES];
-	struct plan plans[MAX_PIECES] = {{0}};
-	uint32_t erases = 0;
-	int n = 0, rc;
+	struct in_place_run x = {.cur = cur, .want = want};
+	struct write_hooks h = {.before_write = o->before_write, .before_ctx = o->before_ctx,
+				.progress = o->progress, .progress_arg = o->progress_arg};
+	struct card_write w = {.d = d, .op = &in_place_op, .ctx = &x, .hooks = &h, .dry_run = o->dry_run};
+	int rc = card_write_run(&w, st);
 
-	*fits = find_pieces(cur, want, pc, &n);
-	if (!*fits)
-		return CX_OK;
-	rc = plan_pieces(d, cur, want, pc, n, plans, &erases, st);
-	*fits = !rc && !erases;
-	if (rc || !*fits || o->dry_run)
-		goto out;
-	if (o->before_write && (rc = o->before_write(o->before_ctx, st)))
-		goto out;
-	if ((rc = device_lock(d, st)))
-		goto out;
-	for (int i = 0; i < n && !rc; i++) {
-		struct write_progress wp = {.fn = o->progress, .arg = o->progress_arg, .if_failed = IN_PLACE_IF_FAILED};
-		rc = write_execute(&d->flash, &plans[i], want + pc[i].cont, pc[i].phys, &wp, st);
-		r->bytes_erased += wp.r.bytes_erased;
-		r->bytes_programmed += wp.r.bytes_programmed;
-	}
-	if (!rc)
-		rc = read_back(d, want, pc, n, st);
-	chip_unlock(&d->chip);
-out:
-	for (int i = 0; i < n; i++)
-		plan_free(&plans[i]);
-	r->in_place = *fits;
+	for (int i = 0; i < x.n; i++)
+		plan_free(&x.plans[i]);
+	*fits = x.fits && !rc;
+	r->in_place = x.fits;
+	r->out = w.out;
+	r->bytes_erased += w.out.bytes_erased;
+	r->bytes_programmed += w.out.bytes_programmed;
 	return rc;
 }
 
@@ -251,6 +282,7 @@ static int reburn(struct device *d, const struct dev_image *cur, const uint8_t *
 	bo.progress = o->progress;
 	bo.progress_arg = o->progress_arg;
 	rc = burn_card(d, want, cur->len, &bo, &br, st);
+	r->out = br.out;
 	r->start = br.start;
 	r->nothing_to_do = br.nothing_to_do;
 	r->bytes_erased += br.bytes_erased;

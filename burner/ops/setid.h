@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ops/card_write.h"
 #include "ops/device.h"
 #include "ops/write.h"
 
@@ -68,6 +69,7 @@ struct setid_result {
 	bool nothing_to_do;          /* the card already holds the new image */
 	uint32_t start;              /* where the image is now (physical) */
 	uint64_t bytes_erased, bytes_programmed;
+	struct write_outcome out;    /* the card's state after the write that ran (ops/card_write.h) */
 };
 
 /* Read the card's image for sg/sv. CX_EUNSUPPORTED for a card in recovery

@@ -112,4 +112,13 @@ int write_execute(struct flash *f, const struct plan *p, const uint8_t *want, ui
 int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t len, bool dry_run,
 		 struct write_progress *wp, struct cx_status *st);
 
+/* The same, planned from have: what the flash holds at [base, base + len), as
+ * the caller read it under the lock it still holds (a restore reads the whole
+ * flash once to decide; reading it again to plan would read it twice). The
+ * proof of write_region()'s CX_OK then rests on have: every unit the plan
+ * leaves alone was read there and found equal to want, and every byte an
+ * erase or program could change is read back after it, as above. */
+int write_region_known(struct flash *f, uint32_t base, const uint8_t *have, const uint8_t *want, uint32_t len,
+		       struct write_progress *wp, struct cx_status *st);
+
 #endif
