@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "image/info.h"
 #include "ops/burn.h"
 #include "ops/identity_from.h"
 #include "util/fileio.h"

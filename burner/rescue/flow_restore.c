@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/common.h"
 #include "cli/progress.h"
 #include "image/patch.h"
 #include "ops/identity_from.h"

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/common.h"
 #include "cli/progress.h"
 #include "image/imgfile.h"
+#include "image/info.h"
 #include "image/rom.h"
 #include "rescue/flows.h"
 #include "util/fileio.h"

@@ -7,7 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/common.h"
 #include "rescue/flows.h"
 #include "util/version.h"
 
