@@ -16,54 +16,34 @@
 
 #define MS 1000000ull
 
-/* Before a tenth of a second: phase, share and bytes only (a rate would be noise). */
-static void test_no_rate_at_first(void **state)
+/* The line's text, case by case. */
+static const struct {
+	const char *phase;
+	uint64_t done, total, elapsed_ns;
+	const char *want;
+} lines[] = {
+	/* Before a tenth of a second: phase, share and bytes only (a rate would be noise). */
+	{"write", 1234 * 1024, 2944 * 1024, 99 * MS, "write     41%  1234/2944 KiB"},
+	/* No byte done yet: no rate either, however long it took. */
+	{"erase", 0, 1024 * 1024, 5000 * MS, "erase      0%  0/1024 KiB"},
+	/* Half of 2 MiB in one second: 1024 KiB/s, one second left. */
+	{"verify", 1024 * 1024, 2048 * 1024, 1000 * MS, "verify    50%  1024/2048 KiB  1024.0 KiB/s  ETA 0:01"},
+	/* Minutes and seconds of what is left: 2048 KiB at 10 KiB/s is 204.8 s. */
+	{"write", 10 * 1024, 2058 * 1024, 1000 * MS, "write      0%  10/2058 KiB  10.0 KiB/s  ETA 3:25"},
+	/* An empty phase counts as done. */
+	{"read", 0, 0, 0, "read     100%  0/0 KiB"},
+};
+
+static void test_lines(void **state)
 {
 	char line[96];
 
 	(void)state;
-	progress_format(line, sizeof(line), "write", 1234 * 1024, 2944 * 1024, 99 * MS);
-	assert_string_equal(line, "write     41%  1234/2944 KiB");
-}
-
-/* No byte done yet: no rate either, however long it took. */
-static void test_no_rate_before_a_byte(void **state)
-{
-	char line[96];
-
-	(void)state;
-	progress_format(line, sizeof(line), "erase", 0, 1024 * 1024, 5000 * MS);
-	assert_string_equal(line, "erase      0%  0/1024 KiB");
-}
-
-/* Half of 2 MiB in one second: 1024 KiB/s, one second left. */
-static void test_rate_and_eta(void **state)
-{
-	char line[96];
-
-	(void)state;
-	progress_format(line, sizeof(line), "verify", 1024 * 1024, 2048 * 1024, 1000 * MS);
-	assert_string_equal(line, "verify    50%  1024/2048 KiB  1024.0 KiB/s  ETA 0:01");
-}
-
-/* Minutes and seconds of what is left: 2 MiB at 10 KiB/s is 204.8 s. */
-static void test_eta_minutes(void **state)
-{
-	char line[96];
-
-	(void)state;
-	progress_format(line, sizeof(line), "write", 10 * 1024, 2058 * 1024, 1000 * MS);
-	assert_string_equal(line, "write      0%  10/2058 KiB  10.0 KiB/s  ETA 3:25");
-}
-
-/* An empty phase counts as done. */
-static void test_zero_total(void **state)
-{
-	char line[96];
-
-	(void)state;
-	progress_format(line, sizeof(line), "read", 0, 0, 0);
-	assert_string_equal(line, "read     100%  0/0 KiB");
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		progress_format(line, sizeof(line), lines[i].phase, lines[i].done, lines[i].total,
+				lines[i].elapsed_ns);
+		assert_string_equal(line, lines[i].want);
+	}
 }
 
 /* A short buffer gets a cut, terminated line, and nothing past it. */
@@ -103,11 +83,7 @@ static void test_silent_off_a_terminal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_rate_at_first),
-		cmocka_unit_test(test_no_rate_before_a_byte),
-		cmocka_unit_test(test_rate_and_eta),
-		cmocka_unit_test(test_eta_minutes),
-		cmocka_unit_test(test_zero_total),
+		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_short_buffer),
 		cmocka_unit_test(test_silent_off_a_terminal),
 	};
