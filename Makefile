@@ -7,6 +7,7 @@
 #   make kernel    the rescue kernel (cached by input hash in CXR_CACHE, see scripts/build-kernel.sh)
 #   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
 #   make check     build and run every test; the last line is "N passed, N failed"
+#   make check-layers  fail on an #include in burner/ that goes up the layer order
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed (reported, never asserted)
 #   make cxsim     build the card simulator; make bench-mstflint: mstflint's burn on it
@@ -42,7 +43,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-layers check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report
 
 all: burner images
@@ -199,9 +200,10 @@ CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)
 
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when
 # pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
-# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one.
+# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The layer check
+# runs first (it takes no build): an include up the order fails make check at once.
 PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
-check: $(CHECK_BINS)
+check: check-layers $(CHECK_BINS)
 	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
 	  tests/ qemu-tests/
 
@@ -219,6 +221,10 @@ $(B)/tests/bench_burn: burner/tests/bench_burn.c $(BURNER_LIB) $(BURNER_HDR) $(T
 # The baseline: Debian's mstflint burning a 0.96 MiB image into simulated cards (slow: FUSE).
 bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 	scripts/bench-mstflint.sh $(B)
+
+# util -> image -> dev -> flash -> ops -> library -> cli | rescue -> main.c (scripts/check-layers).
+check-layers:
+	@$(PYTHON) scripts/check-layers burner
 
 check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

@@ -48,7 +48,7 @@ stage_file() {   # stage_file SRC DEST MODE
 }
 
 FIRMWARE_DIR=${FIRMWARE_DIR:-$HERE/library/firmware}
-DATADIR=/usr/share/cxrescue   # CXFLASH_DATADIR in burner/cli/library.h
+DATADIR=/usr/share/cxrescue   # CXFLASH_DATADIR in burner/library/library.h
 
 for d in /bin /sbin /dev /etc /mnt /proc /root /run /sys /tmp /usr /usr/bin /usr/sbin \
          /usr/lib /usr/lib/cxrescue /usr/share /usr/share/misc $DATADIR $DATADIR/firmware; do

@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "cli/progress.h"
+#include "image/info.h"
 #include "ops/burn.h"
 #include "ops/identity_from.h"
+#include "ops/progress.h"
 #include "util/fileio.h"
 
 static int confirm(void *ctx, const char *question, struct cx_status *st)
@@ -44,7 +45,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.confirm_ctx = c;
 	o.before_write = cli_backup_first;
 	o.before_ctx = &b;
-	o.progress = cli_progress;
+	o.progress = progress_line;
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 	if (!rc && c->identity_from)
 		rc = identity_from_bundle(c->identity_from, c->force, &d, &o.ident, &from_id, st);

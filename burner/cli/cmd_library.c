@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "cli/library.h"
+#include "library/library.h"
 
 static const char *pin_name(enum manifest_pin p)
 {
@@ -41,7 +41,7 @@ static const char *family_label(const struct manifest_entry *e)
 	return e->have_family ? board_family_name(e->family) : "?";
 }
 
-static void print_header(const struct cli_library *l)
+static void print_header(const struct library *l)
 {
 	printf("board table: %s\n", l->boards_path ? l->boards_path : "none");
 	printf("folders:");
@@ -50,7 +50,7 @@ static void print_header(const struct cli_library *l)
 	printf("\n");
 }
 
-static void list_text(const struct cli_library *l)
+static void list_text(const struct library *l)
 {
 	char ver[24], rom[32];
 
@@ -78,7 +78,7 @@ static void list_text(const struct cli_library *l)
 	}
 }
 
-static void json_library(struct json *j, const struct cli_library *l)
+static void json_library(struct json *j, const struct library *l)
 {
 	json_str(j, "boards", l->boards_path);
 	json_arr(j, "folders");
@@ -87,7 +87,7 @@ static void json_library(struct json *j, const struct cli_library *l)
 	json_close(j);
 }
 
-static int cmd_list_images(struct cli *c, struct cli_library *l)
+static int cmd_list_images(struct cli *c, struct library *l)
 {
 	if (!c->json) {
 		list_text(l);
@@ -97,7 +97,7 @@ static int cmd_list_images(struct cli *c, struct cli_library *l)
 	return CX_OK;
 }
 
-static void show_rows_mapping_to(const struct cli_library *l, const char *psid)
+static void show_rows_mapping_to(const struct library *l, const char *psid)
 {
 	int n = 0;
 
@@ -116,7 +116,7 @@ static void show_rows_mapping_to(const struct cli_library *l, const char *psid)
 		printf("No OEM board in the table maps to %s.\n", psid);
 }
 
-static void show_text(const struct cli_library *l, const struct manifest_entry *e)
+static void show_text(const struct library *l, const struct manifest_entry *e)
 {
 	char ver[24], t[12];
 
@@ -165,7 +165,7 @@ static void show_text(const struct cli_library *l, const struct manifest_entry *
 	show_rows_mapping_to(l, e->psid);
 }
 
-static int cmd_show(struct cli *c, struct cli_library *l, const char *which, struct cx_status *st)
+static int cmd_show(struct cli *c, struct library *l, const char *which, struct cx_status *st)
 {
 	const struct manifest_entry *e = manifest_find(&l->m, which);
 
@@ -182,7 +182,7 @@ static int cmd_show(struct cli *c, struct cli_library *l, const char *which, str
 	return CX_OK;
 }
 
-static int cmd_check(struct cli *c, struct cli_library *l, struct cx_status *st)
+static int cmd_check(struct cli *c, struct library *l, struct cx_status *st)
 {
 	size_t bad = 0, refused = 0;
 	struct json j;
@@ -232,7 +232,7 @@ static int cmd_check(struct cli *c, struct cli_library *l, struct cx_status *st)
 int cmd_library(struct cli *c, struct cx_status *st)
 {
 	const char *sub = c->params[0];
-	struct cli_library l;
+	struct library l;
 	int rc;
 
 	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "check"))
@@ -240,7 +240,8 @@ int cmd_library(struct cli *c, struct cx_status *st)
 	if (!strcmp(sub, "show") && c->nparams != 2)
 		return cx_fail(st, CX_EUSAGE, "usage: cxflash library show FILE|PSID");
 	bool own_dirs = strcmp(sub, "show") && c->nparams > 1;
-	rc = cli_library_open(c, own_dirs ? c->params + 1 : NULL, own_dirs ? (size_t)c->nparams - 1 : 0, &l, st);
+	const char *const *dirs = own_dirs ? c->params + 1 : c->firmware;
+	rc = library_open(c->boards, dirs, own_dirs ? (size_t)c->nparams - 1 : (size_t)c->nfirmware, &l, st);
 	if (!rc) {
 		if (!strcmp(sub, "list"))
 			rc = cmd_list_images(c, &l);
@@ -249,6 +250,6 @@ int cmd_library(struct cli *c, struct cx_status *st)
 		else
 			rc = cmd_check(c, &l, st);
 	}
-	cli_library_close(&l);
+	library_close(&l);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "image/info.h"
 #include "ops/cardinfo.h"
 
 struct card_view {

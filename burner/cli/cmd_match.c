@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "cli/library.h"
 #include "image/ini.h"
 #include "library/card_facts.h"
+#include "library/library.h"
 #include "library/match.h"
 #include "ops/cardinfo.h"
 #include "ops/oem.h"
@@ -133,7 +133,7 @@ static void print_diff(const struct match_candidate *m)
 	}
 }
 
-static void print_text(const struct match_subject *s, const struct cli_library *l, const struct match_result *r)
+static void print_text(const struct match_subject *s, const struct library *l, const struct match_result *r)
 {
 	print_card(s, r);
 	printf("library: %zu image%s; board table %s\n", l->m.n, l->m.n == 1 ? "" : "s",
@@ -158,7 +158,7 @@ static void print_text(const struct match_subject *s, const struct cli_library *
 		       r->c[r->best].line);
 }
 
-static void print_json(const struct match_subject *s, const struct cli_library *l, const struct match_result *r)
+static void print_json(const struct match_subject *s, const struct library *l, const struct match_result *r)
 {
 	const struct card_facts *k = &s->k;
 	struct json j;
@@ -243,7 +243,7 @@ static void print_json(const struct match_subject *s, const struct cli_library *
 int cmd_match(struct cli *c, struct cx_status *st)
 {
 	struct match_subject *s = calloc(1, sizeof(*s));
-	struct cli_library l;
+	struct library l;
 	struct match_result r;
 	struct match_opts o = {.expert = c->expert};
 	int rc;
@@ -257,7 +257,7 @@ int cmd_match(struct cli *c, struct cx_status *st)
 	else
 		rc = c->device ? facts_from_device(c, s, st) : facts_from_file(c, s, st);
 	if (!rc)
-		rc = cli_library_open(c, NULL, 0, &l, st);
+		rc = library_open(c->boards, c->firmware, (size_t)c->nfirmware, &l, st);
 	if (!rc)
 		rc = match_card(&s->k.mc, &l.m, l.table, &o, &r, st);
 	if (!rc) {
@@ -269,7 +269,7 @@ int cmd_match(struct cli *c, struct cx_status *st)
 			rc = cx_fail(st, CX_EABSENT, "no library image fits this card (%zu looked at)", r.n);
 	}
 	match_free(&r);
-	cli_library_close(&l);
+	library_close(&l);
 	imgfile_close(&s->f);
 	cardinfo_free(&s->ci);
 	card_facts_free(&s->k);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "image/info.h"
 
 #define VSD_VENDOR_MLNX 0x15B3 /* tag 8: VSD and PSID are Mellanox's, §3.2 */
 

@@ -107,12 +107,15 @@ int cmd_rescue(struct cli *c, struct cx_status *st)
 	o.prompt_mark = getenv("CXR_PROMPT_MARK");
 	o.upload_cmd = getenv("CXR_UPLOAD") && *getenv("CXR_UPLOAD") ? getenv("CXR_UPLOAD") : NULL;
 	o.shell = access(SHELL_PATH, X_OK) == 0 ? SHELL_PATH : NULL;
+	o.boards = c->boards;
+	o.firmware = c->firmware;
+	o.nfirmware = (size_t)c->nfirmware;
 	struct wizard_bus bus = wizard_pci_bus(&sysfs);
 	/* cli_main() defers SIGINT/SIGTERM for a whole command; the wizard waits at prompts
 	 * for hours, and /init ends it with SIGTERM at power-off: deferred only while a card
 	 * is open (device_open/close defer them again), as in any other command. */
 	sig_defer_end();
-	rc = wizard_run(&p, c, &bus, &o);
+	rc = wizard_run(&p, &bus, &o);
 	sig_defer_begin();
 	if (rc && o.exit_after_job && o.job != JOB_NONE)
 		return cx_fail(st, rc, "the %s job did not complete (see above)", wizard_job_name(o.job));

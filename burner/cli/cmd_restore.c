@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "cli/progress.h"
+#include "ops/progress.h"
 #include "ops/restore.h"
 
 static int confirm(void *ctx, const char *question, struct cx_status *st)
@@ -24,7 +24,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 	struct restore_result r;
 	struct cli_backup x = {.c = c, .d = &d, .action = "restoring"};
 	struct restore_opts o = {.force = c->force, .dry_run = c->dry_run, .confirm = confirm, .confirm_ctx = &x,
-				 .before_write = cli_backup_first, .before_ctx = &x, .progress = cli_progress};
+				 .before_write = cli_backup_first, .before_ctx = &x, .progress = progress_line};
 	int rc;
 
 	if (c->image || !c->device)

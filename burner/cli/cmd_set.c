@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "cli/progress.h"
 #include "image/patch.h"
+#include "ops/progress.h"
 #include "ops/setid.h"
 
 static const char *const guid_rows[GUIDS_NGUID] = {"Node  GUID:", "Port1 GUID:", "Port2 GUID:",
@@ -133,7 +133,7 @@ static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, s
 	struct device d;
 	struct dev_image cur = {0};
 	struct cli_backup b = {.c = c, .d = &d, .action = "writing"};
-	struct setid_opts o = {c->dry_run, c->in_place, cli_backup_first, &b, cli_progress, NULL};
+	struct setid_opts o = {c->dry_run, c->in_place, cli_backup_first, &b, progress_line, NULL};
 	struct setid_result r = {0};
 	uint8_t *want = NULL;
 	int rc;

@@ -38,11 +38,6 @@ int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st)
 	return imgfile_open(f, c->image, c->striped, st);
 }
 
-void fmt_fw_version(char *out, size_t n, const uint16_t v[3])
-{
-	snprintf(out, n, v[1] < 100 ? "%d.%d.%04d" : "%d.%04d.%04d", v[0], v[1], v[2]);
-}
-
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st)
 {
 	char line[32];

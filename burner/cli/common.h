@@ -14,9 +14,6 @@
 /* Open and parse c->image (honouring --striped_image). */
 int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st);
 
-/* flint's version format: %d.%d.%04d, or %d.%04d.%04d when minor >= 100. */
-void fmt_fw_version(char *out, size_t n, const uint16_t v[3]);
-
 /* Ask "question (y/n) [n]" on stdout unless -y; CX_EDECLINED on anything but yes. */
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st);
 

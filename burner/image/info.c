@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* info.c — parsing the IMAGE_INFO tag list (fs2-format.md §3.2). */
+#include <stdio.h>
 #include <string.h>
 
 #include "image/info.h"
@@ -114,4 +115,9 @@ int info_parse(const uint8_t *data, size_t len, uint32_t base, struct fs2_info *
 		decode(in, id, data + off + TAG_HDR, tlen);
 		off += TAG_HDR + tlen;
 	}
+}
+
+void fmt_fw_version(char *out, size_t n, const uint16_t v[3])
+{
+	snprintf(out, n, v[1] < 100 ? "%d.%d.%04d" : "%d.%04d.%04d", v[0], v[1], v[2]);
 }

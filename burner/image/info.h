@@ -59,4 +59,9 @@ struct fs2_info {
 int info_parse(const uint8_t *data, size_t len, uint32_t base, struct fs2_info *info,
 	       struct cx_status *st);
 
+/* A FW version (the fw_ver tag, or the one a card runs) as flint prints it:
+ * %d.%d.%04d, or %d.%04d.%04d when minor >= 100. The one formatter: the front
+ * ends, backup names and job records all show versions through it. */
+void fmt_fw_version(char *out, size_t n, const uint16_t v[3]);
+
 #endif

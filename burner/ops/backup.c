@@ -110,12 +110,6 @@ static const char *family_slug(enum cx_family f)
 	return f == CXF_CX2 ? "cx2" : f == CXF_CX3 ? "cx3" : "cx3pro";
 }
 
-/* flint's version format, as cli/common.c's fmt_fw_version (ops cannot use the CLI). */
-static void fw_version(char *out, size_t n, const uint16_t v[3])
-{
-	snprintf(out, n, v[1] < 100 ? "%d.%d.%04d" : "%d.%04d.%04d", v[0], v[1], v[2]);
-}
-
 /* What the dump says, for identity.json and the name. */
 struct found {
 	struct dev_image di;
@@ -252,7 +246,7 @@ static int identity_json(const struct device *d, const struct found *f, const ch
 	json_str(&j, "image_verdict", img ? cx_code_name(f->verdict) : "no-image");
 	json_str(&j, "image_error", f->image_error[0] ? f->image_error : NULL);
 	if (img) {
-		fw_version(buf, sizeof(buf), img->info.fw_ver);
+		fmt_fw_version(buf, sizeof(buf), img->info.fw_ver);
 		json_str(&j, "fw_version", img->info.have[TAG_FW_VERSION] ? buf : NULL);
 		json_str(&j, "psid", img->info.psid);
 		json_str(&j, "vsd", img->info.vsd);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/progress.h"
 #include "image/guids.h"
 #include "image/patch.h"
+#include "ops/progress.h"
 #include "ops/setid.h"
 #include "rescue/flows.h"
 
@@ -41,7 +41,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	struct dev_image cur = {0};
 	struct setid_result r = {0};
 	struct ids_ctx b = {.w = w};
-	struct setid_opts o = {.before_write = before_write, .before_ctx = &b, .progress = cli_progress};
+	struct setid_opts o = {.before_write = before_write, .before_ctx = &b, .progress = progress_line};
 	struct device d;
 	uint64_t guid, mac = 0;
 	uint8_t *want = NULL;

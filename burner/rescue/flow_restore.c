@@ -12,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/common.h"
-#include "cli/progress.h"
 #include "image/patch.h"
 #include "ops/identity_from.h"
+#include "ops/progress.h"
 #include "rescue/flows.h"
 
 struct restore_ctx {
@@ -104,7 +103,7 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	o.unread_identity_ok = !ask && w->o.job == JOB_RESTORE && w->o.yes;
 	o.before_write = before_write;
 	o.before_ctx = &b;
-	o.progress = cli_progress;
+	o.progress = progress_line;
 	b.d = &d;
 	rc = wiz_open(w, i, &d, st);
 	if (!rc)

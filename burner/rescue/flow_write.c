@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/common.h"
-#include "cli/progress.h"
 #include "image/imgfile.h"
+#include "image/info.h"
 #include "image/rom.h"
+#include "ops/progress.h"
 #include "rescue/flows.h"
 #include "util/fileio.h"
 
@@ -208,7 +208,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	o.confirm_ctx = &b;
 	o.before_write = before_write;
 	o.before_ctx = &b;
-	o.progress = cli_progress;
+	o.progress = progress_line;
 	b.d = &d;
 	rc = wiz_open(w, rq->card, &d, st);
 	if (!rc)

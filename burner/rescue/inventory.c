@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/common.h"
+#include "image/info.h"
 #include "rescue/flows.h"
 
 void inv_free(struct wizard *w)

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli/common.h"
+#include "image/info.h"
 #include "rescue/flows.h"
 #include "util/fileio.h"
 #include "util/json.h"

@@ -7,7 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/common.h"
 #include "rescue/flows.h"
 #include "util/version.h"
 
@@ -85,9 +84,9 @@ void wiz_load_library(struct wizard *w)
 	struct cx_status st = {0};
 
 	if (w->have_lib)
-		cli_library_close(&w->lib);
+		library_close(&w->lib);
 	memset(&w->lib, 0, sizeof(w->lib));
-	w->have_lib = cli_library_open(w->cli, NULL, 0, &w->lib, &st) == CX_OK;
+	w->have_lib = library_open(w->o.boards, w->o.firmware, w->o.nfirmware, &w->lib, &st) == CX_OK;
 	snprintf(w->lib_error, sizeof(w->lib_error), "%s", w->have_lib ? "" : st.msg);
 	if (!w->have_lib)
 		journal_log(&w->j, "library: %s", st.msg);
@@ -343,7 +342,7 @@ static void banner(struct wizard *w)
 			"type the word " CONFIRM_WORD " for it, and every card is backed up to the stick first.\n");
 }
 
-int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, const struct wizard_opts *o)
+int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o)
 {
 	struct wizard *w = calloc(1, sizeof(*w));
 	struct cx_status st = {0};
@@ -353,7 +352,6 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 		return CX_ENOMEM;
 	w->p = *p;
 	w->out = p->out;
-	w->cli = cli;
 	w->bus = *bus;
 	w->o = *o;
 	w->s.fd = -1;
@@ -419,7 +417,7 @@ int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, 
 	inv_free(w);
 	backup_index_free(&w->ix);
 	if (w->have_lib)
-		cli_library_close(&w->lib);
+		library_close(&w->lib);
 	free(w);
 	return rc == 1 ? CX_OK : rc;
 }

@@ -38,9 +38,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/cli.h"
-#include "cli/library.h"
 #include "library/card_facts.h"
+#include "library/library.h"
 #include "library/match.h"
 #include "ops/cardinfo.h"
 #include "rescue/backup_index.h"
@@ -77,6 +76,9 @@ struct wizard_opts {
 	const char *upload_cmd;      /* $CXR_UPLOAD: run as `CMD backup BUNDLE` after each backup
 				      * (rescue/upload.c); NULL: backups stay in the data folder only */
 	bool upload_optional;        /* upload=optional: a write goes on when that upload failed */
+	const char *boards;          /* the board table the user named (--boards), or NULL */
+	const char *const *firmware; /* the firmware folders the user named (--firmware), nfirmware */
+	size_t nfirmware;            /* 0: the default folders (library/library.h) */
 };
 
 /* One card as the wizard knows it, read again after every write. */
@@ -93,12 +95,11 @@ struct wizard_card {
 struct wizard {
 	struct prompt p;
 	FILE *out;
-	struct cli *cli;             /* --boards / --firmware for the library */
 	struct wizard_bus bus;
 	struct wizard_opts o;
 	struct journal j;
 	struct session s;
-	struct cli_library lib;
+	struct library lib;
 	bool have_lib;
 	char lib_error[CX_MSG_MAX];
 	struct backup_index ix;
@@ -119,7 +120,7 @@ struct wizard {
 struct wizard_bus wizard_pci_bus(const char **sysfs_root);
 
 /* Run a session on p (in/out). Returns as described at the top. */
-int wizard_run(struct prompt *p, struct cli *cli, const struct wizard_bus *bus, const struct wizard_opts *o);
+int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o);
 
 /* "inventory", "backup", "update", "crossflash", "restore" -> the job; false if none of them. */
 bool wizard_job_parse(const char *s, enum wizard_job *job);

@@ -268,6 +268,24 @@ static void test_err_empty(void **state)
 		expect_eimage(dummy, len);
 }
 
+/* flint's version format: a four-digit build, and a four-digit minor from 100 on. */
+static void test_fw_version_format(void **state)
+{
+	(void)state;
+	char v[24];
+
+	fmt_fw_version(v, sizeof(v), (const uint16_t[3]){2, 42, 5000});
+	assert_string_equal(v, "2.42.5000");
+	fmt_fw_version(v, sizeof(v), (const uint16_t[3]){2, 9, 1200});
+	assert_string_equal(v, "2.9.1200");
+	fmt_fw_version(v, sizeof(v), (const uint16_t[3]){2, 99, 12});
+	assert_string_equal(v, "2.99.0012");
+	fmt_fw_version(v, sizeof(v), (const uint16_t[3]){14, 100, 2000});
+	assert_string_equal(v, "14.0100.2000");
+	fmt_fw_version(v, 5, (const uint16_t[3]){2, 42, 5000});
+	assert_string_equal(v, "2.42");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_err_end_not_last),
 		cmocka_unit_test(test_err_no_end),
 		cmocka_unit_test(test_err_empty),
+		cmocka_unit_test(test_fw_version_format),
 	};
 	return cmocka_run_group_tests_name("info", tests, NULL, NULL);
 }

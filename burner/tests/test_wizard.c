@@ -74,7 +74,7 @@ struct rig {
 	char data[128], fw[128], boards[128];
 	struct cxsim_card *cards[MAX_CARDS];
 	int ncards;
-	struct cli cli;
+	const char *fw_dirs[1];      /* the library's folders: fw */
 	struct wizard_opts o;
 	char *out;
 	size_t outlen;
@@ -114,9 +114,10 @@ static int setup(void **state)
 	assert_int_equal(mkdir(r->data, 0755), 0);
 	assert_int_equal(mkdir(r->fw, 0755), 0);
 	write_text(r->boards, stated_rows);
-	r->cli.boards = r->boards;
-	r->cli.nfirmware = 1;
-	r->cli.firmware[0] = r->fw;
+	r->o.boards = r->boards;
+	r->fw_dirs[0] = r->fw;
+	r->o.firmware = r->fw_dirs;
+	r->o.nfirmware = 1;
 	r->o.data_dir = r->data;
 	r->o.data_kind = "stick";
 	r->o.console = "test";
@@ -263,7 +264,7 @@ static int run(struct rig *r, const char *answers)
 	assert_non_null(p.in);
 	p.out = open_memstream(&r->out, &r->outlen);
 	assert_non_null(p.out);
-	int rc = wizard_run(&p, &r->cli, &bus, &r->o);
+	int rc = wizard_run(&p, &bus, &r->o);
 	fclose(p.in);
 	fclose(p.out);
 	free(copy);
@@ -740,7 +741,7 @@ static void two_cards(struct rig *r, uint8_t **hp_flash, size_t *n)
 	struct cxsim_card *hp = hp_card(r);
 	add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
-	r->cli.boards = REAL_TABLE;
+	r->o.boards = REAL_TABLE;
 	r->o.yes = true;
 	*hp_flash = flash_copy(hp, n);
 	for (int i = 0; i < r->ncards; i++)
@@ -1207,7 +1208,7 @@ static void test_no_library(void **state)
 	size_t n;
 
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
-	r->cli.boards = "/nonexistent/boards.txt";
+	r->o.boards = "/nonexistent/boards.txt";
 	uint8_t *orig = flash_copy(c, &n);
 	cxsim_counters_reset(c);
 	int rc = run(r, "2\n3\n");

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/progress.h"
+#include "ops/progress.h"
 
 static uint64_t now_ns(void)
 {
@@ -14,8 +14,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-void cli_progress_format(char *out, size_t n, const char *phase, uint64_t done, uint64_t total,
-			 uint64_t elapsed_ns)
+void progress_format(char *out, size_t n, const char *phase, uint64_t done, uint64_t total,
+		     uint64_t elapsed_ns)
 {
 	unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
 	int k = snprintf(out, n, "%-8s %3u%%  %llu/%llu KiB", phase, pct, (unsigned long long)(done / 1024),
@@ -30,7 +30,7 @@ void cli_progress_format(char *out, size_t n, const char *phase, uint64_t done, 
 	snprintf(out + k, n - (size_t)k, "  %.1f KiB/s  ETA %lu:%02lu", rate / 1024, left / 60, left % 60);
 }
 
-void cli_progress(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
+void progress_line(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total)
 {
 	static const char *cur_phase;
 	static uint64_t cur_total, t0;
@@ -44,7 +44,7 @@ void cli_progress(const struct write_progress *wp, const char *phase, uint64_t d
 		cur_total = total;
 		t0 = now_ns();
 	}
-	cli_progress_format(line, sizeof(line), phase, done, total, now_ns() - t0);
+	progress_format(line, sizeof(line), phase, done, total, now_ns() - t0);
 	/* Pad over a longer previous line; end the line when the phase is done. */
 	fprintf(stderr, "\r%-78s%s", line, done >= total ? "\n" : "");
 	fflush(stderr);
