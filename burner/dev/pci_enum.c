@@ -36,7 +36,7 @@ const struct pci_id *pci_id_table(size_t *n)
 	return ids;
 }
 
-const struct pci_id *pci_id_lookup(uint16_t device)
+const struct pci_id *pci_id_row(uint16_t device)
 {
 	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		if (ids[i].device == device)
@@ -46,7 +46,7 @@ const struct pci_id *pci_id_lookup(uint16_t device)
 
 bool pci_id_known(uint16_t device, enum pci_kind *kind, const char **family)
 {
-	const struct pci_id *id = pci_id_lookup(device);
+	const struct pci_id *id = pci_id_row(device);
 
 	if (!id)
 		return false;

@@ -40,8 +40,9 @@ struct pci_id {
 /* The whole table (hw-access.md §1.1), *n rows; each device ID once. */
 const struct pci_id *pci_id_table(size_t *n);
 
-/* The row of a device ID, or NULL if it is not one of ours. */
-const struct pci_id *pci_id_lookup(uint16_t device);
+/* The row of a device ID, or NULL if it is not one of ours. (Not pci_id_lookup:
+ * libpci, linked statically, has one.) */
+const struct pci_id *pci_id_row(uint16_t device);
 
 /* The same, as kind and the family's display name; false if not one of ours. */
 bool pci_id_known(uint16_t device, enum pci_kind *kind, const char **family);

@@ -114,14 +114,14 @@ static void test_recovery_is_hw_id_plus_one(void **state)
 			pf[t[i].family]++;
 	}
 	for (unsigned i = 0; i < N_EXPECT; i++) {
-		const struct pci_id *r = pci_id_lookup(expect[i].recovery_id);
+		const struct pci_id *r = pci_id_row(expect[i].recovery_id);
 		assert_int_equal(recovery[expect[i].f], 1);
 		assert_true(pf[expect[i].f] >= 1);
 		assert_non_null(r);
 		assert_int_equal(r->kind, PCI_KIND_RECOVERY);
 		assert_int_equal(r->family, expect[i].f);
 	}
-	assert_null(pci_id_lookup(0x01F7));
+	assert_null(pci_id_row(0x01F7));
 }
 
 /* Every PCI ID is in the table once and maps back to its row, kind and family name. */
@@ -136,7 +136,7 @@ static void test_pci_ids_map_back(void **state)
 		enum pci_kind kind;
 		const char *family = NULL;
 
-		assert_ptr_equal(pci_id_lookup(t[i].device), &t[i]);
+		assert_ptr_equal(pci_id_row(t[i].device), &t[i]);
 		for (size_t j = i + 1; j < n; j++)
 			assert_int_not_equal(t[i].device, t[j].device);
 		assert_true(pci_id_known(t[i].device, &kind, &family));
@@ -164,13 +164,13 @@ static void test_pci_ids_of_the_doc(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct pci_id *r = pci_id_lookup(rows[i].device);
+		const struct pci_id *r = pci_id_row(rows[i].device);
 		assert_non_null(r);
 		assert_int_equal(r->kind, rows[i].kind);
 		assert_int_equal(r->family, rows[i].f);
 	}
 	for (size_t i = 0; i < sizeof(not_ours) / sizeof(not_ours[0]); i++) {
-		assert_null(pci_id_lookup(not_ours[i]));
+		assert_null(pci_id_row(not_ours[i]));
 		assert_false(pci_id_known(not_ours[i], &kind, &family));
 	}
 	assert_null(family);
