@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* chip.c — identification, recovery mode and the flash semaphores (hw-access.md §1, §3.5). */
 #include <stdio.h>
+#include <string.h>
 
 #include "dev/chip.h"
 
@@ -23,18 +24,43 @@
 #define CR_BOOT_ADDR 0xF0000       /* boot address register, §4.4 */
 #define BOOT_ADDR_SHIFT 8          /* written as start << 8 on CX2/CX3/CX3 Pro, §4.4 */
 
-static const struct chip_desc chips[] = {
-	{CXF_CX2, "ConnectX-2", 0x190, false, 6},
-	{CXF_CX3, "ConnectX-3", 0x1F5, true, 10},
-	{CXF_CX3PRO, "ConnectX-3 Pro", 0x1F7, true, 10},
+/* One row per family, in enum order (chip_by_family indexes it). */
+static const struct chip_desc chips[CXF_COUNT] = {
+	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, false, 6},
+	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, true, 10},
+	[CXF_CX3PRO] = {CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, true, 10},
 };
+
+const struct chip_desc *chip_by_family(enum cx_family f)
+{
+	return (unsigned)f < CXF_COUNT ? &chips[f] : NULL;
+}
 
 const struct chip_desc *chip_by_hw_id(uint16_t hw_id)
 {
-	for (unsigned i = 0; i < sizeof(chips) / sizeof(chips[0]); i++)
+	for (unsigned i = 0; i < CXF_COUNT; i++)
 		if (chips[i].hw_id == hw_id)
 			return &chips[i];
 	return NULL;
+}
+
+/* The row whose name (or, with by_slug, slug) is s. */
+static const struct chip_desc *by_word(const char *s, bool by_slug)
+{
+	for (unsigned i = 0; s && i < CXF_COUNT; i++)
+		if (!strcmp(by_slug ? chips[i].slug : chips[i].name, s))
+			return &chips[i];
+	return NULL;
+}
+
+const struct chip_desc *chip_by_name(const char *name)
+{
+	return by_word(name, false);
+}
+
+const struct chip_desc *chip_by_slug(const char *slug)
+{
+	return by_word(slug, true);
 }
 
 const char *chip_label(const struct chip *c, char *buf, unsigned len)

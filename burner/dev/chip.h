@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* chip.h — which ConnectX a card is, whether it is in recovery mode, and its locks.
  *
- * chip_open() reads the HW ID (hw-access.md §1.2) and matches it against a
- * table of the three supported chips; a PCI device ID of HW ID + 1 means
+ * The chip table is the one place a family is described: its display name
+ * ("ConnectX-3 Pro", what list, backups and job records print), its slug
+ * ("cx3pro", what boards.txt and file names use), its HW ID and its flash
+ * facts. Everything that names a family reads it through the lookups below;
+ * the PCI device IDs of each family are dev/pci_enum.c's table, keyed by
+ * enum cx_family.
+ *
+ * chip_open() reads the HW ID (hw-access.md §1.2) and matches it against the
+ * table; a PCI device ID of HW ID + 1 means
  * recovery ("livefish") mode (§1.3), where it also applies mstflint's
  * link-reset workaround. chip_lock() takes the flash semaphores as mstflint
  * does (§3.5): 0xf03a0 first on CX3/CX3 Pro, then 0xf03fc; chip_unlock()
@@ -16,11 +23,13 @@
 
 #include "dev/crspace.h"
 
-enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO };
+/* The supported families; CXF_COUNT is how many, not a family. */
+enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_COUNT };
 
 struct chip_desc {
 	enum cx_family family;
-	const char *name;          /* "ConnectX-2", ... */
+	const char *name;          /* "ConnectX-2", ...: shown to the user, kept in backups */
+	const char *slug;          /* "cx2", "cx3", "cx3pro": boards.txt's family, file names */
 	uint16_t hw_id;            /* crspace 0xf0014 bits 15:0 */
 	bool flashprog_sem;        /* 0xf03a0 exists (CX3/Pro), §3.5 */
 	unsigned start_positions;  /* FS2 start positions searched on flash, §3.11 */
@@ -60,7 +69,13 @@ void chip_close(struct chip *c);
 /* "ConnectX-3 A1", "ConnectX-2 B0", ... */
 const char *chip_label(const struct chip *c, char *buf, unsigned len);
 
-/* The table, for lookups by HW ID (e.g. matching an image's tag 10). */
+/* The table's row for a family; NULL for a value outside enum cx_family. */
+const struct chip_desc *chip_by_family(enum cx_family f);
+
+/* The row by HW ID (e.g. matching an image's tag 10), by display name
+ * ("ConnectX-3", exact) or by slug ("cx3", exact); NULL if none. */
 const struct chip_desc *chip_by_hw_id(uint16_t hw_id);
+const struct chip_desc *chip_by_name(const char *name);
+const struct chip_desc *chip_by_slug(const char *slug);
 
 #endif

@@ -12,41 +12,47 @@
 #include "dev/cfg.h"
 #include "dev/pci_enum.h"
 
-struct id_row {
-	uint16_t device;
-	enum pci_kind kind;
-	const char *family;
-};
+#define PF(id, f) {id, PCI_KIND_PF, f}
+#define VF(id, f) {id, PCI_KIND_VF, f}
+#define RECOVERY(id, f) {id, PCI_KIND_RECOVERY, f}
 
 /* hw-access.md §1.1: mlx4's table, mstflint's supported and livefish lists. */
-static const struct id_row ids[] = {
-	{0x6340, PCI_KIND_PF, "ConnectX-2"}, {0x634A, PCI_KIND_PF, "ConnectX-2"},
-	{0x6354, PCI_KIND_PF, "ConnectX-2"}, {0x6368, PCI_KIND_PF, "ConnectX-2"},
-	{0x6372, PCI_KIND_PF, "ConnectX-2"}, {0x6732, PCI_KIND_PF, "ConnectX-2"},
-	{0x673C, PCI_KIND_PF, "ConnectX-2"}, {0x6746, PCI_KIND_PF, "ConnectX-2"},
-	{0x6750, PCI_KIND_PF, "ConnectX-2"}, {0x675A, PCI_KIND_PF, "ConnectX-2"},
-	{0x6764, PCI_KIND_PF, "ConnectX-2"}, {0x676E, PCI_KIND_PF, "ConnectX-2"},
-	{0x6778, PCI_KIND_PF, "ConnectX-2"}, {0x1002, PCI_KIND_VF, "ConnectX-2"},
-	{0x1003, PCI_KIND_PF, "ConnectX-3"}, {0x1005, PCI_KIND_PF, "ConnectX-3"},
-	{0x1006, PCI_KIND_PF, "ConnectX-3"}, {0x1008, PCI_KIND_PF, "ConnectX-3"},
-	{0x1009, PCI_KIND_PF, "ConnectX-3"}, {0x100A, PCI_KIND_PF, "ConnectX-3"},
-	{0x100B, PCI_KIND_PF, "ConnectX-3"}, {0x100C, PCI_KIND_PF, "ConnectX-3"},
-	{0x100D, PCI_KIND_PF, "ConnectX-3"}, {0x100E, PCI_KIND_PF, "ConnectX-3"},
-	{0x100F, PCI_KIND_PF, "ConnectX-3"}, {0x1010, PCI_KIND_PF, "ConnectX-3"},
-	{0x1004, PCI_KIND_VF, "ConnectX-3"}, {0x1007, PCI_KIND_PF, "ConnectX-3 Pro"},
-	{0x0191, PCI_KIND_RECOVERY, "ConnectX-2"}, {0x01F6, PCI_KIND_RECOVERY, "ConnectX-3"},
-	{0x01F8, PCI_KIND_RECOVERY, "ConnectX-3 Pro"},
+static const struct pci_id ids[] = {
+	PF(0x6340, CXF_CX2), PF(0x634A, CXF_CX2), PF(0x6354, CXF_CX2), PF(0x6368, CXF_CX2),
+	PF(0x6372, CXF_CX2), PF(0x6732, CXF_CX2), PF(0x673C, CXF_CX2), PF(0x6746, CXF_CX2),
+	PF(0x6750, CXF_CX2), PF(0x675A, CXF_CX2), PF(0x6764, CXF_CX2), PF(0x676E, CXF_CX2),
+	PF(0x6778, CXF_CX2), VF(0x1002, CXF_CX2),
+	PF(0x1003, CXF_CX3), PF(0x1005, CXF_CX3), PF(0x1006, CXF_CX3), PF(0x1008, CXF_CX3),
+	PF(0x1009, CXF_CX3), PF(0x100A, CXF_CX3), PF(0x100B, CXF_CX3), PF(0x100C, CXF_CX3),
+	PF(0x100D, CXF_CX3), PF(0x100E, CXF_CX3), PF(0x100F, CXF_CX3), PF(0x1010, CXF_CX3),
+	VF(0x1004, CXF_CX3), /* the VF of CX3 and CX3 Pro alike; listed once, skipped anyway */
+	PF(0x1007, CXF_CX3PRO),
+	RECOVERY(0x0191, CXF_CX2), RECOVERY(0x01F6, CXF_CX3), RECOVERY(0x01F8, CXF_CX3PRO),
 };
+
+const struct pci_id *pci_id_table(size_t *n)
+{
+	*n = sizeof(ids) / sizeof(ids[0]);
+	return ids;
+}
+
+const struct pci_id *pci_id_row(uint16_t device)
+{
+	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (ids[i].device == device)
+			return &ids[i];
+	return NULL;
+}
 
 bool pci_id_known(uint16_t device, enum pci_kind *kind, const char **family)
 {
-	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (ids[i].device == device) {
-			*kind = ids[i].kind;
-			*family = ids[i].family;
-			return true;
-		}
-	return false;
+	const struct pci_id *id = pci_id_row(device);
+
+	if (!id)
+		return false;
+	*kind = id->kind;
+	*family = chip_by_family(id->family)->name;
+	return true;
 }
 
 static int by_bdf(const void *a, const void *b)

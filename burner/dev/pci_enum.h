@@ -3,15 +3,18 @@
  *
  * Knows the PCI device IDs of hw-access.md §1.1: physical functions, virtual
  * functions (listed by the table but skipped: a VF has no flash of its own)
- * and the flash-recovery IDs. The sysfs root is libpci's `sysfs.path`
+ * and the flash-recovery IDs, each with its family (enum cx_family: the names
+ * are the chip table's, dev/chip.h). The sysfs root is libpci's `sysfs.path`
  * parameter, so a simulated tree (cxsim serve DIR) is found the same way.
  */
 #ifndef CX_PCI_ENUM_H
 #define CX_PCI_ENUM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "dev/chip.h"
 #include "util/status.h"
 
 #define PCI_VENDOR_MELLANOX 0x15B3
@@ -24,10 +27,24 @@ struct pci_card {
 	uint16_t device, subsys_vendor, subsys_device;
 	uint32_t class_code;        /* 24-bit class, e.g. 0x028000 */
 	enum pci_kind kind;
-	const char *family;         /* "ConnectX-2", "ConnectX-3", "ConnectX-3 Pro" */
+	const char *family;         /* the chip table's name: "ConnectX-2", "ConnectX-3", ... */
 };
 
-/* What a Mellanox device ID is; false if not one of ours. */
+/* One Mellanox device ID of ours and what it is. */
+struct pci_id {
+	uint16_t device;
+	enum pci_kind kind;
+	enum cx_family family;
+};
+
+/* The whole table (hw-access.md §1.1), *n rows; each device ID once. */
+const struct pci_id *pci_id_table(size_t *n);
+
+/* The row of a device ID, or NULL if it is not one of ours. (Not pci_id_lookup:
+ * libpci, linked statically, has one.) */
+const struct pci_id *pci_id_row(uint16_t device);
+
+/* The same, as kind and the family's display name; false if not one of ours. */
 bool pci_id_known(uint16_t device, enum pci_kind *kind, const char **family);
 
 /* List our cards (PFs and recovery functions; VFs skipped), sorted by BDF.

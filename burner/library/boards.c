@@ -16,8 +16,6 @@ static const char *const field_names[BOARDS_NFIELDS] = {
 enum { F_OEM, F_PARTS, F_PSID, F_FAMILY, F_SUBSYS, F_STOCK_PART, F_STOCK_PSID, F_PORT, F_SPEED,
        F_BASIS, F_SOURCE, F_NOTES, F_PINS };
 
-static const char *const family_names[] = {[BOARD_CX2] = "cx2", [BOARD_CX3] = "cx3",
-					    [BOARD_CX3PRO] = "cx3pro"};
 static const char *const port_names[] = {[BOARD_PORT_NONE] = "-", [BOARD_PORT_EN] = "en",
 					  [BOARD_PORT_VPI] = "vpi", [BOARD_PORT_IB] = "ib"};
 static const char *const basis_names[] = {[BOARD_STATED] = "stated", [BOARD_INFERRED] = "inferred"};
@@ -189,9 +187,10 @@ static int parse_row(char *s, struct board *b, const char *name, unsigned line, 
 		return st->code;
 	b->oem_psid = f[F_PSID];
 
-	if ((k = lookup(f[F_FAMILY], family_names, NAMES(family_names))) < 0)
+	const struct chip_desc *chip = chip_by_slug(f[F_FAMILY]);
+	if (!chip)
 		return bad(st, name, line, "unknown family \"%.40s\" (cx2, cx3, cx3pro)", f[F_FAMILY]);
-	b->family = (enum board_family)k;
+	b->family = chip->family;
 
 	if (!is_none(f[F_SUBSYS])) {
 		const char *v = f[F_SUBSYS];
@@ -494,9 +493,10 @@ bool board_has_part(const struct board *b, const char *part)
 	return false;
 }
 
-const char *board_family_name(enum board_family f)
+const char *board_family_name(enum cx_family f)
 {
-	return (unsigned)f < NAMES(family_names) ? family_names[f] : "?";
+	const struct chip_desc *c = chip_by_family(f);
+	return c ? c->slug : "?";
 }
 
 const char *board_port_name(enum board_port p)

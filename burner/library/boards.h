@@ -13,7 +13,7 @@
  *   oem_psid    the PSID the board's firmware carries: required, 1..16 of A-Z 0-9 _
  *               (16 = the PSID field of IMAGE_INFO tag 4, fs2-format.md §3.2); one
  *               row per PSID
- *   family      cx2, cx3 or cx3pro
+ *   family      cx2, cx3 or cx3pro (the chip table's slugs, dev/chip.h)
  *   subsys      PCI subsystem vendor:device, "103c:18d6" (lower-case hex), or "-"
  *   stock_part  the stock board it corresponds to, or "-" when no source states one
  *   stock_psid  that board's PSID, or "-"; never without a stock_part. A stock
@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/chip.h"
 #include "image/info.h"
 #include "util/sha256.h"
 #include "util/status.h"
@@ -58,7 +59,6 @@
 #define BOARDS_MAX_ROWS 10000         /* ours */
 #define BOARDS_NFIELDS 13
 
-enum board_family { BOARD_CX2, BOARD_CX3, BOARD_CX3PRO };
 enum board_port { BOARD_PORT_NONE, BOARD_PORT_EN, BOARD_PORT_VPI, BOARD_PORT_IB };
 enum board_basis { BOARD_STATED, BOARD_INFERRED };
 
@@ -68,7 +68,7 @@ struct board {
 	const char *oem;
 	const char *oem_parts;        /* comma-separated, or NULL */
 	const char *oem_psid;
-	enum board_family family;
+	enum cx_family family;
 	bool has_subsys;
 	uint16_t subsys_vendor, subsys_device;
 	const char *stock_part;       /* or NULL */
@@ -124,8 +124,9 @@ int boards_pin(const struct board_table *t, const char *psid, const uint16_t ver
 /* Whether part is one of the row's oem_parts (exact). */
 bool board_has_part(const struct board *b, const char *part);
 
-/* "cx2", "en", "stated", ...: the words the file uses ("-" for BOARD_PORT_NONE). */
-const char *board_family_name(enum board_family f);
+/* "cx2", "en", "stated", ...: the words the file uses ("-" for BOARD_PORT_NONE);
+ * a family's word is its slug in the chip table. */
+const char *board_family_name(enum cx_family f);
 const char *board_port_name(enum board_port p);
 const char *board_basis_name(enum board_basis b);
 

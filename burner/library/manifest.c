@@ -39,25 +39,25 @@ static bool in(uint16_t v, const uint16_t *a, size_t n)
 	return false;
 }
 
-bool manifest_family_of_hw(uint16_t hw_id, enum board_family *f)
+bool manifest_family_of_hw(uint16_t hw_id, enum cx_family *f)
 {
 	const struct chip_desc *c = chip_by_hw_id(hw_id);
 
 	if (!c)
 		return false;
-	*f = c->family == CXF_CX2 ? BOARD_CX2 : c->family == CXF_CX3 ? BOARD_CX3 : BOARD_CX3PRO;
+	*f = c->family;
 	return true;
 }
 
-bool manifest_family_of_devtype(uint16_t dev_type, enum board_family *f)
+bool manifest_family_of_devtype(uint16_t dev_type, enum cx_family *f)
 {
 	/* §6: CX3 4099-4102 and 4104-4112, CX3 Pro 4103 */
 	if (in(dev_type, cx2_types, COUNT(cx2_types)))
-		*f = BOARD_CX2;
+		*f = CXF_CX2;
 	else if (dev_type == 4103)
-		*f = BOARD_CX3PRO;
+		*f = CXF_CX3PRO;
 	else if (dev_type >= 4099 && dev_type <= 4112)
-		*f = BOARD_CX3;
+		*f = CXF_CX3;
 	else
 		return false;
 	return true;

@@ -57,7 +57,7 @@ struct manifest_entry {
 	int nhw_ids;
 	uint32_t hw_ids[INFO_MAX_HW_IDS];  /* (rev << 16) | hw_dev_id, tag 10 */
 	bool have_family;
-	enum board_family family;       /* from hw_ids[0], else from dev_type */
+	enum cx_family family;          /* from hw_ids[0], else from dev_type */
 	int nroms;
 	struct rom_info roms[ROM_MAX_IMAGES];
 
@@ -120,8 +120,8 @@ enum board_port manifest_port_type(uint16_t dev_type, const char *psid, const ch
 
 /* The family of a HW ID (the low 16 bits of a tag 10 entry) or of a device
  * type (tag 3, fs2-format.md §6); false if unknown. */
-bool manifest_family_of_hw(uint16_t hw_id, enum board_family *f);
-bool manifest_family_of_devtype(uint16_t dev_type, enum board_family *f);
+bool manifest_family_of_hw(uint16_t hw_id, enum cx_family *f);
+bool manifest_family_of_devtype(uint16_t dev_type, enum cx_family *f);
 
 /* One JSON object {"files": [...]} describing every entry (the manifest.json the
  * image carries): path, name, size, sha256, status (cx_code_name()), reason,

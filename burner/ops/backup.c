@@ -105,10 +105,6 @@ static int hash_file(const char *path, uint8_t d[SHA256_LEN], uint64_t *size, st
 static const char *const guid_key[4] = {"node", "port1", "port2", "sys_image"};
 static const char *const mac_key[2] = {"port1", "port2"};
 
-static const char *family_slug(enum cx_family f)
-{
-	return f == CXF_CX2 ? "cx2" : f == CXF_CX3 ? "cx3" : "cx3pro";
-}
 
 /* What the dump says, for identity.json and the name. */
 struct found {
@@ -203,7 +199,7 @@ static bool bundle_name(const struct device *d, const struct found *f, const str
 			who[k++] = *p == ':' ? '_' : *p;
 		who[k] = '\0';
 	}
-	return (size_t)snprintf(name, n, "%s-%s-%s", family_slug(d->chip.desc->family), who, stamp) < n;
+	return (size_t)snprintf(name, n, "%s-%s-%s", d->chip.desc->slug, who, stamp) < n;
 }
 
 static int identity_json(const struct device *d, const struct found *f, const char *date,

@@ -8,21 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dev/chip.h"
 #include "rescue/pending.h"
 #include "util/fileio.h"
 
 #define RECORD_MAX 16384 /* a record is < 3 KiB; anything bigger is not ours */
 #define SUFFIX ".job"
 
+/* The chip table's slug of a family name; "card" for a name it does not know. */
 static const char *slug(const char *family)
 {
-	if (!strcmp(family, "ConnectX-2"))
-		return "cx2";
-	if (!strcmp(family, "ConnectX-3 Pro"))
-		return "cx3pro";
-	if (!strcmp(family, "ConnectX-3"))
-		return "cx3";
-	return "card";
+	const struct chip_desc *c = chip_by_name(family);
+	return c ? c->slug : "card";
 }
 
 static void name_of(struct pending *p)

@@ -124,7 +124,7 @@ static void test_real_table(void **state)
 	const struct board *hp = boards_by_psid(&t, "HP_0280210019");
 	assert_non_null(hp);
 	assert_string_equal(hp->oem, "HP");
-	assert_int_equal(hp->family, BOARD_CX3);
+	assert_int_equal(hp->family, CXF_CX3);
 	assert_string_equal(hp->stock_psid, "MT_1090120019");
 	assert_true(board_has_part(hp, "649281-B21"));
 	assert_true(board_has_part(hp, "661685-001"));
@@ -137,8 +137,8 @@ static void test_real_table(void **state)
 	assert_string_equal(boards_by_psid(&t, "IBM1080111023")->oem, "IBM");
 	assert_null(boards_by_psid(&t, "DEL1100001019")->stock_part); /* a Dell image, not stock */
 	assert_null(boards_by_psid(&t, "DEL0A30000019")->stock_part);
-	assert_int_equal(boards_by_psid(&t, "HP_1370110017")->family, BOARD_CX3PRO);
-	assert_int_equal(boards_by_psid(&t, "SUN0150000009")->family, BOARD_CX2);
+	assert_int_equal(boards_by_psid(&t, "HP_1370110017")->family, CXF_CX3PRO);
+	assert_int_equal(boards_by_psid(&t, "SUN0150000009")->family, CXF_CX2);
 	/* the stock target of the HP and Oracle rows names itself */
 	const struct board *fcb = boards_by_psid(&t, "MT_1090120019");
 	assert_non_null(fcb);
@@ -362,7 +362,7 @@ static void test_accepted_forms(void **state)
 	assert_string_equal(d->oem, "Dell");
 	assert_null(d->oem_parts);
 	assert_string_equal(d->oem_psid, "DEL_1");
-	assert_int_equal(d->family, BOARD_CX2);
+	assert_int_equal(d->family, CXF_CX2);
 	assert_false(d->has_subsys);
 	assert_null(d->stock_part);
 	assert_null(d->stock_psid);

@@ -259,7 +259,7 @@ static void test_facts(void **state)
 	assert_int_equal(e->nhw_ids, 1);
 	assert_int_equal(e->hw_ids[0], 0x101f5); /* rev A1 */
 	assert_true(e->have_family);
-	assert_int_equal(e->family, BOARD_CX3);
+	assert_int_equal(e->family, CXF_CX3);
 	assert_int_equal(e->nroms, 1);
 	assert_int_equal(e->roms[0].product, 0x10); /* PXE */
 	assert_int_equal(e->roms[0].ver[0], 3);
@@ -292,7 +292,7 @@ static void test_facts(void **state)
 	assert_int_equal(e->fw_ver[2], 1000);
 	assert_int_equal(e->dev_type, 26428);
 	assert_int_equal(e->hw_ids[0], 0xB00190);
-	assert_int_equal(e->family, BOARD_CX2);
+	assert_int_equal(e->family, CXF_CX2);
 	assert_string_equal(e->ini_name, "SYNTH-MHQH29C");
 	assert_string_equal(e->ini_device_id, "0x673c");
 	sha256sum(e->path, sha);
@@ -303,7 +303,7 @@ static void test_facts(void **state)
 	assert_string_equal(e->psid, "MT_1090111023");
 	assert_int_equal(e->dev_type, 4103);
 	assert_int_equal(e->hw_ids[0], 0x1f7);
-	assert_int_equal(e->family, BOARD_CX3PRO);
+	assert_int_equal(e->family, CXF_CX3PRO);
 	assert_string_equal(e->ini_class_code, "0x020000");
 	sha256sum(e->path, sha);
 	assert_string_equal(e->sha256, sha);
@@ -528,19 +528,19 @@ static void test_port_type(void **state)
 static void test_family(void **state)
 {
 	(void)state;
-	enum board_family f;
+	enum cx_family f;
 
-	assert_true(manifest_family_of_hw(0x190, &f) && f == BOARD_CX2);
-	assert_true(manifest_family_of_hw(0x1f5, &f) && f == BOARD_CX3);
-	assert_true(manifest_family_of_hw(0x1f7, &f) && f == BOARD_CX3PRO);
+	assert_true(manifest_family_of_hw(0x190, &f) && f == CXF_CX2);
+	assert_true(manifest_family_of_hw(0x1f5, &f) && f == CXF_CX3);
+	assert_true(manifest_family_of_hw(0x1f7, &f) && f == CXF_CX3PRO);
 	assert_false(manifest_family_of_hw(0x1f6, &f));
 	assert_false(manifest_family_of_hw(0, &f));
-	assert_true(manifest_family_of_devtype(26428, &f) && f == BOARD_CX2);
-	assert_true(manifest_family_of_devtype(25448, &f) && f == BOARD_CX2);
-	assert_true(manifest_family_of_devtype(4097, &f) && f == BOARD_CX2);
-	assert_true(manifest_family_of_devtype(4099, &f) && f == BOARD_CX3);
-	assert_true(manifest_family_of_devtype(4112, &f) && f == BOARD_CX3);
-	assert_true(manifest_family_of_devtype(4103, &f) && f == BOARD_CX3PRO);
+	assert_true(manifest_family_of_devtype(26428, &f) && f == CXF_CX2);
+	assert_true(manifest_family_of_devtype(25448, &f) && f == CXF_CX2);
+	assert_true(manifest_family_of_devtype(4097, &f) && f == CXF_CX2);
+	assert_true(manifest_family_of_devtype(4099, &f) && f == CXF_CX3);
+	assert_true(manifest_family_of_devtype(4112, &f) && f == CXF_CX3);
+	assert_true(manifest_family_of_devtype(4103, &f) && f == CXF_CX3PRO);
 	assert_false(manifest_family_of_devtype(4113, &f));
 	assert_false(manifest_family_of_devtype(4096, &f));
 	assert_false(manifest_family_of_devtype(0, &f));
@@ -572,7 +572,7 @@ static void test_pins(void **state)
 	assert_string_equal(e->reason, want);
 	/* its facts stay: the reason names what it is */
 	assert_string_equal(e->psid, "MT_0D80120009");
-	assert_int_equal(e->family, BOARD_CX2);
+	assert_int_equal(e->family, CXF_CX2);
 	/* not pinned: another PSID, or no row */
 	assert_int_equal(by_name(&m, "C-cx3pro.BIN")->pin, PIN_NONE);
 	assert_int_equal(by_name(&m, "C-cx3pro.BIN")->status, CX_OK);
