@@ -28,6 +28,8 @@
  *
  * A restore, and the burn (which backs the card up first), use the same
  * functions; backup_verify() and backup_load_identity() read a bundle back.
+ * (backup.c writes a bundle, backup_verify.c checks one, backup_identity.c
+ * reads identity.json with util/json_read.)
  */
 #ifndef CX_BACKUP_H
 #define CX_BACKUP_H

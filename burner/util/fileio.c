@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fileio.c — whole-file reads and atomic replacement. */
+/* fileio.c — whole-file reads and hashes, atomic replacement. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,6 +50,55 @@ int file_read(const char *path, size_t max, uint8_t **buf, size_t *len, struct c
 	close(fd);
 	*buf = p;
 	*len = n;
+	return CX_OK;
+}
+
+#define HASH_PIECE (64u << 10) /* bytes hashed per read() */
+
+int file_sha256(const char *path, uint8_t digest[SHA256_LEN], uint64_t *size, struct cx_status *st)
+{
+	struct sha256 s;
+	struct stat sb;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return cx_fail(st, CX_EIO, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return cx_fail(st, CX_EIO, "%s is not a regular file", path);
+	}
+	if (!(buf = malloc(HASH_PIECE))) {
+		close(fd);
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	}
+	sha256_init(&s);
+	*size = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf, HASH_PIECE);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return cx_fail(st, CX_EIO, "cannot read %s: %s", path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		sha256_update(&s, buf, (size_t)r);
+		*size += (uint64_t)r;
+	}
+	sha256_final(&s, digest);
+	free(buf);
+	close(fd);
+	return CX_OK;
+}
+
+int path_join(char *out, size_t n, const char *dir, const char *name, struct cx_status *st)
+{
+	if ((size_t)snprintf(out, n, "%s/%s", dir, name) >= n)
+		return cx_fail(st, CX_EIO, "path too long: %s/%s", dir, name);
 	return CX_OK;
 }
 

@@ -3,7 +3,8 @@
  *
  * Objects and arrays nest up to JSON_DEPTH; the writer adds the commas.
  * Strings are escaped per RFC 8259, with bytes outside printable ASCII
- * written as \u00XX so output is always valid UTF-8.
+ * written as \u00XX so output is always valid UTF-8. util/json_read.h reads
+ * it back (those \u00XX as the bytes they stand for).
  */
 #ifndef CX_JSON_H
 #define CX_JSON_H
