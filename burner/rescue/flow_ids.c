@@ -94,6 +94,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 		rc = patch_check_result(want, cur.len, st);
 	if (!rc)
 		rc = setid_write(&d, &cur, want, &o, &r, st);
+	w->last_write = r.out;
 	device_close(&d);
 	devimage_free(&cur);
 	free(want);

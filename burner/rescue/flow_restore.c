@@ -108,6 +108,7 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	rc = wiz_open(w, i, &d, st);
 	if (!rc)
 		rc = restore_card(&d, bundle, &o, &r, st);
+	w->last_write = r.out;
 	device_close(&d);
 
 	struct history_from from = {0};

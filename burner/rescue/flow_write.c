@@ -167,7 +167,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	struct wizard_card *c = &w->cards[rq->card];
 	struct burn_ctx b = {.w = w, .card = rq->card, .rq = rq};
 	struct burn_opts o = {0};
-	struct burn_result r;
+	struct burn_result r = {0};
 	struct device d;
 	uint8_t *img = NULL;
 	size_t len;
@@ -213,6 +213,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	rc = wiz_open(w, rq->card, &d, st);
 	if (!rc)
 		rc = burn_card(&d, img, len, &o, &r, st);
+	w->last_write = r.out;
 	device_close(&d);
 	free(img);
 

@@ -40,6 +40,7 @@ struct card_outcome {
 	const struct backup_identity *bundle; /* job=restore: what the card is to get */
 	struct backup_result bk;
 	bool backed_up;
+	enum card_state state;       /* what the card was left in (untouched when nothing ran) */
 };
 
 static bool chosen(const struct wizard *w, const struct wizard_card *c)
@@ -86,7 +87,9 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 	struct cx_status st = {0};
 
 	if (w->o.job == JOB_RESTORE) {
+		w->last_write = (struct write_outcome){0};
 		int rc = wiz_restore(w, i, w->o.bundle, c->ci.recovery ? "unbrick" : "restore", false, &r->bk, &st);
+		r->state = w->last_write.state;
 		r->backed_up = r->bk.path[0] != '\0';
 		if (rc)
 			outcome(r, "failed", "%s", st.msg);
@@ -134,7 +137,9 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 	struct write_request rq = {.card = i, .e = m->e, .m = m, .ask = false, .backup_out = &r->bk,
 				   .backed_up = &r->backed_up,
 				   .action = m->rel == REL_CROSS_FLASH ? "crossflash" : "update"};
+	w->last_write = (struct write_outcome){0};
 	int rc = wiz_burn(w, &rq, &st);
+	r->state = w->last_write.state;
 	if (rc)
 		outcome(r, "failed", "%s", st.msg);
 	else
@@ -206,6 +211,7 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 	}
 	json_str(j, "result", r->result);
 	json_str(j, "message", r->message[0] ? r->message : NULL);
+	json_str(j, "card_state", card_state_name(r->state));
 	if (r->to) {
 		char ver[24];
 		fmt_fw_version(ver, sizeof(ver), r->to->fw_ver);

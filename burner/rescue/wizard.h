@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "ops/card_write.h"
 #include "library/card_facts.h"
 #include "library/library.h"
 #include "library/match.h"
@@ -111,6 +112,7 @@ struct wizard {
 					       * GUIDs has no identity the index could find) */
 	int nbacked_up;
 	bool wrote;                  /* a write succeeded: power off for the cold restart */
+	struct write_outcome last_write; /* the newest write's outcome (ops/card_write.h): its card's state */
 	bool wrote_recovery;         /* ... to a card that was in recovery mode (the jumper) */
 	bool failed;                 /* the last action failed */
 	char last_error[2 * CX_MSG_MAX]; /* what failed: the action, then its one line */
