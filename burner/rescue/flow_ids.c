@@ -11,47 +11,19 @@
 #include "ops/setid.h"
 #include "rescue/flows.h"
 
-struct ids_ctx {
-	struct wizard *w;
-	int card;
-	struct device *d;
-	struct backup_result bk;
-	bool backed_up;
-};
-
-static int before_write(void *ctx, struct cx_status *st)
-{
-	struct ids_ctx *b = ctx;
-	int rc = wiz_backup_card(b->w, b->card, b->d, "before setting GUIDs/MACs", &b->bk, st);
-
-	b->backed_up = rc == CX_OK;
-	if (!rc)
-		wiz_quiesce_stick(b->w);
-	return rc;
-}
-
 static bool has_image(const struct wizard_card *c)
 {
 	return c->ci.have_image && !c->ci.recovery;
 }
 
-int flow_set_ids(struct wizard *w, struct cx_status *st)
+/* The new identity from the sticker: node GUID, and port 1 MAC when the image stores MACs. */
+static int ask_ids(struct wizard *w, const struct wizard_card *c, struct guid_request *req, char *note, size_t n,
+		   struct cx_status *st)
 {
-	struct guid_request req = {0};
-	struct dev_image cur = {0};
-	struct setid_result r = {0};
-	struct ids_ctx b = {.w = w};
-	struct setid_opts o = {.before_write = before_write, .before_ctx = &b, .progress = progress_line};
-	struct device d;
-	uint64_t guid, mac = 0;
-	uint8_t *want = NULL;
-	int i, rc;
-
-	if ((rc = wiz_choose_card(w, "Set the GUIDs/MACs of which card?", has_image,
-				  "no card with readable firmware (a card in recovery mode: use Unbrick)", &i, st)))
-		return rc;
-	struct wizard_card *c = &w->cards[i];
 	const struct fs2_guids *g = &c->ci.f.img.guids;
+	uint64_t guid, mac = 0;
+	int rc;
+
 	fprintf(w->out, "\nCard %s now has node GUID %016llx, MACs %012llx %012llx%s.\n", c->ci.pci.bdf,
 		(unsigned long long)g->guid[0], (unsigned long long)g->mac[0], (unsigned long long)g->mac[1],
 		g->blank ? " (blank)" : "");
@@ -61,61 +33,86 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	if ((rc = prompt_guid(&w->p, "node GUID", &guid, st)) ||
 	    (macs && (rc = prompt_mac(&w->p, "port 1 MAC", &mac, st))))
 		return rc;
-	patch_expand_guid(guid, req.guid);
-	patch_expand_mac(mac, req.mac);
-	req.have_guids = true;
-	req.have_macs = macs;
-	fprintf(w->out, "  new: GUIDs %016llx %016llx %016llx %016llx\n", (unsigned long long)req.guid[0],
-		(unsigned long long)req.guid[1], (unsigned long long)req.guid[2], (unsigned long long)req.guid[3]);
+	patch_expand_guid(guid, req->guid);
+	patch_expand_mac(mac, req->mac);
+	req->have_guids = true;
+	req->have_macs = macs;
+	fprintf(w->out, "  new: GUIDs %016llx %016llx %016llx %016llx\n", (unsigned long long)req->guid[0],
+		(unsigned long long)req->guid[1], (unsigned long long)req->guid[2], (unsigned long long)req->guid[3]);
 	if (macs)
-		fprintf(w->out, "       MACs  %012llx %012llx\n", (unsigned long long)req.mac[0],
-			(unsigned long long)req.mac[1]);
+		fprintf(w->out, "       MACs  %012llx %012llx\n", (unsigned long long)req->mac[0],
+			(unsigned long long)req->mac[1]);
 	else
 		fprintf(w->out, "       MACs  %012llx %012llx (from the port GUIDs: this image stores no MACs)\n",
-			(unsigned long long)guids_mac_from_guid(req.guid[1]),
-			(unsigned long long)guids_mac_from_guid(req.guid[2]));
-	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is.\n");
-	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
-		wiz_history(w, c, "set-ids", NULL, NULL, NULL, "declined", st->msg);
-		return rc;
-	}
-	b.card = i;
-	b.d = &d;
-	rc = wiz_open(w, i, &d, st);
+			(unsigned long long)guids_mac_from_guid(req->guid[1]),
+			(unsigned long long)guids_mac_from_guid(req->guid[2]));
+	if (macs)
+		snprintf(note, n, "node GUID %016llx, port 1 MAC %012llx", (unsigned long long)guid, (unsigned long long)mac);
+	else
+		snprintf(note, n, "node GUID %016llx", (unsigned long long)guid);
+	return CX_OK;
+}
+
+/* The card's image read, patched as `sg` patches a file, and written (ops/setid.h). */
+static int write_ids(struct wiz_write *x, const struct guid_request *req, struct setid_result *r,
+		     struct cx_status *st)
+{
+	struct dev_image cur = {0};
+	struct setid_opts o = {.before_write = wiz_write_before, .before_ctx = x, .progress = progress_line};
+	uint8_t *want = NULL;
+	struct device d;
+	int rc;
+
+	x->d = &d;
+	rc = wiz_open(x->w, x->card, &d, st);
 	if (!rc)
 		rc = setid_read(&d, &cur, st);
 	if (!rc && !(want = malloc(cur.len)))
 		rc = cx_fail(st, CX_ENOMEM, "out of memory");
 	if (!rc) {
 		memcpy(want, cur.buf, cur.len);
-		rc = patch_guids(want, &cur.img, &req, st);
+		rc = patch_guids(want, &cur.img, req, st);
 	}
 	if (!rc)
 		rc = patch_check_result(want, cur.len, st);
 	if (!rc)
-		rc = setid_write(&d, &cur, want, &o, &r, st);
-	w->last_write = r.out;
+		rc = setid_write(&d, &cur, want, &o, r, st);
 	device_close(&d);
 	devimage_free(&cur);
 	free(want);
+	return rc;
+}
 
-	struct history_backup bk = {.path = b.bk.path, .sha256 = b.bk.flash_sha256};
+int flow_set_ids(struct wizard *w, struct cx_status *st)
+{
+	struct guid_request req = {0};
+	struct setid_result r = {0};
+	struct wiz_write x;
 	char msg[160];
-	if (macs)
-		snprintf(msg, sizeof(msg), "node GUID %016llx, port 1 MAC %012llx", (unsigned long long)guid,
-			 (unsigned long long)mac);
-	else
-		snprintf(msg, sizeof(msg), "node GUID %016llx", (unsigned long long)guid);
-	wiz_history(w, c, "set-ids", NULL, NULL, b.backed_up ? &bk : NULL, rc ? "failed" : "ok", rc ? st->msg : msg);
-	if (rc)
+	int i, rc;
+
+	if ((rc = wiz_choose_card(w, "Set the GUIDs/MACs of which card?", has_image,
+				  "no card with readable firmware (a card in recovery mode: use Unbrick)", &i, st)))
+		return rc;
+	struct wizard_card *c = &w->cards[i];
+	if ((rc = ask_ids(w, c, &req, msg, sizeof(msg), st)))
+		return rc;
+	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is.\n");
+	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
+		wiz_history(w, c, "set-ids", NULL, NULL, NULL, "declined", st->msg);
+		return rc;
+	}
+	wiz_write_init(&x, w, i, "set-ids", "before setting GUIDs/MACs", "the GUIDs/MACs");
+	x.record = false;
+	x.ok_note = msg;
+	rc = write_ids(&x, &req, &r, st);
+	if ((rc = wiz_write_end(&x, rc, st, &r.out, NULL, msg)))
 		return rc;
 	if (r.nothing_to_do) {
 		wiz_say(w, "card %s already has these GUIDs/MACs: nothing written", c->ci.pci.bdf);
 		return CX_OK;
 	}
 	wiz_say(w, "card %s: OK: GUIDs/MACs set (%s), verified", c->ci.pci.bdf, msg);
-	w->wrote = true;
-	struct cx_status ist = {0};
-	inv_read(w, &ist);
+	wiz_write_wrote(&x);
 	return CX_OK;
 }

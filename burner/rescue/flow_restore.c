@@ -18,13 +18,8 @@
 #include "rescue/flows.h"
 
 struct restore_ctx {
-	struct wizard *w;
-	int card;
-	struct device *d;
+	struct wiz_write x;
 	bool ask;
-	struct pending job;
-	struct backup_result bk;
-	bool backed_up, recorded;
 };
 
 /* restore_card()'s questions (a card whose identity cannot be read, ...) are on
@@ -35,24 +30,7 @@ static int confirm(void *ctx, const char *question, struct cx_status *st)
 
 	if (!b->ask)
 		return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
-	wiz_say(b->w, "  confirmed with %s: %s", CONFIRM_WORD, question);
-	return CX_OK;
-}
-
-static int before_write(void *ctx, struct cx_status *st)
-{
-	struct restore_ctx *b = ctx;
-	int rc;
-
-	rc = wiz_backup_card(b->w, b->card, b->d, "before the restore", &b->bk, st);
-	b->backed_up = b->bk.path[0] != '\0'; /* written, if perhaps not uploaded (rc) */
-	if (rc)
-		return rc;
-	if ((rc = pending_write(b->w->o.data_dir, &b->job, st)))
-		return rc;
-	b->recorded = true;
-	wiz_say(b->w, "Writing the backup onto %s; do not switch the machine off.", b->w->cards[b->card].ci.pci.bdf);
-	wiz_quiesce_stick(b->w);
+	wiz_say(b->x.w, "  confirmed with %s: %s", CONFIRM_WORD, question);
 	return CX_OK;
 }
 
@@ -70,90 +48,70 @@ static void show_bundle(struct wizard *w, const struct backup_entry *e)
 	fprintf(w->out, "          flash SHA-256 %s\n", id->flash_sha256);
 }
 
+static int ask_word(struct wizard *w, int i, const char *bundle, const char *action, struct cx_status *st)
+{
+	const struct wizard_card *c = &w->cards[i];
+	int rc;
+
+	fprintf(w->out, "\n== %s: card %s (%s) ==\n", action, c->ci.pci.bdf, c->ci.chip);
+	fprintf(w->out, "  The card's whole flash is replaced by the backup %s\n", bundle);
+	fprintf(w->out, "  (firmware and identity as they were when it was made), after a backup of the flash\n"
+			"  as it is now. A power cut leaves a whole image on the card at every instant.\n");
+	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st)))
+		wiz_history(w, c, action, NULL, NULL, NULL, "declined", st->msg);
+	return rc;
+}
+
 int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask,
 		struct backup_result *backup_out, struct cx_status *st)
 {
 	struct wizard_card *c = &w->cards[i];
-	struct restore_ctx b = {.w = w, .card = i, .ask = ask};
+	struct restore_ctx b = {.ask = ask};
 	struct restore_opts o = {0};
 	struct restore_result r = {0};
 	struct device d;
 	int rc;
 
-	if (ask) {
-		fprintf(w->out, "\n== %s: card %s (%s) ==\n", action, c->ci.pci.bdf, c->ci.chip);
-		fprintf(w->out, "  The card's whole flash is replaced by the backup %s\n", bundle);
-		fprintf(w->out, "  (firmware and identity as they were when it was made), after a backup of the flash\n"
-				"  as it is now. A power cut leaves a whole image on the card at every instant.\n");
-		if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
-			wiz_history(w, c, action, NULL, NULL, NULL, "declined", st->msg);
-			return rc;
-		}
-	}
-	snprintf(b.job.state, sizeof(b.job.state), "writing");
-	snprintf(b.job.action, sizeof(b.job.action), "%s", action);
-	wiz_pending_card(c, &b.job);
-	snprintf(b.job.file, sizeof(b.job.file), "%s", bundle);
-	snprintf(b.job.identity, sizeof(b.job.identity), "bundle:%s", bundle);
-	wiz_now(b.job.time);
+	if (ask && (rc = ask_word(w, i, bundle, action, st)))
+		return rc;
+	wiz_write_init(&b.x, w, i, action, "before the restore", "the backup");
+	snprintf(b.x.job.file, sizeof(b.x.job.file), "%s", bundle);
+	snprintf(b.x.job.identity, sizeof(b.x.job.identity), "bundle:%s", bundle);
 	o.confirm = confirm;
 	o.confirm_ctx = &b;
 	/* A job that names its bundle (PXE: the node's own backup, kept by the server) is what
 	 * unbricks a card whose identity cannot be read; every other question still refuses. */
 	o.unread_identity_ok = !ask && w->o.job == JOB_RESTORE && w->o.yes;
-	o.before_write = before_write;
-	o.before_ctx = &b;
+	o.before_write = wiz_write_before;
+	o.before_ctx = &b.x;
 	o.progress = progress_line;
-	b.d = &d;
+	b.x.d = &d;
 	rc = wiz_open(w, i, &d, st);
 	if (!rc)
 		rc = restore_card(&d, bundle, &o, &r, st);
-	w->last_write = r.out;
 	device_close(&d);
+	if (backup_out && b.x.backed_up)
+		*backup_out = b.x.bk;
+	/* The job record's "to" is known once the bundle has been read. */
+	snprintf(b.x.job.to_psid, sizeof(b.x.job.to_psid), "%s", r.id.have_image ? r.id.psid : "");
+	snprintf(b.x.job.to_fw, sizeof(b.x.job.to_fw), "%s", r.id.have_image ? r.id.fw_version : "");
 
-	struct history_from from = {0};
-	struct history_to to = {.file = bundle, .sha256 = r.id.flash_sha256};
-	struct history_backup bk = {.path = b.bk.path, .sha256 = b.bk.flash_sha256};
+	struct history_to to = {.file = bundle};
 	if (!rc) {
 		to.psid = r.id.have_image ? r.id.psid : NULL;
 		to.fw = r.id.have_image ? r.id.fw_version : NULL;
-	} else {
-		to.sha256 = NULL;
+		to.sha256 = r.id.flash_sha256;
 	}
-	if (c->ci.have_image) {
-		from.psid = c->ci.f.img.info.psid;
-		from.fw = c->fw;
-	}
-	const struct history_from *fp = c->ci.have_image ? &from : NULL;
-	const struct history_backup *bp = b.backed_up ? &bk : NULL;
-	if (backup_out && b.backed_up)
-		*backup_out = b.bk;
-	struct cx_status ist = {0};
-	if (rc) {
-		wiz_history(w, c, action, fp, &to, bp, rc == CX_EINTR ? "interrupted" : b.recorded ? "failed" : "refused",
-			    st->msg);
-		if (b.recorded && rc != CX_EINTR)
-			pending_remove(w->o.data_dir, &b.job, &ist);
+	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the flash already equals the backup")))
 		return rc;
-	}
 	if (r.nothing_to_do) {
 		wiz_say(w, "card %s: its flash already equals the backup: nothing written", c->ci.pci.bdf);
-		wiz_history(w, c, action, fp, &to, bp, "ok", "nothing to do: the flash already equals the backup");
 		return CX_OK;
 	}
-	snprintf(b.job.to_psid, sizeof(b.job.to_psid), "%s", r.id.have_image ? r.id.psid : "");
-	snprintf(b.job.to_fw, sizeof(b.job.to_fw), "%s", r.id.have_image ? r.id.fw_version : "");
-	snprintf(b.job.state, sizeof(b.job.state), "written");
-	if (pending_write(w->o.data_dir, &b.job, &ist))
-		wiz_say(w, "WARNING: %s", ist.msg);
-	wiz_history(w, c, action, fp, &to, bp, "ok", NULL);
 	wiz_say(w, "card %s: OK: the backup is on the flash, read back and verified (SHA-256 %.16s...; "
 		"%llu bytes erased, %llu programmed)", c->ci.pci.bdf, r.flash_sha256,
 		(unsigned long long)r.bytes_erased, (unsigned long long)r.bytes_programmed);
-	w->wrote = true;
-	w->wrote_recovery |= c->ci.recovery;
-	cx_status_clear(&ist);
-	inv_read(w, &ist);
+	wiz_write_wrote(&b.x);
 	return CX_OK;
 }
 

@@ -19,13 +19,8 @@
 #include "util/fileio.h"
 
 struct burn_ctx {
-	struct wizard *w;
-	int card;
-	struct device *d;
+	struct wiz_write x;          /* first: the before_write hook's ctx is this struct */
 	const struct write_request *rq;
-	struct pending job;
-	struct backup_result bk;
-	bool backed_up, recorded;
 };
 
 static void roms_text(char *out, size_t n, int nroms, const struct rom_info *roms)
@@ -107,11 +102,11 @@ static int confirm(void *ctx, const char *question, struct cx_status *st)
 	struct burn_ctx *b = ctx;
 
 	if (b->rq->ask) {
-		wiz_say(b->w, "  confirmed with %s: %s", CONFIRM_WORD, question);
+		wiz_say(b->x.w, "  confirmed with %s: %s", CONFIRM_WORD, question);
 		return CX_OK;
 	}
-	if (b->w->o.job == JOB_CROSSFLASH && strstr(question, "PSID")) {
-		wiz_say(b->w, "  the crossflash job allows it: %s", question);
+	if (b->x.w->o.job == JOB_CROSSFLASH && strstr(question, "PSID")) {
+		wiz_say(b->x.w, "  the crossflash job allows it: %s", question);
 		return CX_OK;
 	}
 	return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
@@ -121,26 +116,14 @@ static int confirm(void *ctx, const char *question, struct cx_status *st)
 static int before_write(void *ctx, struct cx_status *st)
 {
 	struct burn_ctx *b = ctx;
-	struct wizard *w = b->w;
-	int rc;
+	int rc = wiz_write_before(&b->x, st);
 
-	rc = wiz_backup_card(w, b->card, b->d, "before writing", &b->bk, st);
-	if (!b->bk.path[0])
-		return rc;
 	/* Written, if perhaps not uploaded (rc): the report still names it. */
-	b->backed_up = true;
-	if (b->rq->backup_out)
-		*b->rq->backup_out = b->bk;
-	if (b->rq->backed_up)
+	if (b->x.backed_up && b->rq->backup_out)
+		*b->rq->backup_out = b->x.bk;
+	if (b->x.backed_up && b->rq->backed_up)
 		*b->rq->backed_up = true;
-	if (rc)
-		return rc;
-	if ((rc = pending_write(w->o.data_dir, &b->job, st)))
-		return rc;
-	b->recorded = true;
-	wiz_say(w, "Writing %s onto %s; do not switch the machine off.", b->rq->e->name, w->cards[b->card].ci.pci.bdf);
-	wiz_quiesce_stick(w);
-	return CX_OK;
+	return rc;
 }
 
 /* The file as the library saw it: same bytes, same SHA-256, or nothing is written. */
@@ -162,17 +145,11 @@ static int read_checked(const struct manifest_entry *e, uint8_t **img, size_t *l
 	return CX_OK;
 }
 
-int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status *st)
+/* What the wizard refuses before the word, and the file read as the library saw it. */
+static int before_word(struct wizard *w, const struct write_request *rq, uint8_t **img, size_t *len,
+		       struct cx_status *st)
 {
-	struct wizard_card *c = &w->cards[rq->card];
-	struct burn_ctx b = {.w = w, .card = rq->card, .rq = rq};
-	struct burn_opts o = {0};
-	struct burn_result r = {0};
-	struct device d;
-	uint8_t *img = NULL;
-	size_t len;
-	char from_fw[24] = "", to_fw[24];
-	int rc;
+	const struct wizard_card *c = &w->cards[rq->card];
 
 	if (rq->m && rq->m->verdict == MATCH_REFUSED)
 		return cx_fail(st, CX_EMISMATCH, "%s is refused for this card: %s", rq->e->name,
@@ -181,7 +158,50 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if (c->ci.recovery && !rq->ident)
 		return cx_fail(st, CX_EABSENT, "card %s is in recovery mode: its GUIDs and MACs cannot be read from "
 			       "it; choose \"Unbrick\", which takes them from a backup or the sticker", c->ci.pci.bdf);
-	if ((rc = read_checked(rq->e, &img, &len, st)))
+	return read_checked(rq->e, img, len, st);
+}
+
+/* The job record names what goes onto the card. */
+static void describe_job(struct pending *job, const struct write_request *rq, const char *to_fw)
+{
+	snprintf(job->file, sizeof(job->file), "%s", rq->e->path);
+	snprintf(job->sha256, sizeof(job->sha256), "%s", rq->e->sha256);
+	snprintf(job->to_psid, sizeof(job->to_psid), "%s", rq->e->psid);
+	snprintf(job->to_fw, sizeof(job->to_fw), "%s", to_fw);
+	snprintf(job->identity, sizeof(job->identity), "%s", rq->identity_note ? rq->identity_note : "card");
+}
+
+static void say_done(struct wizard *w, struct burn_ctx *b, const struct burn_result *r, const char *to_fw)
+{
+	const struct wizard_card *c = &w->cards[b->rq->card];
+
+	if (r->nothing_to_do) {
+		wiz_say(w, "card %s: it already holds this image (FW %s, PSID %s): nothing written", c->ci.pci.bdf,
+			to_fw, r->new_psid);
+		return;
+	}
+	wiz_say(w, "card %s: OK: FW %s -> %s, PSID %s -> %s, written and verified (%llu bytes erased, %llu programmed)",
+		c->ci.pci.bdf, c->ci.have_image ? b->x.from_fw : "(none)", to_fw,
+		c->ci.have_image ? c->ci.f.img.info.psid : "(none)", r->new_psid,
+		(unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
+	if (r->rom_carried)
+		wiz_say(w, "  the card's expansion ROM was carried into the new image");
+	wiz_write_wrote(&b->x);
+}
+
+int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status *st)
+{
+	struct wizard_card *c = &w->cards[rq->card];
+	struct burn_ctx b = {.rq = rq};
+	struct burn_opts o = {0};
+	struct burn_result r = {0};
+	struct device d;
+	uint8_t *img = NULL;
+	size_t len;
+	char to_fw[24];
+	int rc;
+
+	if ((rc = before_word(w, rq, &img, &len, st)))
 		return rc;
 	if (rq->ask) {
 		show_plan(w, rq);
@@ -192,15 +212,8 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 		}
 	}
 	fmt_fw_version(to_fw, sizeof(to_fw), rq->e->fw_ver);
-	snprintf(b.job.state, sizeof(b.job.state), "writing");
-	snprintf(b.job.action, sizeof(b.job.action), "%s", rq->action);
-	wiz_pending_card(c, &b.job);
-	snprintf(b.job.file, sizeof(b.job.file), "%s", rq->e->path);
-	snprintf(b.job.sha256, sizeof(b.job.sha256), "%s", rq->e->sha256);
-	snprintf(b.job.to_psid, sizeof(b.job.to_psid), "%s", rq->e->psid);
-	snprintf(b.job.to_fw, sizeof(b.job.to_fw), "%s", to_fw);
-	snprintf(b.job.identity, sizeof(b.job.identity), "%s", rq->identity_note ? rq->identity_note : "card");
-	wiz_now(b.job.time);
+	wiz_write_init(&b.x, w, rq->card, rq->action, "before writing", rq->e->name);
+	describe_job(&b.x.job, rq, to_fw);
 	if (rq->ident)
 		o.ident = *rq->ident;
 	o.guard.allow_psid_change = true; /* shown on the plan; burn_card() still asks (confirm) */
@@ -209,57 +222,17 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	o.before_write = before_write;
 	o.before_ctx = &b;
 	o.progress = progress_line;
-	b.d = &d;
+	b.x.d = &d;
 	rc = wiz_open(w, rq->card, &d, st);
 	if (!rc)
 		rc = burn_card(&d, img, len, &o, &r, st);
-	w->last_write = r.out;
 	device_close(&d);
 	free(img);
 
-	struct history_from from = {0};
 	struct history_to to = {.psid = rq->e->psid, .fw = to_fw, .file = rq->e->path, .sha256 = rq->e->sha256};
-	struct history_backup bk = {.path = b.bk.path, .sha256 = b.bk.flash_sha256};
-	if (c->ci.have_image) {
-		snprintf(from_fw, sizeof(from_fw), "%s", c->fw);
-		from.psid = c->ci.f.img.info.psid;
-		from.fw = from_fw;
-	}
-	const struct history_from *fp = c->ci.have_image ? &from : NULL;
-	const struct history_backup *bp = b.backed_up ? &bk : NULL;
-	struct cx_status ist = {0};
-	if (rc) {
-		const char *result = rc == CX_EINTR ? "interrupted" : b.recorded ? "failed" : "refused";
-		wiz_history(w, c, rq->action, fp, &to, bp, result, st->msg);
-		/* A clean failure leaves the old image (failsafe): nothing to finish. An
-		 * interrupted one keeps its record, to be offered again. */
-		if (b.recorded && rc != CX_EINTR)
-			pending_remove(w->o.data_dir, &b.job, &ist);
-		if (b.recorded)
-			wiz_say(w, "card %s: %s FAILED; the card keeps a whole image (old or new). %s", c->ci.pci.bdf,
-				rq->action, st->msg);
+	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the card already holds this image")))
 		return rc;
-	}
-	if (r.nothing_to_do) {
-		wiz_say(w, "card %s: it already holds this image (FW %s, PSID %s): nothing written", c->ci.pci.bdf,
-			to_fw, r.new_psid);
-		wiz_history(w, c, rq->action, fp, &to, bp, "ok", "nothing to do: the card already holds this image");
-		return CX_OK;
-	}
-	snprintf(b.job.state, sizeof(b.job.state), "written");
-	if (pending_write(w->o.data_dir, &b.job, &ist))
-		wiz_say(w, "WARNING: %s", ist.msg);
-	wiz_history(w, c, rq->action, fp, &to, bp, "ok", NULL);
-	wiz_say(w, "card %s: OK: FW %s -> %s, PSID %s -> %s, written and verified (%llu bytes erased, %llu programmed)",
-		c->ci.pci.bdf, c->ci.have_image ? from_fw : "(none)", to_fw,
-		c->ci.have_image ? c->ci.f.img.info.psid : "(none)", r.new_psid,
-		(unsigned long long)r.bytes_erased, (unsigned long long)r.bytes_programmed);
-	if (r.rom_carried)
-		wiz_say(w, "  the card's expansion ROM was carried into the new image");
-	w->wrote = true;
-	w->wrote_recovery |= c->ci.recovery;
-	cx_status_clear(&ist);
-	inv_read(w, &ist);
+	say_done(w, &b, &r, to_fw);
 	return CX_OK;
 }
 

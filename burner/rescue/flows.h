@@ -69,6 +69,36 @@ int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, 
  * when the server holds it, when there is no server, or when upload=optional. */
 int wiz_upload_backup(struct wizard *w, const struct backup_result *r, struct cx_status *st);
 
+/* write_job.c: the bookkeeping around every write of the wizard (ops/card_write.h).
+ * wiz_write_init() starts the job record (pending.h: "writing", the card, now);
+ * wiz_write_before() is the write's before_write hook: the backup (why names it
+ * in the log), then the record (when record) and "Writing <what> onto <card>";
+ * wiz_write_end() writes the history line from the outcome: on failure the
+ * result (interrupted, failed, refused), the record ended unless interrupted,
+ * and a line naming the card's state; nothing_to_do: "ok" with nothing; else
+ * the record "written" and "ok" with ok_note. wiz_write_wrote() then marks the
+ * session for the power-off and reads the cards again. */
+struct wiz_write {
+	struct wizard *w;
+	int card;
+	struct device *d;            /* the opened card, for the backup */
+	const char *action, *why, *what;
+	const char *ok_note;         /* the history message of a success, or NULL */
+	bool record;                 /* keep a job record while writing (default true) */
+	struct pending job;
+	struct backup_result bk;
+	bool backed_up, recorded;
+	char from_fw[24];
+};
+void wiz_write_init(struct wiz_write *x, struct wizard *w, int card, const char *action, const char *why,
+		    const char *what);
+int wiz_write_before(void *ctx, struct cx_status *st);
+/* What the card ran, for the history (NULL when it had no image); uses x->from_fw. */
+const struct history_from *wiz_write_from(struct wiz_write *x, struct history_from *from);
+int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
+		  const struct history_to *to, const char *nothing);
+void wiz_write_wrote(struct wiz_write *x);
+
 /* flow_write.c: burn a library image onto card i. action names it in the history
  * ("update", "crossflash", "burn", "unbrick"); ident: the identity to put on the
  * card (NULL: keep the card's); identity_note for the pending record ("card",
