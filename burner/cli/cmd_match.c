@@ -158,83 +158,99 @@ static void print_text(const struct match_subject *s, const struct library *l, c
 		       r->c[r->best].line);
 }
 
-static void print_json(const struct match_subject *s, const struct library *l, const struct match_result *r)
+static void json_subject(struct json *j, const struct match_subject *s, const struct match_result *r)
 {
 	const struct card_facts *k = &s->k;
-	struct json j;
 	char ver[24];
 
-	json_begin(&j, stdout);
-	json_obj(&j, "card");
-	json_str(&j, "device", s->label);
-	json_str(&j, "chip", s->chip);
-	json_str(&j, "oem", s->oem);
-	json_str(&j, "psid", k->mc.psid);
+	json_obj(j, "card");
+	json_str(j, "device", s->label);
+	json_str(j, "chip", s->chip);
+	json_str(j, "oem", s->oem);
+	json_str(j, "psid", k->mc.psid);
 	if (k->mc.have_fw) {
 		fmt_ver(ver, sizeof(ver), k->mc.fw_ver);
-		json_str(&j, "fw_version", ver);
+		json_str(j, "fw_version", ver);
 	} else {
-		json_null(&j, "fw_version");
+		json_null(j, "fw_version");
 	}
-	json_bool(&j, "recovery", k->mc.recovery);
-	json_str(&j, "identity_from", k->identity_note);
+	json_bool(j, "recovery", k->mc.recovery);
+	json_str(j, "identity_from", k->identity_note);
 	if (r->card_row)
-		json_int(&j, "board_line", r->card_row->line);
+		json_int(j, "board_line", r->card_row->line);
 	else
-		json_null(&j, "board_line");
-	json_str(&j, "port", r->card_port == BOARD_PORT_NONE ? NULL : board_port_name(r->card_port));
-	json_str(&j, "port_basis", r->card_port_basis);
-	json_bool(&j, "ini", r->have_card_ini);
-	json_close(&j);
+		json_null(j, "board_line");
+	json_str(j, "port", r->card_port == BOARD_PORT_NONE ? NULL : board_port_name(r->card_port));
+	json_str(j, "port_basis", r->card_port_basis);
+	json_bool(j, "ini", r->have_card_ini);
+	json_close(j);
+}
+
+/* The .ini differences of a candidate, the identical keys left out. */
+static void json_diff(struct json *j, const struct ini_diff *d)
+{
+	json_obj(j, "ini");
+	json_int(j, "same", (long long)d->nsame);
+	json_int(j, "expected", (long long)d->nexpected);
+	json_int(j, "risky", (long long)d->nrisky);
+	json_arr(j, "differences");
+	for (size_t n = 0; n < d->n; n++) {
+		const struct ini_pair *p = &d->pairs[n];
+		if (p->cls == INI_SAME)
+			continue;
+		json_obj(j, NULL);
+		json_str(j, "class", class_name(p->cls));
+		json_str(j, "section", p->section);
+		json_str(j, "key", p->key);
+		json_str(j, "card", p->card);
+		json_str(j, "image", p->image);
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+}
+
+static void json_candidate(struct json *j, const struct match_candidate *m)
+{
+	char ver[24];
+
+	json_obj(j, NULL);
+	json_str(j, "file", m->e->name);
+	json_str(j, "path", m->e->path);
+	json_str(j, "sha256", m->e->sha256);
+	json_str(j, "verdict", match_verdict_name(m->verdict));
+	json_str(j, "relation", match_relation_name(m->rel));
+	json_str(j, "psid", m->e->psid);
+	fmt_ver(ver, sizeof(ver), m->e->fw_ver);
+	json_str(j, "fw_version", ver);
+	json_str(j, "version_change", m->version_cmp == 2 ? "unknown" : m->version_cmp > 0 ? "upgrade" :
+		 m->version_cmp < 0 ? "downgrade" : "same");
+	if (m->via)
+		json_int(j, "board_line", m->via->line);
+	json_str(j, "line", m->line);
+	json_arr(j, "reasons");
+	for (int n = 0; n < m->nreasons; n++) {
+		json_obj(j, NULL);
+		json_str(j, "verdict", match_verdict_name(m->reason_v[n]));
+		json_str(j, "text", m->reasons[n]);
+		json_close(j);
+	}
+	json_close(j);
+	if (m->have_diff)
+		json_diff(j, &m->diff);
+	json_close(j);
+}
+
+static void print_json(const struct match_subject *s, const struct library *l, const struct match_result *r)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_subject(&j, s, r);
 	json_str(&j, "boards", l->boards_path);
 	json_arr(&j, "candidates");
-	for (size_t i = 0; i < r->n; i++) {
-		const struct match_candidate *m = &r->c[i];
-		json_obj(&j, NULL);
-		json_str(&j, "file", m->e->name);
-		json_str(&j, "path", m->e->path);
-		json_str(&j, "sha256", m->e->sha256);
-		json_str(&j, "verdict", match_verdict_name(m->verdict));
-		json_str(&j, "relation", match_relation_name(m->rel));
-		json_str(&j, "psid", m->e->psid);
-		fmt_ver(ver, sizeof(ver), m->e->fw_ver);
-		json_str(&j, "fw_version", ver);
-		json_str(&j, "version_change", m->version_cmp == 2 ? "unknown" : m->version_cmp > 0 ? "upgrade" :
-			 m->version_cmp < 0 ? "downgrade" : "same");
-		if (m->via)
-			json_int(&j, "board_line", m->via->line);
-		json_str(&j, "line", m->line);
-		json_arr(&j, "reasons");
-		for (int n = 0; n < m->nreasons; n++) {
-			json_obj(&j, NULL);
-			json_str(&j, "verdict", match_verdict_name(m->reason_v[n]));
-			json_str(&j, "text", m->reasons[n]);
-			json_close(&j);
-		}
-		json_close(&j);
-		if (m->have_diff) {
-			json_obj(&j, "ini");
-			json_int(&j, "same", (long long)m->diff.nsame);
-			json_int(&j, "expected", (long long)m->diff.nexpected);
-			json_int(&j, "risky", (long long)m->diff.nrisky);
-			json_arr(&j, "differences");
-			for (size_t n = 0; n < m->diff.n; n++) {
-				const struct ini_pair *p = &m->diff.pairs[n];
-				if (p->cls == INI_SAME)
-					continue;
-				json_obj(&j, NULL);
-				json_str(&j, "class", class_name(p->cls));
-				json_str(&j, "section", p->section);
-				json_str(&j, "key", p->key);
-				json_str(&j, "card", p->card);
-				json_str(&j, "image", p->image);
-				json_close(&j);
-			}
-			json_close(&j);
-			json_close(&j);
-		}
-		json_close(&j);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		json_candidate(&j, &r->c[i]);
 	json_close(&j);
 	json_str(&j, "recommended", r->best < 0 ? NULL : r->c[r->best].e->name);
 	json_end(&j);

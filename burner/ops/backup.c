@@ -153,81 +153,102 @@ static bool bundle_name(const struct device *d, const struct found *f, const str
 	return (size_t)snprintf(name, n, "%s-%s-%s", d->chip.desc->slug, who, stamp) < n;
 }
 
+/* identity.json's first part: the card, its flash and the dump's hash. */
+static void json_card(struct json *j, const struct device *d, const char *date, const char *flash_hex)
+{
+	char buf[64];
+
+	json_str(j, "format", BACKUP_FORMAT);
+	json_str(j, "date", date);
+	json_str(j, "cxflash_version", CXFLASH_VERSION);
+	json_str(j, "bdf", d->pci.bdf);
+	json_str(j, "family", d->chip.desc->name);
+	json_str(j, "chip", chip_label(&d->chip, buf, sizeof(buf)));
+	json_int(j, "revision", d->chip.rev);
+	json_hex(j, "pci_device", d->pci.device, 4);
+	json_hex(j, "subsys_vendor", d->pci.subsys_vendor, 4);
+	json_hex(j, "subsys_device", d->pci.subsys_device, 4);
+	json_bool(j, "recovery", d->chip.recovery);
+	json_str(j, "flash", flash_describe(&d->flash, buf, sizeof(buf)));
+	json_int(j, "flash_size", d->flash.size);
+	json_str(j, "flash_sha256", flash_hex);
+}
+
+/* Who the image says the card is: FW, PSID, VSD, GUIDs, MACs (null without an image). */
+static void json_identity(struct json *j, const struct fs2_image *img)
+{
+	static const char *const none[] = {"fw_version", "psid", "vsd", "guid_entries", "guids_blank",
+					   "guids", "macs", "macs_derived"};
+	char buf[24];
+
+	if (!img) {
+		for (unsigned i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+			json_null(j, none[i]);
+		return;
+	}
+	fmt_fw_version(buf, sizeof(buf), img->info.fw_ver);
+	json_str(j, "fw_version", img->info.have[TAG_FW_VERSION] ? buf : NULL);
+	json_str(j, "psid", img->info.psid);
+	json_str(j, "vsd", img->info.vsd);
+	json_int(j, "guid_entries", img->guids.n);
+	json_bool(j, "guids_blank", img->guids.blank);
+	json_obj(j, "guids");
+	for (int i = 0; i < 4; i++)
+		json_hex(j, guid_key[i], img->guids.guid[i], 16);
+	json_close(j);
+	json_obj(j, "macs");
+	/* A MAC is the entry's low 48 bits: a blank entry is 64 bits of ones, which would
+	 * print as 16 digits and fail the bundle's own check (no backup of a blank card). */
+	for (int i = 0; i < 2; i++)
+		json_hex(j, mac_key[i], img->guids.mac[i] & 0xFFFFFFFFFFFFull, 12);
+	json_close(j);
+	json_bool(j, "macs_derived", img->guids.macs_derived);
+}
+
+/* Where the image lies, its verdict, its first ROM and the board .ini. */
+static void json_image(struct json *j, const struct found *f)
+{
+	const struct fs2_image *img = f->have_image ? &f->di.img : NULL;
+	char buf[32], t[12];
+
+	if (img) {
+		json_int(j, "image_start", f->di.start);
+		json_int(j, "image_slot", f->di.slot);
+		json_bool(j, "image_failsafe", f->di.failsafe);
+		json_int(j, "image_size", (long long)f->di.len);
+	} else {
+		json_null(j, "image_start");
+		json_null(j, "image_slot");
+		json_null(j, "image_failsafe");
+		json_null(j, "image_size");
+	}
+	json_str(j, "image_verdict", img ? cx_code_name(f->verdict) : "no-image");
+	json_str(j, "image_error", f->image_error[0] ? f->image_error : NULL);
+	json_identity(j, img);
+	if (img && img->nroms > 0) {
+		snprintf(buf, sizeof(buf), "%d.%d.%d", img->roms[0].ver[0], img->roms[0].ver[1], img->roms[0].ver[2]);
+		json_obj(j, "rom");
+		json_str(j, "type", rom_type_name(img->roms[0].product, t));
+		json_str(j, "version", buf);
+		json_close(j);
+	} else {
+		json_null(j, "rom");
+	}
+	json_str(j, "board_ini", f->ini ? BACKUP_INI : NULL);
+	json_str(j, "board_ini_error", f->ini_error[0] ? f->ini_error : NULL);
+}
+
 static int identity_json(const struct device *d, const struct found *f, const char *date,
 			 const char *flash_hex, char **text, size_t *len, struct cx_status *st)
 {
-	char buf[64];
 	struct json j;
 	FILE *out = open_memstream(text, len);
 
 	if (!out)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
 	json_begin(&j, out);
-	json_str(&j, "format", BACKUP_FORMAT);
-	json_str(&j, "date", date);
-	json_str(&j, "cxflash_version", CXFLASH_VERSION);
-	json_str(&j, "bdf", d->pci.bdf);
-	json_str(&j, "family", d->chip.desc->name);
-	json_str(&j, "chip", chip_label(&d->chip, buf, sizeof(buf)));
-	json_int(&j, "revision", d->chip.rev);
-	json_hex(&j, "pci_device", d->pci.device, 4);
-	json_hex(&j, "subsys_vendor", d->pci.subsys_vendor, 4);
-	json_hex(&j, "subsys_device", d->pci.subsys_device, 4);
-	json_bool(&j, "recovery", d->chip.recovery);
-	json_str(&j, "flash", flash_describe(&d->flash, buf, sizeof(buf)));
-	json_int(&j, "flash_size", d->flash.size);
-	json_str(&j, "flash_sha256", flash_hex);
-
-	const struct fs2_image *img = f->have_image ? &f->di.img : NULL;
-	if (img) {
-		json_int(&j, "image_start", f->di.start);
-		json_int(&j, "image_slot", f->di.slot);
-		json_bool(&j, "image_failsafe", f->di.failsafe);
-		json_int(&j, "image_size", (long long)f->di.len);
-	} else {
-		json_null(&j, "image_start");
-		json_null(&j, "image_slot");
-		json_null(&j, "image_failsafe");
-		json_null(&j, "image_size");
-	}
-	json_str(&j, "image_verdict", img ? cx_code_name(f->verdict) : "no-image");
-	json_str(&j, "image_error", f->image_error[0] ? f->image_error : NULL);
-	if (img) {
-		fmt_fw_version(buf, sizeof(buf), img->info.fw_ver);
-		json_str(&j, "fw_version", img->info.have[TAG_FW_VERSION] ? buf : NULL);
-		json_str(&j, "psid", img->info.psid);
-		json_str(&j, "vsd", img->info.vsd);
-		json_int(&j, "guid_entries", img->guids.n);
-		json_bool(&j, "guids_blank", img->guids.blank);
-		json_obj(&j, "guids");
-		for (int i = 0; i < 4; i++)
-			json_hex(&j, guid_key[i], img->guids.guid[i], 16);
-		json_close(&j);
-		json_obj(&j, "macs");
-		/* A MAC is the entry's low 48 bits: a blank entry is 64 bits of ones, which would
-		 * print as 16 digits and fail the bundle's own check (no backup of a blank card). */
-		for (int i = 0; i < 2; i++)
-			json_hex(&j, mac_key[i], img->guids.mac[i] & 0xFFFFFFFFFFFFull, 12);
-		json_close(&j);
-		json_bool(&j, "macs_derived", img->guids.macs_derived);
-	} else {
-		static const char *const none[] = {"fw_version", "psid", "vsd", "guid_entries", "guids_blank",
-						   "guids", "macs", "macs_derived"};
-		for (unsigned i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-			json_null(&j, none[i]);
-	}
-	if (img && img->nroms > 0) {
-		char t[12];
-		snprintf(buf, sizeof(buf), "%d.%d.%d", img->roms[0].ver[0], img->roms[0].ver[1], img->roms[0].ver[2]);
-		json_obj(&j, "rom");
-		json_str(&j, "type", rom_type_name(img->roms[0].product, t));
-		json_str(&j, "version", buf);
-		json_close(&j);
-	} else {
-		json_null(&j, "rom");
-	}
-	json_str(&j, "board_ini", f->ini ? BACKUP_INI : NULL);
-	json_str(&j, "board_ini_error", f->ini_error[0] ? f->ini_error : NULL);
+	json_card(&j, d, date, flash_hex);
+	json_image(&j, f);
 	json_end(&j);
 	if (fclose(out) || !*text) {
 		free(*text);
