@@ -5,8 +5,10 @@
  *
  * Options may come before or after the command; flint's single-dash spellings
  * (-guid, -striped_image, ...) are accepted beside the double-dash ones. Every
- * command is a row of one table (commands.c) with flag bits that say what it
- * needs; run_command() applies them in one place. Commands print results on
+ * option is a row of one table (options.c: names, value, where it goes, usage
+ * line) and every command a row of another (commands.c) with flag bits that say
+ * what it needs; the usage text is printed from both, and run_command() applies
+ * the bits in one place (CMD_IMAGE_AND_DEVICE: cli_parse). Commands print results on
  * standard output and return a code from util/status.h; the caller prints the
  * error line, if any, and exits with that code.
  */
@@ -58,8 +60,8 @@ struct cli {
 /* Command flag bits. */
 #define CMD_NEEDS_IMAGE 0x1   /* -i FILE or -d BDF is required */
 #define CMD_WRITES_IMAGE 0x2  /* replaces the image file */
-#define CMD_JSON 0x4          /* has --json output */
-#define CMD_IMAGE_AND_DEVICE 0x8 /* takes -i IMAGE and -d BDF together */
+#define CMD_JSON 0x4          /* has --json output (without it, --json is refused) */
+#define CMD_IMAGE_AND_DEVICE 0x8 /* takes -i IMAGE and -d BDF together (else they are refused) */
 #define CMD_WRITES_CARD 0x10  /* with -d BDF (and no -i) writes the card instead of a file */
 
 struct command {
@@ -79,7 +81,12 @@ int cli_parse(int argc, char **argv, struct cli *c, bool *want_help, bool *want_
 	      struct cx_status *st);
 
 int cli_main(int argc, char **argv);
+/* The whole usage text: the options, then the commands, then the exit codes. */
 void cli_usage(FILE *out);
+/* Its options part: one line per row of the option table. */
+void cli_usage_options(FILE *out);
+/* The row of the command named exactly name, or NULL. */
+const struct command *cli_find_command(const char *name);
 
 /* The commands (cmd_*.c). */
 int cmd_verify(struct cli *c, struct cx_status *st);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* commands.c — the command table and the one place its flags are applied. */
+/* commands.c — the command table, the usage text, and the one place the command flags
+ * are applied: run_command(), and CMD_IMAGE_AND_DEVICE in cli_parse() (options.c), which
+ * refuses -i with -d before the command is looked for. */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,7 +10,6 @@
 #include "util/json.h"
 #include "util/signals.h"
 #include "util/version.h"
-
 
 /* Exact names only, plus explicit aliases: a mistyped prefix must never pick
  * a command that writes. */
@@ -51,47 +52,16 @@ const struct command cli_commands[] = {
 
 void cli_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: cxflash [options] -i FILE <command> [parameters]\n"
-		"\n"
-		"options:\n"
-		"  -i, --image FILE     the firmware image file to work on\n"
-		"  -d, --device BDF     the card at PCI address BDF (see 'cxflash list')\n"
-		"  --sysfs DIR          find cards under DIR instead of /sys/bus/pci ($CXFLASH_SYSFS)\n"
-		"  --clear-semaphore    release the card's flash semaphores first (after a killed tool)\n"
-		"  --striped_image      FILE is a raw flash dump (failsafe, image in either slot)\n"
-		"  --json               print one JSON object instead of text\n"
-		"  -y, --yes            answer yes to every question\n"
-		"  --guid G             GUIDs G, G+1, G+2, G+3 (sg)\n"
-		"  --guids G1 G2 G3 G4  four GUIDs (sg)\n"
-		"  --mac M              MACs M, M+1 (sg)\n"
-		"  --macs M1 M2         two MACs (sg)\n"
-		"  --vsd STRING         vendor-specific data, at most 208 characters (sv, burn)\n"
-		"  --use_image_guids    burn: keep the image's GUIDs/MACs instead of the card's\n"
-		"  --use_image_ps       burn: keep the image's VSD instead of the card's\n"
-		"  --use_image_rom      burn: the image's ROM (or none), not the card's\n"
-		"  --allow_psid_change  burn: allow a cross-flash to another PSID (asks first)\n"
-		"  --backup-dir DIR     burn, restore, sg/sv -d: where the backup bundle goes (default cxflash-backups)\n"
-		"  --no-backup          burn, restore, sg/sv -d: do not back up first (not recommended)\n"
-		"  --dry-run            burn, restore, sg/sv -d: check everything, write nothing\n"
-		"  --identity-from DIR  burn: GUIDs/MACs/VSD from a backup bundle; match: the PSID and .ini (recovery mode)\n"
-		"  --nofs               burn: not failsafe, image at the first slot (recovery mode)\n"
-		"  --force              restore: accept a bundle made from another card (asks first)\n"
-		"  --boards FILE        library, match: the board table ($CXFLASH_BOARDS)\n"
-		"  --firmware DIR       library, match: a firmware folder, repeatable ($CXFLASH_FIRMWARE)\n"
-		"  --expert             match: a PSID change the board table does not map is RISKY, not REFUSED\n"
-		"  --in-place           sg -d on blank GUIDs: program them over the running image\n"
-		"                       (flint's way, not failsafe; the default re-burns failsafe)\n"
-		"  -h, --help           this text;  --version  the version\n"
-		"\n"
-		"commands:\n");
+	fprintf(out, "usage: cxflash [options] -i FILE <command> [parameters]\n\noptions:\n");
+	cli_usage_options(out);
+	fprintf(out, "\ncommands:\n");
 	for (const struct command *c = cli_commands; c->name; c++)
 		fprintf(out, "  %-58s %s\n", c->usage, c->help);
 	fprintf(out, "\nExit codes: 0 ok, 2 usage, 3 I/O, 4 bad image, 5 absent, 6 bad value,\n"
 		     "7 blank GUIDs, 8 unsupported, 9 out of memory (README.md has the table).\n");
 }
 
-static const struct command *find(const char *name)
+const struct command *cli_find_command(const char *name)
 {
 	for (const struct command *c = cli_commands; c->name; c++)
 		if (!strcmp(c->name, name))
@@ -106,6 +76,8 @@ static int run_command(const struct command *cmd, struct cli *c, struct cx_statu
 	if ((cmd->flags & CMD_NEEDS_IMAGE) && !c->image && !c->device)
 		return cx_fail(st, CX_EUSAGE, "%s needs an image: cxflash -i FILE %s (or -d BDF)", cmd->name,
 			       cmd->usage);
+	if (c->json && !(cmd->flags & CMD_JSON))
+		return cx_fail(st, CX_EUSAGE, "%s has no --json output", cmd->name);
 	if ((cmd->flags & CMD_WRITES_IMAGE) && c->device && !(cmd->flags & CMD_WRITES_CARD))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s on a card comes with the burn support; use it on a file",
 			       cmd->name);
@@ -157,7 +129,7 @@ int cli_main(int argc, char **argv)
 	}
 	if (!rc && !c.command)
 		rc = cx_fail(&st, CX_EUSAGE, "no command given (try 'cxflash help')");
-	const struct command *cmd = rc ? NULL : find(c.command);
+	const struct command *cmd = rc ? NULL : cli_find_command(c.command);
 	if (!rc && !cmd)
 		rc = cx_fail(&st, CX_EUSAGE, "unknown command '%s' (try 'cxflash help')", c.command);
 	/* Signals stay deferred until the verdict is out: a Ctrl-C that stopped a

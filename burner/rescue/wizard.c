@@ -147,20 +147,39 @@ void wiz_history(struct wizard *w, const struct wizard_card *c, const char *acti
 		fprintf(w->out, "WARNING: the history line was not written: %s\n", st.msg);
 }
 
-/* --- the main menu ----------------------------------------------------------------- */
-enum choice { C_BACKUP, C_UPDATE, C_BURN, C_RESTORE, C_UNBRICK, C_IDS, C_LIST, C_SHELL, C_POWER, C_N };
+bool wiz_take(struct wizard *w)
+{
+	struct cx_status st = {0};
 
-static const char *const menu_items[C_N] = {
-	[C_BACKUP] = "Back up all cards to the stick",
-	[C_UPDATE] = "Update / cross-flash a card to the library's recommended image",
-	[C_BURN] = "Burn a firmware file (cxrescue/firmware/ on the stick, or the image's library)",
-	[C_RESTORE] = "Restore a backup",
-	[C_UNBRICK] = "Unbrick a card in recovery mode",
-	[C_IDS] = "Set a card's GUIDs/MACs",
-	[C_LIST] = "List the cards again",
-	[C_SHELL] = "Shell (type exit to come back)",
-	[C_POWER] = "Power off",
-};
+	if (!w->o.lock_path || session_take(&w->s, time(NULL), &st) == CX_OK)
+		return true;
+	fprintf(w->out, "%s: wait until it is done there, then choose again.\n", st.msg);
+	return false;
+}
+
+#define QUIET_TRIES 20          /* ours: 20 x 100 ms, longer than any start-up bookkeeping */
+#define QUIET_WAIT_NS 100000000L
+
+bool wiz_take_quiet(struct wizard *w)
+{
+	struct timespec ts = {0, QUIET_WAIT_NS};
+
+	for (int i = 0; i < QUIET_TRIES; i++) {
+		struct cx_status st = {0};
+		if (!w->o.lock_path || session_take(&w->s, time(NULL), &st) == CX_OK)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+void wiz_give(struct wizard *w)
+{
+	session_give(&w->s);
+}
+
+/* --- the main menu ----------------------------------------------------------------- */
+#define WIZ_POWER_OFF 1          /* the session is over: power off now (not a CX_ code) */
 
 static bool needs_backup(const struct wizard *w)
 {
@@ -195,37 +214,6 @@ static void run_shell(struct wizard *w)
 			;
 	}
 	journal_log(&w->j, "shell: back in the menu");
-}
-
-bool wiz_take(struct wizard *w)
-{
-	struct cx_status st = {0};
-
-	if (!w->o.lock_path || session_take(&w->s, time(NULL), &st) == CX_OK)
-		return true;
-	fprintf(w->out, "%s: wait until it is done there, then choose again.\n", st.msg);
-	return false;
-}
-
-#define QUIET_TRIES 20          /* ours: 20 x 100 ms, longer than any start-up bookkeeping */
-#define QUIET_WAIT_NS 100000000L
-
-bool wiz_take_quiet(struct wizard *w)
-{
-	struct timespec ts = {0, QUIET_WAIT_NS};
-
-	for (int i = 0; i < QUIET_TRIES; i++) {
-		struct cx_status st = {0};
-		if (!w->o.lock_path || session_take(&w->s, time(NULL), &st) == CX_OK)
-			return true;
-		nanosleep(&ts, NULL);
-	}
-	return false;
-}
-
-void wiz_give(struct wizard *w)
-{
-	session_give(&w->s);
 }
 
 static void report(struct wizard *w, int rc, const struct cx_status *st, const char *what)
@@ -265,74 +253,133 @@ static void mark_prompt(struct wizard *w)
 	w->o.prompt_mark = NULL;
 }
 
-/* One pass of the menu: CX_OK to go on, 1 to power off, CX_EDECLINED when the console is gone. */
-static int menu_once(struct wizard *w)
-{
-	const char *items[C_N];
-	int map[C_N], n = 0, def = 0, choice, rc = CX_OK;
-	struct cx_status st = {0};
+#define MENU_WRITES 0x1      /* writes a card: runs under the session lock, its outcome is reported,
+			      * and the session's first write goes on to the power-off screen */
+#define MENU_POWERS_OFF 0x2  /* under the session lock too (never power off under another console's
+			      * write); the session ends when it returns CX_OK */
+#define MENU_NEEDS_SHELL 0x4 /* shown only with a shell (wizard_opts.shell) */
 
-	/* The default is the next sensible step: a backup while a card has none, then the
-	 * recommended update while nothing was written, then power off. */
-	enum choice want = needs_backup(w) ? C_BACKUP : !w->wrote && has_upgrade(w) ? C_UPDATE
-			 : w->failed ? C_LIST : C_POWER;
-	for (int i = 0; i < C_N; i++) {
-		if (i == C_SHELL && !w->o.shell)
-			continue;
-		if (i == (int)want)
-			def = n;
-		items[n] = menu_items[i];
-		map[n++] = i;
-	}
-	fprintf(w->out, "\n");
-	mark_prompt(w);
-	if (prompt_menu(&w->p, "== cxrescue: what next? ==", items, n, def, &choice, &st)) {
-		if (w->p.closed)
-			return CX_EDECLINED;
-		fprintf(w->out, "%s\n", st.msg);
-		return CX_OK;
-	}
-	enum choice c = (enum choice)map[choice];
-	journal_log(&w->j, "menu: %s", menu_items[c]);
-	if (c == C_SHELL) {
-		run_shell(w);
-		return CX_OK;
-	}
-	if (c == C_LIST) {
-		wiz_load_library(w);
-		wiz_scan_backups(w);
-		inv_read(w, &st);
-		inv_show(w);
-		return CX_OK;
-	}
-	if (c == C_POWER) {
-		if (!wiz_take(w))   /* another console is writing a card: never power off under it */
-			return CX_OK;
-		return flow_power_off(w, false, &st) == CX_OK ? 1 : (session_give(&w->s), CX_OK);
-	}
-	if (!wiz_take(w))
-		return CX_OK;
+/* One choice of the menu. The default is the first shown row whose suggest() holds: the
+ * next sensible step, a backup while a card has none, then the recommended update while
+ * nothing was written, the list again after a failure, else power off. */
+struct menu_entry {
+	const char *label;
+	int (*run)(struct wizard *w, struct cx_status *st); /* a flow's code (flows.h) */
+	unsigned flags;
+	bool (*suggest)(const struct wizard *w);            /* NULL: never the default */
+};
+
+static int menu_backup(struct wizard *w, struct cx_status *st)
+{
+	return flow_backup_all(w, false, st);
+}
+
+static int menu_list(struct wizard *w, struct cx_status *st)
+{
+	wiz_load_library(w);
+	wiz_scan_backups(w);
+	inv_read(w, st);   /* what went wrong is on the inventory screen */
+	inv_show(w);
+	return CX_OK;
+}
+
+static int menu_shell(struct wizard *w, struct cx_status *st)
+{
+	(void)st;
+	run_shell(w);
+	return CX_OK;
+}
+
+static int menu_power_off(struct wizard *w, struct cx_status *st)
+{
+	return flow_power_off(w, false, st);
+}
+
+static bool can_update(const struct wizard *w)
+{
+	return !w->wrote && has_upgrade(w);
+}
+
+static bool has_failed(const struct wizard *w)
+{
+	return w->failed;
+}
+
+static bool always(const struct wizard *w)
+{
+	(void)w;
+	return true;
+}
+
+/* In the order shown; the numbers are the positions among the rows shown. */
+static const struct menu_entry menu[] = {
+	{"Back up all cards to the stick", menu_backup, MENU_WRITES, needs_backup},
+	{"Update / cross-flash a card to the library's recommended image", flow_update, MENU_WRITES, can_update},
+	{"Burn a firmware file (cxrescue/firmware/ on the stick, or the image's library)", flow_burn_file,
+	 MENU_WRITES, NULL},
+	{"Restore a backup", flow_restore, MENU_WRITES, NULL},
+	{"Unbrick a card in recovery mode", flow_unbrick, MENU_WRITES, NULL},
+	{"Set a card's GUIDs/MACs", flow_set_ids, MENU_WRITES, NULL},
+	{"List the cards again", menu_list, 0, has_failed},
+	{"Shell (type exit to come back)", menu_shell, MENU_NEEDS_SHELL, NULL},
+	{"Power off", menu_power_off, MENU_POWERS_OFF, always},
+};
+
+#define MENU_N (int)(sizeof(menu) / sizeof(menu[0]))
+
+/* Run the chosen row as its flags say: CX_OK to go on, WIZ_POWER_OFF, CX_EDECLINED when the
+ * console is gone. */
+static int menu_do(struct wizard *w, const struct menu_entry *e)
+{
+	struct cx_status st = {0};
 	bool wrote_before = w->wrote;
-	switch (c) {
-	case C_BACKUP:  rc = flow_backup_all(w, false, &st); break;
-	case C_UPDATE:  rc = flow_update(w, &st); break;
-	case C_BURN:    rc = flow_burn_file(w, &st); break;
-	case C_RESTORE: rc = flow_restore(w, &st); break;
-	case C_UNBRICK: rc = flow_unbrick(w, &st); break;
-	case C_IDS:     rc = flow_set_ids(w, &st); break;
-	default: break;
-	}
+
+	journal_log(&w->j, "menu: %s", e->label);
+	if ((e->flags & (MENU_WRITES | MENU_POWERS_OFF)) && !wiz_take(w))
+		return CX_OK;
+	int rc = e->run(w, &st);
+	if (e->flags & MENU_POWERS_OFF)
+		return rc == CX_OK ? WIZ_POWER_OFF : (session_give(&w->s), CX_OK);
+	if (!(e->flags & MENU_WRITES))
+		return CX_OK;
 	session_give(&w->s);
-	report(w, rc, &st, menu_items[c]);
+	report(w, rc, &st, e->label);
 	if (w->p.closed)
 		return CX_EDECLINED;
 	if (rc == CX_OK && w->wrote && !wrote_before && wiz_take(w)) {
 		cx_status_clear(&st);
 		if (flow_power_off(w, true, &st) == CX_OK)
-			return 1;
+			return WIZ_POWER_OFF;
 		session_give(&w->s);
 	}
 	return CX_OK;
+}
+
+/* One pass of the menu: CX_OK to go on, WIZ_POWER_OFF, CX_EDECLINED when the console is gone. */
+static int menu_once(struct wizard *w)
+{
+	const char *items[MENU_N];
+	const struct menu_entry *shown[MENU_N];
+	int n = 0, def = -1, choice;
+	struct cx_status st = {0};
+
+	for (const struct menu_entry *e = menu; e < menu + MENU_N; e++) {
+		if ((e->flags & MENU_NEEDS_SHELL) && !w->o.shell)
+			continue;
+		if (def < 0 && e->suggest && e->suggest(w))
+			def = n;
+		items[n] = e->label;
+		shown[n++] = e;
+	}
+	fprintf(w->out, "\n");
+	mark_prompt(w);
+	if (prompt_menu(&w->p, "== cxrescue: what next? ==", items, n, def < 0 ? 0 : def, &choice, &st)) {
+		if (w->p.closed)
+			return CX_EDECLINED;
+		fprintf(w->out, "%s\n", st.msg);
+		return CX_OK;
+	}
+	return menu_do(w, shown[choice]);
 }
 
 static void banner(struct wizard *w)
@@ -342,20 +389,13 @@ static void banner(struct wizard *w)
 			"type the word " CONFIRM_WORD " for it, and every card is backed up to the stick first.\n");
 }
 
-int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o)
+/* Steps 1 and 2 of wizard.h: the journal, the session lock, then the library, the backups
+ * and the inventory screen. */
+static void start(struct wizard *w)
 {
-	struct wizard *w = calloc(1, sizeof(*w));
+	const struct wizard_opts *o = &w->o;
 	struct cx_status st = {0};
-	int rc = CX_OK;
 
-	if (!w)
-		return CX_ENOMEM;
-	w->p = *p;
-	w->out = p->out;
-	w->bus = *bus;
-	w->o = *o;
-	w->s.fd = -1;
-	snprintf(w->backups_dir, sizeof(w->backups_dir), "%s/backups", o->data_dir);
 	banner(w);
 	if (journal_open(&w->j, o->data_dir, time(NULL), &st))
 		fprintf(w->out, "WARNING: no log will be kept: %s\n", st.msg);
@@ -372,45 +412,66 @@ int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wiza
 	cx_status_clear(&st);
 	inv_read(w, &st);
 	inv_show(w);
+}
+
+/* Step 4: the unattended job. WIZ_POWER_OFF when every step succeeded; when one failed,
+ * CX_OK (the menu, with the error), or with exit_after_job the job's code. */
+static int run_job(struct wizard *w)
+{
+	struct cx_status st = {0};
+	int rc;
+
+	if (!wiz_take(w)) {
+		rc = cx_fail(&st, CX_EBUSY, "another console's wizard holds the session lock; the job did not run");
+	} else {
+		rc = flow_job(w, &st);
+		session_give(&w->s);
+	}
+	if (rc == CX_OK) {
+		wiz_say(w, w->o.exit_after_job ? "The job is done." : "The job is done: powering off.");
+		return WIZ_POWER_OFF;
+	}
+	w->failed = true;
+	snprintf(w->last_error, sizeof(w->last_error), "the unattended job: %s", st.msg);
+	wiz_say(w, "\n*** The job did not complete: %s", st.msg);
+	if (w->j.open)
+		fprintf(w->out, "*** The log of this session: %s\n", w->j.log_path);
+	if (w->o.exit_after_job)
+		return st.code != CX_OK && st.code != WIZ_POWER_OFF ? st.code : CX_EIO;
+	wiz_say(w, "*** The wizard stays up; nothing is powered off.");
+	return CX_OK;
+}
+
+int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o)
+{
+	struct wizard *w = calloc(1, sizeof(*w));
+	struct cx_status st = {0};
+	int rc = CX_OK;
+
+	if (!w)
+		return CX_ENOMEM;
+	w->p = *p;
+	w->out = p->out;
+	w->bus = *bus;
+	w->o = *o;
+	w->s.fd = -1;
+	snprintf(w->backups_dir, sizeof(w->backups_dir), "%s/backups", o->data_dir);
+	start(w);
 	/* Every console's wizard starts here at boot and tells its user what the last session
 	 * left; settling a record (and finishing a job, which writes) takes the session lock
 	 * inside, and happens once (pending.h). */
 	flow_pending(w);
 	if (w->wrote && o->job == JOB_NONE && wiz_take(w)) {
-		cx_status_clear(&st);
 		if (flow_power_off(w, true, &st) == CX_OK)
-			rc = 1;
+			rc = WIZ_POWER_OFF;
 		else
 			session_give(&w->s);
 	}
-	if (rc == CX_OK && o->job != JOB_NONE) {
-		cx_status_clear(&st);
-		if (!wiz_take(w)) {
-			rc = cx_fail(&st, CX_EBUSY, "another console's wizard holds the session lock; the job did not run");
-		} else {
-			rc = flow_job(w, &st);
-			session_give(&w->s);
-		}
-		if (rc == CX_OK) {
-			wiz_say(w, o->exit_after_job ? "The job is done." : "The job is done: powering off.");
-			rc = 1;
-		} else {
-			w->failed = true;
-			snprintf(w->last_error, sizeof(w->last_error), "the unattended job: %s", st.msg);
-			wiz_say(w, "\n*** The job did not complete: %s", st.msg);
-			if (w->j.open)
-				fprintf(w->out, "*** The log of this session: %s\n", w->j.log_path);
-			if (o->exit_after_job) {
-				rc = st.code != CX_OK && st.code != 1 ? st.code : CX_EIO;
-			} else {
-				wiz_say(w, "*** The wizard stays up; nothing is powered off.");
-				rc = CX_OK;
-			}
-		}
-	}
+	if (rc == CX_OK && o->job != JOB_NONE)
+		rc = run_job(w);
 	while (rc == CX_OK)
 		rc = menu_once(w);
-	if (rc == 1)
+	if (rc == WIZ_POWER_OFF)
 		journal_log(&w->j, "powering off");
 	journal_close(&w->j);
 	session_close(&w->s);
@@ -419,5 +480,5 @@ int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wiza
 	if (w->have_lib)
 		library_close(&w->lib);
 	free(w);
-	return rc == 1 ? CX_OK : rc;
+	return rc == WIZ_POWER_OFF ? CX_OK : rc;
 }
