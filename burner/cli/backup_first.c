@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* backup_first.c — the backup every command that writes a card makes first (design.md). */
+/* backup_first.c — what every command that writes a card shares: the backup first (design.md), the end of its --json. */
 #include "cli/common.h"
 
 #define DEFAULT_BACKUP_DIR "cxflash-backups"
@@ -19,4 +19,14 @@ int cli_backup_first(void *ctx, struct cx_status *st)
 			printf("-I- backup written to %s\n", b->r.path);
 	}
 	return rc;
+}
+
+void cli_json_write_end(struct json *j, const struct cli *c, uint64_t erased, uint64_t programmed,
+			const struct cli_backup *b)
+{
+	json_int(j, "bytes_erased", (long long)erased);
+	json_int(j, "bytes_programmed", (long long)programmed);
+	json_str(j, "backup", b->written ? b->r.path : NULL);
+	json_str(j, "card_state", c->card_state);
+	json_end(j);
 }

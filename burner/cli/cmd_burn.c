@@ -41,11 +41,11 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.dry_run = c->dry_run;
 	o.use_image_rom = c->use_image_rom;
 	o.nofs = c->nofs;
-	o.confirm = confirm;
-	o.confirm_ctx = c;
-	o.before_write = cli_backup_first;
-	o.before_ctx = &b;
-	o.progress = progress_line;
+	o.hooks.confirm = confirm;
+	o.hooks.confirm_ctx = c;
+	o.hooks.before_write = cli_backup_first;
+	o.hooks.before_ctx = &b;
+	o.hooks.progress = progress_line;
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 	if (!rc && c->identity_from)
 		rc = identity_from_bundle(c->identity_from, c->force, &d, &o.ident, &from_id, st);
@@ -69,11 +69,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 		json_str(&j, "psid", r.new_psid);
 		json_int(&j, "start", r.start);
 		json_bool(&j, "rom_from_card", r.rom_carried);
-		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
-		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
-		json_str(&j, "backup", b.written ? b.r.path : NULL);
-		json_str(&j, "card_state", c->card_state);
-		json_end(&j);
+		cli_json_write_end(&j, c, r.bytes_erased, r.bytes_programmed, &b);
 	} else if (r.nothing_to_do) {
 		printf("-I- the card already holds this image (FW %s, PSID %s): nothing written\n", to, r.new_psid);
 	} else if (c->dry_run) {

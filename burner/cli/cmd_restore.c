@@ -23,8 +23,8 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 	struct device d;
 	struct restore_result r;
 	struct cli_backup x = {.c = c, .d = &d, .action = "restoring"};
-	struct restore_opts o = {.force = c->force, .dry_run = c->dry_run, .confirm = confirm, .confirm_ctx = &x,
-				 .before_write = cli_backup_first, .before_ctx = &x, .progress = progress_line};
+	struct restore_opts o = {.force = c->force, .dry_run = c->dry_run, .hooks.confirm = confirm, .hooks.confirm_ctx = &x,
+				 .hooks.before_write = cli_backup_first, .hooks.before_ctx = &x, .hooks.progress = progress_line};
 	int rc;
 
 	if (c->image || !c->device)
@@ -44,11 +44,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 		json_str(&j, "flash_sha256", r.flash_sha256[0] ? r.flash_sha256 : NULL);
 		json_bool(&j, "identity_checked", r.identity_checked);
 		json_bool(&j, "via_other_slot", r.plan.used_copy);
-		json_int(&j, "bytes_erased", (long long)r.bytes_erased);
-		json_int(&j, "bytes_programmed", (long long)r.bytes_programmed);
-		json_str(&j, "backup", x.written ? x.r.path : NULL);
-		json_str(&j, "card_state", c->card_state);
-		json_end(&j);
+		cli_json_write_end(&j, c, r.bytes_erased, r.bytes_programmed, &x);
 	} else if (r.nothing_to_do) {
 		printf("-I- the flash of %s already equals the bundle (sha256 %s): nothing written\n", d.pci.bdf,
 		       r.flash_sha256);

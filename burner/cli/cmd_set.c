@@ -108,11 +108,7 @@ static void card_done(struct cli *c, const char *what, const struct setid_result
 		json_str(&j, "device", c->device);
 		json_str(&j, "method", r->in_place ? "in-place" : "failsafe-reburn");
 		json_int(&j, "start", r->start);
-		json_int(&j, "bytes_erased", (long long)r->bytes_erased);
-		json_int(&j, "bytes_programmed", (long long)r->bytes_programmed);
-		json_str(&j, "backup", b->written ? b->r.path : NULL);
-		json_str(&j, "card_state", c->card_state);
-		json_end(&j);
+		cli_json_write_end(&j, c, r->bytes_erased, r->bytes_programmed, b);
 	} else if (r->nothing_to_do) {
 		printf("-I- the card already holds these %s: nothing written\n", what);
 	} else if (c->dry_run) {
@@ -126,45 +122,52 @@ static void card_done(struct cli *c, const char *what, const struct setid_result
 	}
 }
 
+/* sg/sv on a card: the patch of the file path, and its question (ops/setid.h setid_change). */
+struct card_change {
+	struct cli *c;
+	patch_fn fn;
+	bool ask;
+};
+
+static int card_patch(void *ctx, uint8_t *buf, const struct fs2_image *img, struct cx_status *st)
+{
+	struct card_change *x = ctx;
+	return x->fn(buf, img, x->c, st);
+}
+
+static int card_review(void *ctx, const struct dev_image *cur, struct cx_status *st)
+{
+	struct card_change *x = ctx;
+
+	if (!x->ask || x->c->json)
+		return CX_OK;
+	if (!cur->img.guids.blank)
+		printf("-W- GUIDs are already set, re-burning image with the new GUIDs ...\n");
+	show_guid_changes(&cur->img.guids, &x->c->guids, "device");
+	return cli_confirm(x->c, " Do you want to continue ?", st);
+}
+
 /* Read the card's image, patch a copy as the file path does, ask as the file
  * path asks, back up, write (ops/setid.h). */
 static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, struct cx_status *st)
 {
 	struct device d;
-	struct dev_image cur = {0};
 	struct cli_backup b = {.c = c, .d = &d, .action = "writing"};
-	struct setid_opts o = {c->dry_run, c->in_place, cli_backup_first, &b, progress_line, NULL};
+	struct setid_opts o = {.dry_run = c->dry_run, .in_place = c->in_place,
+				 .hooks = {.before_write = cli_backup_first, .before_ctx = &b, .progress = progress_line}};
 	struct setid_result r = {0};
-	uint8_t *want = NULL;
+	struct card_change x = {c, fn, ask};
 	int rc;
 
 	if (c->image)
 		return cx_fail(st, CX_EUSAGE, "%s changes either an image file (-i FILE) or a card (-d BDF), not both",
 			       c->command);
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
-	if (!rc)
-		rc = setid_read(&d, &cur, st);
-	if (!rc && !(want = malloc(cur.len)))
-		rc = cx_fail(st, CX_ENOMEM, "out of memory");
 	if (!rc) {
-		memcpy(want, cur.buf, cur.len);
-		rc = fn(want, &cur.img, c, st);
-	}
-	if (!rc)
-		rc = patch_check_result(want, cur.len, st);
-	if (!rc && ask && !c->json) {
-		if (!cur.img.guids.blank)
-			printf("-W- GUIDs are already set, re-burning image with the new GUIDs ...\n");
-		show_guid_changes(&cur.img.guids, &c->guids, "device");
-		rc = cli_confirm(c, " Do you want to continue ?", st);
-	}
-	if (!rc) {
-		rc = setid_write(&d, &cur, want, &o, &r, st);
+		rc = setid_change(&d, card_patch, card_review, &x, &o, &r, st);
 		c->card_state = card_state_name(r.out.state);
 	}
 	device_close(&d);
-	devimage_free(&cur);
-	free(want);
 	if (!rc)
 		card_done(c, what, &r, &b);
 	return rc;

@@ -30,6 +30,11 @@ struct cli_backup {
 };
 int cli_backup_first(void *ctx, struct cx_status *st);
 
+/* The keys every card-writing command's --json ends with: bytes erased and
+ * programmed, the backup made first (or null), and the card's state. */
+void cli_json_write_end(struct json *j, const struct cli *c, uint64_t erased, uint64_t programmed,
+			const struct cli_backup *b);
+
 /* The text label column flint uses: 23 characters. */
 #define LABEL "%-23s"
 

@@ -301,9 +301,7 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 	      struct burn_result *r, struct cx_status *st)
 {
 	struct burn_run x = {.o = o, .r = r, .len = len};
-	struct write_hooks h = {o->confirm, o->confirm_ctx, o->before_write, o->before_ctx, o->progress,
-				o->progress_arg, o->after, o->after_ctx};
-	struct card_write w = {.d = d, .op = &burn_op, .ctx = &x, .hooks = &h, .dry_run = o->dry_run};
+	struct card_write w = {.d = d, .op = &burn_op, .ctx = &x, .hooks = &o->hooks, .dry_run = o->dry_run};
 	int rc;
 
 	memset(r, 0, sizeof(*r));

@@ -37,17 +37,10 @@ struct burn_opts {
 	bool dry_run;
 	bool use_image_rom;          /* burn the image's ROM (or none) even if the card has one */
 	bool nofs;                   /* not failsafe: the image at the first slot (flint's -nofs) */
-	/* Ask a yes/no question; CX_OK for yes. NULL: every question is a refusal. */
-	int (*confirm)(void *ctx, const char *question, struct cx_status *st);
-	void *confirm_ctx;
-	/* Called after the checks pass and before the first write (the backup). May be NULL. */
-	int (*before_write)(void *ctx, struct cx_status *st);
-	void *before_ctx;
-	write_progress_fn *progress;
-	void *progress_arg;
-	/* Once at the end, refused runs included (the history); may be NULL. */
-	void (*after)(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out);
-	void *after_ctx;
+	/* confirm: the PSID-change, downgrade and --nofs questions; before_write: the
+	 * backup, after the checks pass and before the first write; progress; after:
+	 * the history (ops/card_write.h). Every member may be NULL. */
+	struct write_hooks hooks;
 };
 
 struct burn_result {

@@ -209,9 +209,7 @@ int restore_card(struct device *d, const char *bundle_dir, const struct restore_
 		 struct restore_result *r, struct cx_status *st)
 {
 	struct restore_run x = {.bundle_dir = bundle_dir, .o = o, .r = r};
-	struct write_hooks h = {o->confirm, o->confirm_ctx, o->before_write, o->before_ctx, o->progress,
-				o->progress_arg, o->after, o->after_ctx};
-	struct card_write w = {.d = d, .op = &restore_op, .ctx = &x, .hooks = &h, .dry_run = o->dry_run};
+	struct card_write w = {.d = d, .op = &restore_op, .ctx = &x, .hooks = &o->hooks, .dry_run = o->dry_run};
 	int rc;
 
 	memset(r, 0, sizeof(*r));

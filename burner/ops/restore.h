@@ -39,16 +39,9 @@ struct restore_opts {
 	bool dry_run;               /* check and plan only */
 	bool unread_identity_ok;    /* a card whose identity cannot be read takes the bundle without
 				     * a question (an unattended job that named its bundle) */
-	/* Ask a yes/no question; CX_OK for yes. NULL: every question is a refusal. */
-	int (*confirm)(void *ctx, const char *question, struct cx_status *st);
-	void *confirm_ctx;
-	int (*before_write)(void *ctx, struct cx_status *st); /* may be NULL */
-	void *before_ctx;
-	write_progress_fn *progress;
-	void *progress_arg;
-	/* Once at the end, refused runs included (the history); may be NULL. */
-	void (*after)(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out);
-	void *after_ctx;
+	/* confirm: the questions above; before_write: the backup of the card as it is
+	 * now; progress; after: the history (ops/card_write.h). Each may be NULL. */
+	struct write_hooks hooks;
 };
 
 struct restore_result {

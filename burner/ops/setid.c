@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/patch.h"
 #include "image/zebra.h"
 #include "ops/burn.h"
 #include "ops/card_write.h"
@@ -241,9 +242,7 @@ static int in_place(struct device *d, const struct dev_image *cur, const uint8_t
 		    const struct setid_opts *o, struct setid_result *r, bool *fits, struct cx_status *st)
 {
 	struct in_place_run x = {.cur = cur, .want = want};
-	struct write_hooks h = {.before_write = o->before_write, .before_ctx = o->before_ctx,
-				.progress = o->progress, .progress_arg = o->progress_arg};
-	struct card_write w = {.d = d, .op = &in_place_op, .ctx = &x, .hooks = &h, .dry_run = o->dry_run};
+	struct card_write w = {.d = d, .op = &in_place_op, .ctx = &x, .hooks = &o->hooks, .dry_run = o->dry_run};
 	int rc = card_write_run(&w, st);
 
 	for (int i = 0; i < x.n; i++)
@@ -276,11 +275,8 @@ static int reburn(struct device *d, const struct dev_image *cur, const uint8_t *
 	bo.ident.use_image_guids = true; /* want already carries the new identity */
 	bo.ident.use_image_ps = true;
 	bo.dry_run = o->dry_run;
-	bo.confirm = same_firmware_again;
-	bo.before_write = o->before_write;
-	bo.before_ctx = o->before_ctx;
-	bo.progress = o->progress;
-	bo.progress_arg = o->progress_arg;
+	bo.hooks = o->hooks;
+	bo.hooks.confirm = same_firmware_again;
 	rc = burn_card(d, want, cur->len, &bo, &br, st);
 	r->out = br.out;
 	r->start = br.start;
@@ -313,4 +309,28 @@ int setid_write(struct device *d, const struct dev_image *cur, const uint8_t *wa
 	if (fits)
 		return CX_OK;
 	return reburn(d, cur, want, o, r, st);
+}
+
+int setid_change(struct device *d, setid_patch_fn *patch, setid_review_fn *review, void *ctx,
+		 const struct setid_opts *o, struct setid_result *r, struct cx_status *st)
+{
+	struct dev_image cur = {0};
+	uint8_t *want = NULL;
+	int rc = setid_read(d, &cur, st);
+
+	if (!rc && !(want = malloc(cur.len)))
+		rc = cx_fail(st, CX_ENOMEM, "out of memory");
+	if (!rc) {
+		memcpy(want, cur.buf, cur.len);
+		rc = patch(ctx, want, &cur.img, st);
+	}
+	if (!rc)
+		rc = patch_check_result(want, cur.len, st);
+	if (!rc && review)
+		rc = review(ctx, &cur, st);
+	if (!rc)
+		rc = setid_write(d, &cur, want, o, r, st);
+	devimage_free(&cur);
+	free(want);
+	return rc;
 }

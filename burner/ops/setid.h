@@ -57,11 +57,9 @@ struct setid_opts {
 	/* Blank GUIDs: program them over the running image (flint's way) instead of the
 	 * failsafe re-burn. Not failsafe (see 2. above), so only when asked: --in-place. */
 	bool in_place;
-	/* Called once, after the checks and before the first write; may be NULL. */
-	int (*before_write)(void *ctx, struct cx_status *st);
-	void *before_ctx;
-	write_progress_fn *progress;
-	void *progress_arg;
+	/* before_write: called once, after the checks and before the first write
+	 * (the backup); progress (ops/card_write.h). Each may be NULL. */
+	struct write_hooks hooks;
 };
 
 struct setid_result {
@@ -80,5 +78,13 @@ int setid_read(struct device *d, struct dev_image *cur, struct cx_status *st);
  * identity only; see the top of this file. */
 int setid_write(struct device *d, const struct dev_image *cur, const uint8_t *want,
 		const struct setid_opts *o, struct setid_result *r, struct cx_status *st);
+
+/* The whole of sg/sv on a card: setid_read(), a copy of the image changed by
+ * patch (image/patch.h, as on a file), patch_check_result(), review (NULL: none;
+ * the front end shows the change and asks, non-zero refuses), setid_write(). */
+typedef int setid_patch_fn(void *ctx, uint8_t *buf, const struct fs2_image *img, struct cx_status *st);
+typedef int setid_review_fn(void *ctx, const struct dev_image *cur, struct cx_status *st);
+int setid_change(struct device *d, setid_patch_fn *patch, setid_review_fn *review, void *ctx,
+		 const struct setid_opts *o, struct setid_result *r, struct cx_status *st);
 
 #endif

@@ -371,8 +371,9 @@ static int read_have(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len)
 	return rc;
 }
 
-int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t len, bool dry_run,
-		 struct write_progress *wp, struct cx_status *st)
+/* write_region() and write_region_known(): have NULL plans by reading the flash. */
+static int region(struct flash *f, uint32_t base, const uint8_t *have, const uint8_t *want, uint32_t len,
+		  bool dry_run, struct write_progress *wp, struct cx_status *st)
 {
 	struct write_progress none = {0};
 	struct flash_stats s0 = f->stats;
@@ -388,7 +389,8 @@ int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t l
 		return cx_fail(st, CX_EVALUE, "%s: a write of 0x%x bytes at 0x%06x is beyond the end of the %u KiB "
 			       "flash; nothing was changed", bdf(f), len, base, f->size / 1024);
 	write_geometry(f, &g);
-	if ((rc = plan_make_reading(read_have, &h, want, base, len, &g, &p))) {
+	rc = have ? plan_make(have, want, base, len, &g, &p) : plan_make_reading(read_have, &h, want, base, len, &g, &p);
+	if (rc) {
 		if (h.failed)
 			rc = explain(st, rc, wp, base, base + len);
 		else
@@ -397,7 +399,8 @@ int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t l
 				     rc == CX_ENOMEM ? "out of memory" : "bad region or geometry");
 		goto out;
 	}
-	progress(wp, WRITE_PHASE_READ, len, len);
+	if (!have)
+		progress(wp, WRITE_PHASE_READ, len, len);
 	if (dry_run) {
 		plan_report(&wp->r, &p);
 		plan_print(&p, wp->out ? wp->out : stdout);
@@ -412,28 +415,14 @@ out:
 	return rc;
 }
 
+int write_region(struct flash *f, uint32_t base, const uint8_t *want, uint32_t len, bool dry_run,
+		 struct write_progress *wp, struct cx_status *st)
+{
+	return region(f, base, NULL, want, len, dry_run, wp, st);
+}
+
 int write_region_known(struct flash *f, uint32_t base, const uint8_t *have, const uint8_t *want, uint32_t len,
 		       struct write_progress *wp, struct cx_status *st)
 {
-	struct write_progress none = {0};
-	struct flash_stats s0 = f->stats;
-	uint64_t t0 = now_ns();
-	struct plan_geom g;
-	struct plan p = {0};
-	int rc;
-
-	wp = wp ? wp : &none;
-	wp->r = (struct write_report){.done_upto = base, .fail_addr = base};
-	if ((uint64_t)base + len > f->size)
-		return cx_fail(st, CX_EVALUE, "%s: a write of 0x%x bytes at 0x%06x is beyond the end of the %u KiB "
-			       "flash; nothing was changed", bdf(f), len, base, f->size / 1024);
-	write_geometry(f, &g);
-	if ((rc = plan_make(have, want, base, len, &g, &p)))
-		rc = cx_fail(st, rc, "%s: cannot plan a write of 0x%x bytes at 0x%06x (%s); nothing was changed",
-			     bdf(f), len, base, rc == CX_ENOMEM ? "out of memory" : "bad region or geometry");
-	else
-		rc = write_execute(f, &p, want, base, wp, st);
-	tally(&wp->r, f, &s0, t0);
-	plan_free(&p);
-	return rc;
+	return region(f, base, have, want, len, false, wp, st);
 }

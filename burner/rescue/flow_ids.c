@@ -53,33 +53,23 @@ static int ask_ids(struct wizard *w, const struct wizard_card *c, struct guid_re
 	return CX_OK;
 }
 
-/* The card's image read, patched as `sg` patches a file, and written (ops/setid.h). */
-static int write_ids(struct wiz_write *x, const struct guid_request *req, struct setid_result *r,
-		     struct cx_status *st)
+static int ids_patch(void *ctx, uint8_t *buf, const struct fs2_image *img, struct cx_status *st)
 {
-	struct dev_image cur = {0};
-	struct setid_opts o = {.before_write = wiz_write_before, .before_ctx = x, .progress = progress_line};
-	uint8_t *want = NULL;
+	return patch_guids(buf, img, ctx, st);
+}
+
+/* The card's image patched as `sg` patches a file, and written (ops/setid.h). */
+static int write_ids(struct wiz_write *x, struct guid_request *req, struct setid_result *r, struct cx_status *st)
+{
+	struct setid_opts o = {.hooks.before_write = wiz_write_before, .hooks.before_ctx = x, .hooks.progress = progress_line};
 	struct device d;
 	int rc;
 
 	x->d = &d;
 	rc = wiz_open(x->w, x->card, &d, st);
 	if (!rc)
-		rc = setid_read(&d, &cur, st);
-	if (!rc && !(want = malloc(cur.len)))
-		rc = cx_fail(st, CX_ENOMEM, "out of memory");
-	if (!rc) {
-		memcpy(want, cur.buf, cur.len);
-		rc = patch_guids(want, &cur.img, req, st);
-	}
-	if (!rc)
-		rc = patch_check_result(want, cur.len, st);
-	if (!rc)
-		rc = setid_write(&d, &cur, want, &o, r, st);
+		rc = setid_change(&d, ids_patch, NULL, req, &o, r, st);
 	device_close(&d);
-	devimage_free(&cur);
-	free(want);
 	return rc;
 }
 

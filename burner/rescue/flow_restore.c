@@ -77,14 +77,14 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	wiz_write_init(&b.x, w, i, action, "before the restore", "the backup");
 	snprintf(b.x.job.file, sizeof(b.x.job.file), "%s", bundle);
 	snprintf(b.x.job.identity, sizeof(b.x.job.identity), "bundle:%s", bundle);
-	o.confirm = confirm;
-	o.confirm_ctx = &b;
+	o.hooks.confirm = confirm;
+	o.hooks.confirm_ctx = &b;
 	/* A job that names its bundle (PXE: the node's own backup, kept by the server) is what
 	 * unbricks a card whose identity cannot be read; every other question still refuses. */
 	o.unread_identity_ok = !ask && w->o.job == JOB_RESTORE && w->o.yes;
-	o.before_write = wiz_write_before;
-	o.before_ctx = &b.x;
-	o.progress = progress_line;
+	o.hooks.before_write = wiz_write_before;
+	o.hooks.before_ctx = &b.x;
+	o.hooks.progress = progress_line;
 	b.x.d = &d;
 	rc = wiz_open(w, i, &d, st);
 	if (!rc)

@@ -217,11 +217,11 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if (rq->ident)
 		o.ident = *rq->ident;
 	o.guard.allow_psid_change = true; /* shown on the plan; burn_card() still asks (confirm) */
-	o.confirm = confirm;
-	o.confirm_ctx = &b;
-	o.before_write = before_write;
-	o.before_ctx = &b;
-	o.progress = progress_line;
+	o.hooks.confirm = confirm;
+	o.hooks.confirm_ctx = &b;
+	o.hooks.before_write = before_write;
+	o.hooks.before_ctx = &b;
+	o.hooks.progress = progress_line;
 	b.x.d = &d;
 	rc = wiz_open(w, rq->card, &d, st);
 	if (!rc)

@@ -345,7 +345,7 @@ static struct result done(const struct transport *t, struct cxsim_card *c, struc
 static struct result burn(const struct transport *t, struct cxsim_card *c, const char *part, const char *what,
 			  const char *opts, unsigned minor, bool expect_nothing)
 {
-	struct burn_opts o = {.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = yes};
 	struct burn_result r;
 	struct cx_status st = {0};
 	struct device d;
@@ -447,7 +447,7 @@ static void remove_dir(const char *dir)
  * then the erase, program and read-back of the units that differ. */
 static struct result restore_bundle(const struct transport *t, struct cxsim_card *c, const char *part)
 {
-	struct restore_opts o = {.confirm = yes}; /* the bench's images have blank GUIDs: restore asks */
+	struct restore_opts o = {.hooks.confirm = yes}; /* the bench's images have blank GUIDs: restore asks */
 	struct restore_result r;
 	struct backup_result b;
 	struct cx_status st = {0};
@@ -488,7 +488,7 @@ static int backup_first(void *ctx, struct cx_status *st)
 static struct result backup_burn(const struct transport *t, struct cxsim_card *c, const char *part,
 				 const char *opts, unsigned minor)
 {
-	struct burn_opts o = {.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = yes};
 	struct burn_result r;
 	struct cx_status st = {0};
 	struct device d;
@@ -497,8 +497,8 @@ static struct result backup_burn(const struct transport *t, struct cxsim_card *c
 	uint8_t *img = mkimage(opts, &len);
 	void *x[2] = {&d, temp_dir()};
 
-	o.before_write = backup_first;
-	o.before_ctx = x;
+	o.hooks.before_write = backup_first;
+	o.hooks.before_ctx = x;
 	snap(c, &s);
 	open_dev(&d, c, t);
 	int rc = burn_card(&d, img, len, &o, &r, &st);

@@ -106,8 +106,8 @@ static void test_burn_switches_slots_and_keeps_identity(void **state)
 	/* The same again: nothing to write, no erase, no program. */
 	cxsim_counters_reset(c);
 	int asked = 0;
-	o.confirm = yes;
-	o.confirm_ctx = &asked;
+	o.hooks.confirm = yes;
+	o.hooks.confirm_ctx = &asked;
 	assert_int_equal(run_burn(c, "--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &o, &r, &st), CX_OK);
 	assert_true(r.nothing_to_do);
 	assert_int_equal(asked, 1); /* "already has firmware ... burn it again?" */
@@ -147,8 +147,8 @@ static void test_refusals_write_nothing(void **state)
 	assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
 	/* Answered: cross-flashed to the stock PSID, identity kept. */
 	int asked = 0;
-	o.confirm = yes;
-	o.confirm_ctx = &asked;
+	o.hooks.confirm = yes;
+	o.hooks.confirm_ctx = &asked;
 	cx_status_clear(&st);
 	assert_int_equal(run_burn(c, "--chip cx3 --ddr 2 --fw 2.42.5000", &o, &r, &st), CX_OK);
 	cxsim_power_cycle(c);
@@ -192,8 +192,8 @@ static void test_damaged_copy_is_burned_again(void **state)
 	struct cx_status st = {0};
 	int asked = 0;
 
-	o.confirm = yes;
-	o.confirm_ctx = &asked;
+	o.hooks.confirm = yes;
+	o.hooks.confirm_ctx = &asked;
 	cxsim_counters_reset(c);
 	assert_int_equal(run_burn(c, opts, &o, &r, &st), CX_OK);
 	assert_true(r.nothing_to_do);

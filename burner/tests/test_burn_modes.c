@@ -148,8 +148,8 @@ static void test_nofs(void **state)
 	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &q, &r, &st), CX_EDECLINED);
 	assert_non_null(strstr(st.msg, "--nofs"));
 	assert_int_equal(cxsim_counters(c)->erases, 0);
-	q.confirm = yes;
-	q.confirm_ctx = &asked;
+	q.hooks.confirm = yes;
+	q.hooks.confirm_ctx = &asked;
 	cx_status_clear(&st);
 	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &q, &r, &st), CX_OK);
 	assert_int_equal(asked, 1);

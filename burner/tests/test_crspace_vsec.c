@@ -291,7 +291,7 @@ static void test_burn_through_vsec_keeps_identity(void **state)
 				    "--chip cx3 --ddr 3 --fw 2.40.7000 --guid " CARD_GUID " --mac " CARD_MAC);
 	struct device d;
 	struct cx_status st = {0};
-	struct burn_opts o = {.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = yes};
 	struct burn_result r;
 	size_t len, fsize;
 	uint8_t *img = mkimage("--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &len), *buf;

@@ -147,7 +147,7 @@ static void test_restore_gives_back_the_flash(void **state)
 	for (int burns = 1; burns <= 2; burns++) {
 		for (int k = 1; k <= burns; k++)
 			burn(c, 40 + k); /* one burn: the card runs from slot 1; two: from slot 0 again */
-		struct restore_opts o = {.confirm = yes, .confirm_ctx = &asked};
+		struct restore_opts o = {.hooks.confirm = yes, .hooks.confirm_ctx = &asked};
 		cx_status_clear(&st);
 		assert_int_equal(restore(c, b.path, &o, &r, &st), CX_OK);
 		assert_true(r.identity_checked);
@@ -209,8 +209,8 @@ static void test_refusals_write_nothing(void **state)
 	expect_refused(other, b.path, &o, CX_EMISMATCH, "another card");
 	o.force = true;
 	expect_refused(other, b.path, &o, CX_EDECLINED, "another card");
-	o.confirm = yes;
-	o.confirm_ctx = &asked;
+	o.hooks.confirm = yes;
+	o.hooks.confirm_ctx = &asked;
 	struct restore_result r;
 	struct cx_status st = {0};
 	assert_int_equal(restore(other, b.path, &o, &r, &st), CX_OK);
@@ -254,8 +254,8 @@ static void test_recovery_card_restored(void **state)
 	assert_int_equal(cxsim_pci_device_now(c), 0x1f6); /* recovery ID = HW ID + 1 */
 	struct restore_opts o = {0};
 	expect_refused(c, b.path, &o, CX_EDECLINED, "recovery mode");
-	o.confirm = yes;
-	o.confirm_ctx = &asked;
+	o.hooks.confirm = yes;
+	o.hooks.confirm_ctx = &asked;
 	assert_int_equal(restore(c, b.path, &o, &r, &st), CX_OK);
 	assert_int_equal(asked, 1);
 	assert_int_equal(cxsim_pci_device_now(c), 0x1003);
@@ -336,7 +336,7 @@ static void test_powercut_during_restore(void **state)
 	 * (card_write.h) and reads back only what it writes, ~205,000 accesses where it
 	 * took 2 M when it read the flash twice more; the campaign keeps its 2,000 cuts. */
 	struct campaign k = {.every = 100};
-	struct restore_opts o = {.before_write = arm, .before_ctx = &k};
+	struct restore_opts o = {.hooks.before_write = arm, .hooks.before_ctx = &k};
 	sim_cfg_set_hook(cut_here, &k);
 	int rc = restore(c, b.path, &o, &r, &st);
 	sim_cfg_set_hook(NULL, NULL);

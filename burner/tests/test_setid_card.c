@@ -150,7 +150,7 @@ static void failsafe_case(enum cxsim_chip chip, const char *part, int slot, cons
 	struct cxsim_card *c = card(chip, part, opts, slot);
 	struct boot_rest before = rest_of(cxsim_boot_info(c));
 	struct backup_spy b = {.c = c};
-	struct setid_opts o = {.before_write = spy, .before_ctx = &b};
+	struct setid_opts o = {.hooks.before_write = spy, .hooks.before_ctx = &b};
 	struct setid_result r;
 	struct cx_status st = {0};
 
@@ -246,7 +246,7 @@ static void test_sg_blank_guids_in_place(void **state)
 		assert_non_null(old);
 		memcpy(old, flash, fsize);
 		struct backup_spy b = {.c = c};
-		struct setid_opts o = {.before_write = spy, .before_ctx = &b, .in_place = true};
+		struct setid_opts o = {.hooks.before_write = spy, .hooks.before_ctx = &b, .in_place = true};
 		struct setid_result r;
 		struct cx_status st = {0};
 		struct change ch = {SG, NEW_GUID, NEW_MAC, NULL};
@@ -436,8 +436,8 @@ static void test_refusals_write_nothing(void **state)
 	memcpy(want, cur.buf, cur.len);
 	assert_int_equal(patch(want, &cur.img, &sv, &st), CX_OK);
 	struct backup_spy b = {.c = c, .rc = CX_EIO};
-	o.before_write = spy;
-	o.before_ctx = &b;
+	o.hooks.before_write = spy;
+	o.hooks.before_ctx = &b;
 	cx_status_clear(&st);
 	assert_int_equal(setid_write(&d, &cur, want, &o, &r, &st), CX_EIO);
 	assert_int_equal(b.calls, 1);
@@ -473,7 +473,7 @@ static void test_write_protected_refused_before_backup(void **state)
 		cxsim_params_mut(c)->write_protect = true;
 		cxsim_power_cycle(c);
 		struct backup_spy b = {.c = c};
-		struct setid_opts o = {.before_write = spy, .before_ctx = &b};
+		struct setid_opts o = {.hooks.before_write = spy, .hooks.before_ctx = &b};
 		struct setid_result r;
 		struct cx_status st = {0};
 		struct change ch = {SG, NEW_GUID, NEW_MAC, NULL};
