@@ -43,6 +43,15 @@ void fmt_fw_version(char *out, size_t n, const uint16_t v[3])
 	snprintf(out, n, v[1] < 100 ? "%d.%d.%04d" : "%d.%04d.%04d", v[0], v[1], v[2]);
 }
 
+void cli_identity_opts(const struct cli *c, struct identity_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->given = c->guids;
+	o->vsd = c->vsd;
+	o->use_image_guids = c->use_image_guids;
+	o->use_image_ps = c->use_image_ps;
+}
+
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st)
 {
 	char line[32];

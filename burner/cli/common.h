@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "image/imgfile.h"
 #include "ops/backup.h"
+#include "ops/identity.h"
 #include "util/json.h"
 
 /* Open and parse c->image (honouring --striped_image). */
@@ -16,6 +17,10 @@ int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st);
 
 /* flint's version format: %d.%d.%04d, or %d.%04d.%04d when minor >= 100. */
 void fmt_fw_version(char *out, size_t n, const uint16_t v[3]);
+
+/* The identity options of the command line (--guid/--mac, --vsd, --use_image_guids,
+ * --use_image_ps), as burn gets them. */
+void cli_identity_opts(const struct cli *c, struct identity_opts *o);
 
 /* Ask "question (y/n) [n]" on stdout unless -y; CX_EDECLINED on anything but yes. */
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st);

@@ -162,6 +162,8 @@ static int read_checked(const struct manifest_entry *e, uint8_t **img, size_t *l
 	return CX_OK;
 }
 
+const struct guard_opts wiz_burn_guard = {.allow_psid_change = true};
+
 int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status *st)
 {
 	struct wizard_card *c = &w->cards[rq->card];
@@ -203,7 +205,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	wiz_now(b.job.time);
 	if (rq->ident)
 		o.ident = *rq->ident;
-	o.guard.allow_psid_change = true; /* shown on the plan; burn_card() still asks (confirm) */
+	o.guard = wiz_burn_guard;
 	o.confirm = confirm;
 	o.confirm_ctx = &b;
 	o.before_write = before_write;
