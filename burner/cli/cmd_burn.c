@@ -33,10 +33,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 					      "extract it first with --striped_image extract");
 	if ((rc = file_read(c->image, IMGFILE_MAX, &img, &len, st)))
 		return rc;
-	o.ident.given = c->guids;
-	o.ident.vsd = c->vsd;
-	o.ident.use_image_guids = c->use_image_guids;
-	o.ident.use_image_ps = c->use_image_ps;
+	cli_identity_opts(c, &o.ident);
 	o.guard.allow_psid_change = c->allow_psid_change;
 	o.dry_run = c->dry_run;
 	o.use_image_rom = c->use_image_rom;

@@ -8,7 +8,10 @@
  * recovery mode has none, so --identity-from names its backup. Every image of
  * the library is listed with its verdict (library/match.h), the .ini risk report
  * of each one that is not refused, and the recommendation last. Exit 0 when
- * there is a recommendation, CX_EABSENT when every image is refused.
+ * there is a recommendation, CX_EABSENT when every image is refused. A verdict
+ * is judged with the rules `burn` applies (ops/guard.h) and this command line's
+ * identity options (--guid/--mac, --vsd, --use_image_guids, --use_image_ps) and
+ * --use_image_rom, as burn would get them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +264,13 @@ int cmd_match(struct cli *c, struct cx_status *st)
 	struct match_subject *s = calloc(1, sizeof(*s));
 	struct library l;
 	struct match_result r;
-	struct match_opts o = {.expert = c->expert};
+	struct identity_opts ident;
+	/* The burn the verdicts promise: `burn` with this command line's options. Its
+	 * PSID change is judged with the board table (burn asks for --allow_psid_change);
+	 * the identity is judged on a card that has one to keep and no --identity-from
+	 * (a card in recovery mode needs --guid/--mac or a backup, named when it burns). */
+	struct guard_opts burn = {.allow_psid_change = true};
+	struct match_opts o = {.expert = c->expert, .burn = &burn, .use_image_rom = c->use_image_rom};
 	int rc;
 
 	if (!s)
@@ -272,6 +281,10 @@ int cmd_match(struct cli *c, struct cx_status *st)
 		rc = cx_fail(st, CX_EUSAGE, "--identity-from is for a card (-d BDF) in recovery mode");
 	else
 		rc = c->device ? facts_from_device(c, s, st) : facts_from_file(c, s, st);
+	if (!rc && c->device && s->ci.have_image && !c->identity_from) {
+		cli_identity_opts(c, &ident);
+		burn.ident = &ident;
+	}
 	if (!rc)
 		rc = library_open(c->boards, c->firmware, (size_t)c->nfirmware, &l, st);
 	if (!rc)

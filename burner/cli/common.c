@@ -38,6 +38,15 @@ int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st)
 	return imgfile_open(f, c->image, c->striped, st);
 }
 
+void cli_identity_opts(const struct cli *c, struct identity_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->given = c->guids;
+	o->vsd = c->vsd;
+	o->use_image_guids = c->use_image_guids;
+	o->use_image_ps = c->use_image_ps;
+}
+
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st)
 {
 	char line[32];

@@ -9,10 +9,15 @@
 #include "cli/cli.h"
 #include "image/imgfile.h"
 #include "ops/backup.h"
+#include "ops/identity.h"
 #include "util/json.h"
 
 /* Open and parse c->image (honouring --striped_image). */
 int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st);
+
+/* The identity options of the command line (--guid/--mac, --vsd, --use_image_guids,
+ * --use_image_ps), as burn gets them. */
+void cli_identity_opts(const struct cli *c, struct identity_opts *o);
 
 /* Ask "question (y/n) [n]" on stdout unless -y; CX_EDECLINED on anything but yes. */
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st);

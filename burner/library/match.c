@@ -7,8 +7,10 @@
 
 #include "dev/chip.h"
 #include "image/imgfile.h"
+#include "image/rom_insert.h"
 #include "library/match.h"
 #include "ops/guard.h"
+#include "util/fileio.h"
 
 #define PCI_CLASS_ETHERNET 0x0200   /* PCI base class 02 subclass 00 (PCI code and ID assignment) */
 #define PCI_CLASS_NET_OTHER 0x0280  /* 02/80: how VPI ConnectX boards enumerate (manifest.h) */
@@ -98,27 +100,88 @@ static void fmt_ver(char *out, size_t n, const uint16_t v[3])
 	snprintf(out, n, "%u.%u.%u", v[0], v[1], v[2]);
 }
 
-/* The chip, revision and size rules a burn applies, on the image itself. */
-static void judge_fit(const struct match_card *card, const struct manifest_entry *e, struct match_candidate *c)
+/* The image as the burn would write it: the card's expansion ROM carried into
+ * an image that has none (image/rom_insert.h). The card's image is whole in memory. */
+static int with_card_rom(const struct fs2_image *now, uint8_t **buf, size_t *len, struct fs2_image *img,
+			 struct cx_status *st)
 {
-	struct imgfile f;
-	struct cx_status st = {0};
+	const uint8_t *rom;
+	uint8_t *out;
+	size_t rom_len, out_len;
+	struct cx_status pst = {0};
+	int rc;
 
-	if (imgfile_open(&f, e->path, false, &st)) {
-		reason(c, MATCH_REFUSED, "cannot read the image again: %s", st.msg);
-		imgfile_close(&f);
+	if ((rc = rom_sect_data(now, &rom, &rom_len, st)) || (rc = rom_insert(*buf, *len, rom, rom_len, &out, &out_len, st)))
+		return rc;
+	free(*buf);
+	*buf = out;
+	*len = out_len;
+	if (fs2_parse(out, out_len, img, &pst))
+		return cx_fail(st, CX_EIMAGE, "internal error: the image with the card's ROM does not parse (%s)", pst.msg);
+	return CX_OK;
+}
+
+static void refused_by_burn(struct match_candidate *c, int code, enum guard_rule rule, const char *why)
+{
+	c->burn_code = code;
+	c->burn_rule = rule;
+	reason(c, MATCH_REFUSED, "%s", why);
+}
+
+/* Every rule a burn applies (ops/guard.h), on the file as the burn reads it. */
+static void judge_fit(const struct match_card *card, const struct manifest_entry *e, const struct match_opts *o,
+		      struct match_candidate *c)
+{
+	static const struct guard_opts unknown = {.allow_psid_change = true}; /* match_opts.burn NULL */
+	const struct fs2_image *now = card->recovery ? NULL : card->current;
+	struct fs2_image *img = malloc(sizeof(*img));
+	struct guard_verdict v;
+	struct cx_status st = {0};
+	uint8_t *buf = NULL;
+	size_t len;
+	int rc;
+
+	if (!img || file_read(e->path, IMGFILE_MAX, &buf, &len, &st)) {
+		reason(c, MATCH_REFUSED, "cannot read the image again: %s", img ? st.msg : "out of memory");
+		free(img);
 		return;
 	}
-	struct guard_card g = {
-		.hw_id = card->hw_id, .rev = card->rev, .flash_size = card->flash_size,
-		.recovery = card->recovery, .current = card->current,
-	};
-	struct guard_opts go = {.allow_psid_change = true}; /* the PSID is judged below, with the table */
-	struct guard_verdict v;
-	guard_check(&g, &f.img, &go, &v);
+	guard_check_file(buf, len, img, &v);
+	if (!v.code && rom_carry_needed(now, img, o->use_image_rom) && (rc = with_card_rom(now, &buf, &len, img, &st))) {
+		refused_by_burn(c, rc, GUARD_NRULES, st.msg);
+	} else if (!v.code) {
+		struct guard_card g = {
+			.hw_id = card->hw_id, .rev = card->rev, .flash_size = card->flash_size,
+			.recovery = card->recovery, .current = card->current,
+		};
+		guard_check(&g, img, o->burn ? o->burn : &unknown, &v);
+	}
 	if (v.code)
-		reason(c, MATCH_REFUSED, "%s", v.reason);
-	imgfile_close(&f);
+		refused_by_burn(c, v.code, v.rule, v.reason);
+	free(buf);
+	free(img);
+}
+
+/* A file the library found unsound: in the burn's words when its file rules
+ * refuse it too, else in the library's. Only a file the library read is read
+ * again (one it refused unread may be a device or a FIFO). */
+static void judge_unsound(const struct manifest_entry *e, struct match_candidate *c)
+{
+	struct fs2_image *img = malloc(sizeof(*img));
+	struct guard_verdict v = {0};
+	struct cx_status st = {0};
+	uint8_t *buf = NULL;
+	size_t len;
+
+	if (img && e->status == CX_EIMAGE && e->sha256[0] && !file_read(e->path, IMGFILE_MAX, &buf, &len, &st))
+		guard_check_file(buf, len, img, &v);
+	if (v.code)
+		refused_by_burn(c, v.code, v.rule, v.reason);
+	else
+		reason(c, MATCH_REFUSED, "%s", e->reason);
+	line_printf(c->line, sizeof(c->line), "%s: %s", e->name, c->reasons[0]);
+	free(buf);
+	free(img);
 }
 
 static void judge_psid(const struct match_card *card, const struct match_result *r, const struct manifest_entry *e,
@@ -242,14 +305,14 @@ static int judge(const struct match_card *card, struct match_result *r, const st
 	memset(c, 0, sizeof(*c));
 	c->e = e;
 	c->version_cmp = 2;
+	c->burn_rule = GUARD_NRULES;
 	if (e->status != CX_OK && e->status != CX_EMISMATCH) {
-		reason(c, MATCH_REFUSED, "%s", e->reason);
-		line_printf(c->line, sizeof(c->line), "%s: %s", e->name, e->reason);
+		judge_unsound(e, c);
 		return CX_OK;
 	}
 	if (e->status == CX_EMISMATCH)
 		reason(c, MATCH_REFUSED, "%s", e->reason);
-	judge_fit(card, e, c);
+	judge_fit(card, e, o, c);
 	judge_psid(card, r, e, o, c);
 	judge_port(r, e, c);
 	int rc = judge_ini(r, e, c, st);

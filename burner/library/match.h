@@ -6,11 +6,14 @@
  * nobody has to guess a PSID. Each candidate gets a verdict:
  *
  *   REFUSED  the burn must not happen: the file is not a sound image or its
- *            pinned hash differs; the image is for another chip family or
- *            revision, or does not fit the flash (ops/guard.h, the same rules
- *            a burn enforces); or nothing ties the card's PSID to the image's
- *            (neither the same PSID nor a board-table mapping) — unless the
- *            user asked for expert mode, where that last one is only RISKY.
+ *            pinned hash differs; a rule of the burn refuses it (ops/guard.h,
+ *            the same rules applied to the same facts: checksums, bytes after
+ *            the last section, chip family, revision or device type, size,
+ *            chunk size, and with the burn's options the PSID and the
+ *            identity), the burn's code and reason in burn_code and reasons[];
+ *            or nothing ties the card's PSID to the image's (neither the same
+ *            PSID nor a board-table mapping) — unless the user asked for
+ *            expert mode, where that last one is only RISKY.
  *   RISKY    it may work, but something is known to be able to break the card;
  *            every such thing is a reason: the board table's mapping is an
  *            inference, the port type changes (EN-only firmware on a VPI card
@@ -18,6 +21,11 @@
  *            .ini risk report (library/ini_diff.h) finds a hardware key that
  *            differs between the card's board .ini and the image's.
  *   OK       none of the above.
+ *
+ * The burn's rules see the image as the burn would write it: with the card's
+ * expansion ROM carried into an image that has none (image/rom_insert.h), so
+ * the size rule counts it. A verdict of OK or RISKY is therefore never followed
+ * by a refusal of burn_card() given the options of match_opts.burn.
  *
  * The .ini report counts on a cross-flash (another PSID). On the card's own
  * PSID the image carries its board's vendor .ini; differences are still listed
@@ -39,10 +47,11 @@
 #include "library/boards.h"
 #include "library/ini_diff.h"
 #include "library/manifest.h"
+#include "ops/guard.h"
 #include "util/status.h"
 
 #define MATCH_MAX_REASONS 8
-#define MATCH_REASON_LEN 240
+#define MATCH_REASON_LEN CX_MSG_MAX /* a burn's reason, whole */
 #define MATCH_LINE_LEN 400
 
 /* What is known about the card. */
@@ -51,7 +60,7 @@ struct match_card {
 	uint8_t rev;                    /* bits 23:16 */
 	uint32_t flash_size;
 	bool recovery;                  /* livefish: no image to read */
-	const struct fs2_image *current;/* the card's image, or NULL */
+	const struct fs2_image *current;/* the card's whole image (its ROM bytes too), or NULL */
 	const char *psid;               /* the card's PSID: current's, or from a backup; NULL if unknown */
 	bool have_fw;
 	uint16_t fw_ver[3];             /* the FW on the card (from current or a backup) */
@@ -64,6 +73,11 @@ struct match_card {
 
 struct match_opts {
 	bool expert;                    /* an unmapped PSID change is RISKY, not REFUSED */
+	/* The options the burn will get. NULL: a PSID change allowed (the board
+	 * table judges it here; the burn asks) and the identity not judged (whoever
+	 * burns gives what the card needs). */
+	const struct guard_opts *burn;
+	bool use_image_rom;             /* the burn's --use_image_rom: the card's ROM is not carried */
 };
 
 enum match_verdict { MATCH_OK, MATCH_RISKY, MATCH_REFUSED };
@@ -79,6 +93,9 @@ struct match_candidate {
 	int nreasons;                   /* why RISKY or REFUSED, most serious first */
 	char reasons[MATCH_MAX_REASONS][MATCH_REASON_LEN];
 	enum match_verdict reason_v[MATCH_MAX_REASONS]; /* what each reason makes the verdict */
+	int burn_code;                  /* the code burn_card() would refuse it with (its reason is
+					 * in reasons[]), CX_OK when the burn's rules let it pass */
+	enum guard_rule burn_rule;      /* the rule of ops/guard.h that refuses, GUARD_NRULES if none */
 	bool have_diff;                 /* both .ini files read and compared */
 	struct ini_doc image_ini;
 	struct ini_diff diff;

@@ -95,7 +95,9 @@ static int carry_rom(struct device *d, struct dev_image *cur, uint8_t **buf, siz
 	return CX_OK;
 }
 
-/* Everything that can refuse, before anything is written. */
+/* Everything that can refuse, before anything is written: the rules of
+ * ops/guard.h (which `match` applies too), on the file, then on the image as it
+ * will be written, with the card's ROM carried into it. */
 static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct dev_image *cur,
 		   const struct burn_opts *o, struct burn_result *r, struct cx_status *st)
 {
@@ -104,22 +106,16 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 	size_t len = *lenp;
 	struct fs2_image *img = calloc(2, sizeof(*img));
 	struct guard_verdict v;
-	struct identity id;
+	struct guard_opts go = o->guard;
 	struct cx_status pst = {0};
 	int rc;
 
 	if (!img)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	if ((rc = fs2_parse(buf, len, &img[0], &pst)) ||
-	    ((rc = fs2_verdict(&img[0], &pst)) && rc != CX_EBLANK)) {
+	guard_check_file(buf, len, &img[0], &v);
+	if (v.code) {
 		free(img);
-		return cx_fail(st, rc, "the image does not verify: %s", pst.msg);
-	}
-	if (img[0].last_addr != len) {
-		size_t extra = len - img[0].last_addr;
-		free(img);
-		return cx_fail(st, CX_EIMAGE, "the image file has %zu bytes after its last section: not a released image",
-			       extra);
+		return cx_fail(st, v.code, "%s", v.reason);
 	}
 	const struct fs2_image *now = cur ? &cur->img : NULL;
 	if (rom_carry_needed(now, &img[0], o->use_image_rom)) {
@@ -136,26 +132,20 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 				       pst.msg);
 		}
 	}
-	struct guard_card gc = {d->chip.desc->hw_id, d->chip.rev, d->flash.size, d->chip.recovery, now};
-	guard_check(&gc, &img[0], &o->guard, &v);
-	if (v.code) {
-		free(img);
-		return cx_fail(st, v.code, "%s", v.reason);
-	}
-	if (now && now->failsafe && img[0].failsafe && now->log2chunk != img[0].log2chunk) {
-		unsigned mine = img[0].log2chunk;
-		free(img);
-		return cx_fail(st, CX_EMISMATCH, "the image's chunk size (0x%x) differs from the card's (0x%x)",
-			       1u << mine, 1u << now->log2chunk);
-	}
 	memcpy(r->new_fw, img[0].info.fw_ver, sizeof(r->new_fw));
 	snprintf(r->new_psid, sizeof(r->new_psid), "%s", img[0].info.psid);
 	if (now) {
 		memcpy(r->old_fw, now->info.fw_ver, sizeof(r->old_fw));
 		snprintf(r->old_psid, sizeof(r->old_psid), "%s", now->info.psid);
 	}
-	if ((rc = identity_decide(now, &img[0], &o->ident, &id, st)) ||
-	    (rc = identity_apply(buf, &img[0], &id, st))) {
+	struct guard_card gc = {d->chip.desc->hw_id, d->chip.rev, d->flash.size, d->chip.recovery, now};
+	go.ident = &o->ident;
+	guard_check(&gc, &img[0], &go, &v);
+	if (v.code) {
+		free(img);
+		return cx_fail(st, v.code, "%s", v.reason);
+	}
+	if ((rc = identity_apply(buf, &img[0], &v.id, st))) {
 		free(img);
 		return rc;
 	}

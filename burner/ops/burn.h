@@ -4,9 +4,10 @@
  * burn_card() does, in order (fs2-format.md §3.3, §4.2): parse and verify the
  * image; read the structure, GUID and IMAGE_INFO sections of the card's
  * current image (devimage_read_meta; unless the card is in recovery mode);
- * check that the image fits the card (ops/guard.h) and ask the questions a
- * PSID change or a downgrade needs; decide and patch the identity
- * (ops/identity.h); compare the card's image with the patched one, byte for
+ * apply the rules of ops/guard.h, the ones `match` applies too (the image fits
+ * the card, the PSID, the chunk size, the identity can be decided: ops/identity.h)
+ * and ask the questions a PSID change or a downgrade needs; patch the identity;
+ * compare the card's image with the patched one, byte for
  * byte as read from the flash, up to the first difference: if the card
  * already holds exactly that image, nothing is written. Otherwise write it
  * failsafe (ops/failsafe.h) with the diff-aware writer (ops/write.h), which

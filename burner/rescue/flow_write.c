@@ -145,6 +145,8 @@ static int read_checked(const struct manifest_entry *e, uint8_t **img, size_t *l
 	return CX_OK;
 }
 
+const struct guard_opts wiz_burn_guard = {.allow_psid_change = true};
+
 /* What the wizard refuses before the word, and the file read as the library saw it. */
 static int before_word(struct wizard *w, const struct write_request *rq, uint8_t **img, size_t *len,
 		       struct cx_status *st)
@@ -216,7 +218,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	describe_job(&b.x.job, rq, to_fw);
 	if (rq->ident)
 		o.ident = *rq->ident;
-	o.guard.allow_psid_change = true; /* shown on the plan; burn_card() still asks (confirm) */
+	o.guard = wiz_burn_guard; /* shown on the plan; burn_card() still asks (confirm) */
 	o.hooks.confirm = confirm;
 	o.hooks.confirm_ctx = &b;
 	o.hooks.before_write = before_write;

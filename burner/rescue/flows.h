@@ -116,6 +116,10 @@ struct write_request {
 	bool *backed_up;                 /* set when backup_out was written */
 };
 int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status *st);
+/* What wiz_burn gives burn_card()'s rules (ops/guard.h) besides the identity: a PSID
+ * change is allowed (it is on the plan the user confirms; burn_card() still asks). The
+ * inventory judges the library with it, so that its verdicts promise wiz_burn's burn. */
+extern const struct guard_opts wiz_burn_guard;
 int flow_update(struct wizard *w, struct cx_status *st);
 int flow_burn_file(struct wizard *w, struct cx_status *st);
 

@@ -24,7 +24,9 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 {
 	struct cx_status st = {0};
 	struct device d;
-	struct match_opts mo = {0};
+	static const struct identity_opts own = {0};
+	struct guard_opts burn = wiz_burn_guard;
+	struct match_opts mo = {.burn = &burn};
 
 	memset(c, 0, sizeof(*c));
 	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {
@@ -48,6 +50,11 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	if (c->ci.have_running)
 		fmt_fw_version(c->running, sizeof(c->running), c->ci.running);
 	cx_status_clear(&st);
+	/* The verdicts promise wiz_burn's burn, which keeps the card's own identity
+	 * (update, burn a file). A card without a readable image has none to keep:
+	 * wiz_burn sends one in recovery mode to Unbrick, which gives it, so the
+	 * identity is not judged here. */
+	burn.ident = c->ci.have_image ? &own : NULL;
 	if (w->have_lib && match_card(&c->k.mc, &w->lib.m, w->lib.table, &mo, &c->mr, &st) == CX_OK)
 		c->matched = true;
 }

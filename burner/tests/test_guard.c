@@ -35,7 +35,7 @@ static struct guard_verdict check(uint16_t hw, uint8_t rev, const struct img *no
 	struct img im;
 	struct guard_verdict v;
 	struct guard_card c = {hw, rev, 2u << 20, now == NULL, now ? &now->fs : NULL};
-	struct guard_opts o = {allow_psid, false};
+	struct guard_opts o = {.allow_psid_change = allow_psid};
 
 	gen(opts, &im);
 	guard_check(&c, &im.fs, &o, &v);

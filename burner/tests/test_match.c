@@ -360,6 +360,28 @@ static void test_inferred_mapping_is_risky(void **state)
 	assert_true(any_reason(c, "inference"));
 }
 
+/* Issue 17: a ConnectX-3 Pro card holding an image with 512 KiB chunks, and an image of
+ * its PSID built with 64 KiB chunks. The burn refuses it (ops/guard.h): so does match. */
+static void test_chunk_size_mismatch_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+
+	card_from(fx, "--chip cx3pro --fw 2.40.7000");
+	gen_file(fx, "pro-64k.bin", "--chip cx3pro --fw 2.42.5000 --chunk-log 0");
+	gen_file(fx, "pro.bin", "--chip cx3pro --fw 2.42.5000");
+	run(fx, false);
+	const struct match_candidate *c = cand(fx, "pro-64k.bin");
+	print_candidate(c);
+	assert_int_equal(c->verdict, MATCH_REFUSED);
+	assert_int_equal(c->burn_code, CX_EMISMATCH);
+	assert_int_equal(c->burn_rule, GUARD_CHUNK);
+	assert_true(any_reason(c, "the image's chunk size (0x10000) differs from the card's (0x80000)"));
+	c = cand(fx, "pro.bin");
+	assert_int_equal(c->verdict, MATCH_OK);
+	assert_int_equal(c->burn_code, CX_OK);
+	assert_string_equal(fx->r.c[fx->r.best].e->name, "pro.bin");
+}
+
 /* ---- the card's own PSID, ranking, unknown cards ---- */
 
 static void test_same_psid_ranked_first_newest_first(void **state)
@@ -465,6 +487,7 @@ int main(void)
 		T(test_unmapped_psid_refused_unless_expert),
 		T(test_psid_not_in_table_refused),
 		T(test_inferred_mapping_is_risky),
+		T(test_chunk_size_mismatch_is_refused),
 		T(test_same_psid_ranked_first_newest_first),
 		T(test_recovery_card_without_identity_is_risky),
 		T(test_card_without_ini_makes_crossflash_risky),

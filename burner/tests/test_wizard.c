@@ -1200,6 +1200,30 @@ static void test_set_ids_on_four_guid_image(void **state)
 	expect_history(r, 1, "\"action\":\"set-ids\"", "\"result\":\"ok\"", NULL);
 }
 
+/* A library image of the card's own PSID built with another chunk size (64 KiB, the
+ * card's 512 KiB): burn_card() refuses it (ops/guard.h), so the inventory neither
+ * recommends nor offers it, and says why (issue 17: it was OK, and the burn refused
+ * it after the typed word). */
+static void test_chunk_size_mismatch_never_offered(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+	size_t n;
+
+	add_image(r, "chunk64k.bin", STOCK_IMAGE " --chunk-log 0", NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	int rc = run(r, "2\n3\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "no card has a recommended image");
+	expect_said(r, "  - REFUSED chunk64k.bin: ");
+	expect_said(r, "the image's chunk size (0x10000) differs from the card's (0x80000)");
+	expect_said(r, "no image in the library may go onto card 0000:01:00.0");
+	expect_not_said(r, "Type FLASH");
+	expect_untouched(c, orig, n);
+	free(orig);
+}
+
 /* The library cannot be read: the wizard says why, offers no image, and writes nothing. */
 static void test_no_library(void **state)
 {
@@ -2202,6 +2226,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_ids_on_blank_guids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_four_guid_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_burn_file_on_recovery_card, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunk_size_mismatch_never_offered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_library, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_backup_not_offered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_menu_power_off, setup, teardown),
