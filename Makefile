@@ -213,10 +213,11 @@ bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
 
 # A burn's modelled cost against its floor, on the in-process card model (not a unit test:
 # its name does not start with test_). Optimised, no sanitizers: the numbers are the model's.
+# cmocka: the card fixture (tests/support/card_fixture.c) checks its setup with it.
 $(B)/tests/bench_burn: burner/tests/bench_burn.c $(BURNER_LIB) $(BURNER_HDR) $(TEST_SUPPORT) $(SIM_CORE) $(SIM_HDR)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O2 -g -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(BURNER_LIB) \
-	  $(TEST_SUPPORT) $(SIM_CORE) -lpci -lz
+	  $(TEST_SUPPORT) $(SIM_CORE) -lcmocka -lpci -lz
 
 # The baseline: Debian's mstflint burning a 0.96 MiB image into simulated cards (slow: FUSE).
 bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so

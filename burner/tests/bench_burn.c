@@ -63,8 +63,9 @@
 #include "ops/burn.h"
 #include "ops/restore.h"
 #include "ops/write.h"
+#include "card_fixture.h"
 #include "mkimage.h"
-#include "sim_cfg.h"
+#include "prng.h"
 #include "spi_nor.h"
 
 #define KIB 1024u
@@ -264,36 +265,15 @@ static struct region image_region(const uint8_t *img, size_t len, uint32_t start
 
 static struct cxsim_card *new_card(const struct transport *t, const char *part, const char *opts)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
-
-	cxsim_params_default(&p, CXSIM_CX3);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	p.bar0_crspace = t->bar; /* BAR0 decodes crspace (as with the QEMU device), else reads all-ones */
-	struct cxsim_card *c = cxsim_new(&p);
-	if (!c)
-		die("out of memory");
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "%s --dump 0 --flash-size %zu", opts, fsize);
-	uint8_t *d = mkimage(o, &len);
-	if (len != fsize)
-		die("mkfs2 made a %zu-byte dump for a %zu-byte flash", len, fsize);
-	memcpy(flash, d, len);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
-	return c;
+	/* BAR0 decodes crspace (as with the QEMU device), else reads all-ones */
+	return card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = part, .image = opts, .bar0_crspace = t->bar});
 }
 
 static void open_dev(struct device *d, struct cxsim_card *c, const struct transport *t)
 {
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
 	struct cx_status st = {0};
 
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	if (t->bar ? device_attach_mem(d, cfg, sim_crmem(c), &pci, false, &st) : device_attach(d, cfg, &pci, false, &st))
+	if (card_attach(d, c, t->bar, &st))
 		die("cannot open the card: %s", st.msg);
 	if (strcmp(cr_method(&d->chip.cr), t->name))
 		die("the card is reached through %s, not %s (CXFLASH_ACCESS?)", cr_method(&d->chip.cr), t->name);
@@ -379,10 +359,8 @@ static void scramble3(struct cxsim_card *c, const char *part)
 	uint32_t u0 = unit0(spi_part_find(part)), x = 0x12345678u;
 
 	for (unsigned i = 0; i < 3; i++)
-		for (uint32_t a = at[i] & ~(u0 - 1); a < (at[i] & ~(u0 - 1)) + u0; a++) {
-			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-			flash[a] = (uint8_t)x;
-		}
+		for (uint32_t a = at[i] & ~(u0 - 1); a < (at[i] & ~(u0 - 1)) + u0; a++)
+			flash[a] = (uint8_t)prng32(&x);
 	cxsim_flash_changed(c);
 }
 

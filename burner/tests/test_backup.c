@@ -24,6 +24,7 @@
 
 #include "image/ini.h"
 #include "ops/backup.h"
+#include "prng.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
 #include "util/json.h"
@@ -844,7 +845,7 @@ static void test_identity_reader(void **state)
 	for (int round = 0; round < 20000; round++) {
 		memcpy(text, GOOD, sizeof(GOOD));
 		for (int k = 0; k < 1 + round % 4; k++) {
-			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			prng32(&x);
 			text[x % (sizeof(GOOD) - 1)] = (char)(x >> 8);
 		}
 		if (parse(text, sizeof(GOOD) - 1, &id, &st) == CX_OK) {

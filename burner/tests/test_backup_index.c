@@ -20,6 +20,7 @@
 
 #include "ops/backup.h"
 #include "rescue/backup_index.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 #include "util/json.h"
 
@@ -594,7 +595,7 @@ static void test_bundles_from_backup_card(void **state)
 	snprintf(p.flash_part, sizeof(p.flash_part), "W25Q16");
 	struct cxsim_card *card = cxsim_new(&p);
 	assert_non_null(card);
-	sim_card_install_dump(card, "--chip cx3 --no-fw-conf --psid HP_0280210019 --guid 0002c903001234a0");
+	card_install(card, "--chip cx3 --no-fw-conf --psid HP_0280210019 --guid 0002c903001234a0", 0);
 	backup_of(card, dir, &r1);
 	backup_of(card, dir, &r2);
 	cxsim_free(card);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "library/boards.h"
+#include "prng.h"
 #include "util/fileio.h"
 
 #define REAL_TABLE "library/boards.txt"
@@ -560,14 +561,6 @@ static void test_pins(void **state)
 
 static uint32_t rng = 0x2545f491;
 
-static uint32_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
-}
-
 /* Either a table whose rows keep the rules, or one line naming the file. */
 static void parse_any(const char *text, size_t len)
 {
@@ -613,9 +606,9 @@ static void test_mutations(void **state)
 	assert_non_null(m);
 	for (int round = 0; round < 3000; round++) {
 		memcpy(m, real, len);
-		for (int k = 1 + (int)(next_rand() % 4); k; k--) {
-			size_t at = next_rand() % len;
-			m[at] = next_rand() % 2 ? bytes[next_rand() % sizeof(bytes)] : (char)next_rand();
+		for (int k = 1 + (int)(prng32(&rng) % 4); k; k--) {
+			size_t at = prng32(&rng) % len;
+			m[at] = prng32(&rng) % 2 ? bytes[prng32(&rng) % sizeof(bytes)] : (char)prng32(&rng);
 		}
 		parse_any(m, len);
 	}

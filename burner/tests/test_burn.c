@@ -16,6 +16,7 @@
 
 #include "image/zebra.h"
 #include "ops/burn.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 
@@ -30,34 +31,7 @@ static uint8_t *gen(const char *opts, size_t *len)
 /* A card holding an image (as a dump in slot 'slot') made from opts, or blank. */
 static struct cxsim_card *card(enum cxsim_chip chip, const char *part, const char *opts, int slot)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
-
-	cxsim_params_default(&p, chip);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	if (opts) {
-		snprintf(o, sizeof(o), "%s --dump %d --flash-size %zu", opts, slot, fsize);
-		uint8_t *d = gen(o, &len);
-		assert_int_equal(len, fsize);
-		memcpy(flash, d, len);
-		free(d);
-		cxsim_flash_changed(c);
-		cxsim_power_cycle(c);
-	}
-	return c;
-}
-
-static void open_dev(struct device *d, struct cxsim_card *c)
-{
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
-	struct cx_status st = {0};
-
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(d, cfg, &pci, false, &st), CX_OK);
+	return card_new(&(struct card_spec){.chip = chip, .part = part, .image = opts, .slot = slot});
 }
 
 static int yes(void *ctx, const char *q, struct cx_status *st)
@@ -75,7 +49,7 @@ static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts
 	size_t len;
 	uint8_t *img = gen(img_opts, &len);
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = burn_card(&d, img, len, o, r, st);
 	device_close(&d);
 	free(img);

@@ -14,7 +14,7 @@
 
 #include "image/rom_insert.h"
 #include "ops/burn.h"
-#include "sim_cfg.h"
+#include "card_fixture.h"
 #include "mkimage.h"
 #include "flint_view.h"
 
@@ -23,25 +23,14 @@
 
 static struct cxsim_card *card(const char *opts, int slot, bool wp)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
+	struct card_spec s = {.chip = CXSIM_CX3, .part = "W25Q16", .slot = slot, .write_protect = wp};
+	char o[300];
 
-	cxsim_params_default(&p, CXSIM_CX3);
-	snprintf(p.flash_part, sizeof(p.flash_part), "W25Q16");
-	p.write_protect = wp;
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
 	if (opts) {
-		snprintf(o, sizeof(o), "%s --guid %016llx --mac 0002c9c0ffe0 --dump %d --flash-size %zu", opts,
-			 (unsigned long long)CARD_GUID, slot, fsize);
-		uint8_t *d = mkimage(o, &len);
-		memcpy(flash, d, len);
-		free(d);
-		cxsim_flash_changed(c);
-		cxsim_power_cycle(c);
+		snprintf(o, sizeof(o), "%s --guid %016llx --mac 0002c9c0ffe0", opts, (unsigned long long)CARD_GUID);
+		s.image = o;
 	}
-	return c;
+	return card_new(&s);
 }
 
 static int yes(void *ctx, const char *q, struct cx_status *st)
@@ -56,13 +45,10 @@ static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts
 		    struct cx_status *st)
 {
 	struct device d;
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
 	size_t len;
 	uint8_t *img = mkimage(img_opts, &len);
 
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(&d, cfg, &pci, false, st), CX_OK);
+	card_open(&d, c);
 	int rc = burn_card(&d, img, len, o, r, st);
 	device_close(&d);
 	free(img);

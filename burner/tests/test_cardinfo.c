@@ -13,6 +13,7 @@
 
 #include "mkimage.h"
 #include "ops/cardinfo.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 
 #define BDF "0000:01:00.0"
@@ -28,7 +29,7 @@ static struct cxsim_card *card(const char *opts)
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_non_null(c);
 	if (opts)
-		sim_card_install_dump(c, opts);
+		card_install(c, opts, 0);
 	return c;
 }
 

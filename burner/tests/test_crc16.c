@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "image/crc16.h"
+#include "prng.h"
 
 /* The standard (table-free, bytewise) form of §2.1, written independently of
  * crc16.c: non-reflected CRC-16, poly 0x100B, init 0xF6AA, xorout 0xFFFF. */
@@ -25,17 +26,8 @@ static uint16_t ref_crc(const uint8_t *p, size_t len)
 	return c ^ 0xFFFF;
 }
 
-/* Deterministic PRNG (xorshift32) so failures reproduce. */
-static uint32_t rng_state = 0x12345678;
-static uint32_t rng(void)
-{
-	uint32_t x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return rng_state = x;
-}
+/* The random cases' generator (prng.h): seeded, so failures reproduce. */
+static uint32_t rng = 0x12345678;
 
 static uint16_t crc_of_dwords(const uint32_t *dw, size_t n)
 {
@@ -122,11 +114,11 @@ static void test_incremental(void **state)
 	uint32_t dw[N];
 	uint8_t bytes[4 * N];
 
-	rng_state = 0xC0FFEE01;
+	rng = 0xC0FFEE01;
 	for (int round = 0; round < 50; round++) {
-		size_t n = 1 + rng() % N;
+		size_t n = 1 + prng32(&rng) % N;
 		for (size_t i = 0; i < n; i++)
-			dw[i] = rng();
+			dw[i] = prng32(&rng);
 		to_be(dw, n, bytes);
 
 		uint16_t one_shot = crc16_be(bytes, 4 * n);
@@ -137,7 +129,7 @@ static void test_incremental(void **state)
 		crc16_init(&c);
 		size_t off = 0;
 		while (off < 4 * n) {
-			size_t piece = 4 * (1 + rng() % 5);
+			size_t piece = 4 * (1 + prng32(&rng) % 5);
 			if (piece > 4 * n - off)
 				piece = 4 * n - off;
 			crc16_add_be(&c, bytes + off, piece);
@@ -152,13 +144,13 @@ static void test_incremental(void **state)
 static void test_standard_form(void **state)
 {
 	(void)state;
-	rng_state = 0x5EED5EED;
+	rng = 0x5EED5EED;
 	for (int round = 0; round < 300; round++) {
-		size_t len = 4 * (rng() % 600);
+		size_t len = 4 * (prng32(&rng) % 600);
 		uint8_t *p = malloc(len ? len : 1);
 		assert_non_null(p);
 		for (size_t i = 0; i < len; i++)
-			p[i] = (uint8_t)rng();
+			p[i] = (uint8_t)prng32(&rng);
 		assert_int_equal(crc16_be(p, len), ref_crc(p, len));
 		free(p);
 	}
@@ -170,9 +162,9 @@ static void test_single_bit_errors(void **state)
 	(void)state;
 	uint8_t buf[64];
 
-	rng_state = 0xB17B17;
+	rng = 0xB17B17;
 	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)rng();
+		buf[i] = (uint8_t)prng32(&rng);
 	uint16_t base = crc16_be(buf, sizeof(buf));
 	for (size_t bit = 0; bit < 8 * sizeof(buf); bit++) {
 		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ops/burn.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 
@@ -30,7 +31,7 @@ static struct cxsim_card *card(enum cxsim_chip chip, bool bar, const char *opts)
 	p.bar0_crspace = bar;
 	struct cxsim_card *c = cxsim_new(&p);
 	if (opts)
-		sim_card_install_dump(c, opts);
+		card_install(c, opts, 0);
 	return c;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ops/burn.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 #include "util/signals.h"
@@ -40,7 +41,7 @@ static struct cxsim_card *card(uint32_t vsec_spaces, bool bar, const char *opts)
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_non_null(c);
 	if (opts)
-		sim_card_install_dump(c, opts);
+		card_install(c, opts, 0);
 	return c;
 }
 

@@ -16,6 +16,7 @@
 #include "dev/chip.h"
 #include "flash/flash.h"
 #include "flash/spi.h"
+#include "prng.h"
 #include "sim_cfg.h"
 
 #define MIB (1024u * 1024u)
@@ -36,23 +37,6 @@ struct rig {
 	struct cx_status st;
 };
 
-static uint32_t rng_state;
-static uint32_t rng(void)
-{
-	uint32_t x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return rng_state = x;
-}
-
-static void fill_random(uint8_t *p, size_t n, uint32_t seed)
-{
-	rng_state = seed;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rng();
-}
 
 static struct cxsim_params params(const char *part)
 {
@@ -106,7 +90,7 @@ static uint8_t *model_fill(struct rig *r, uint32_t seed)
 	size_t size;
 	uint8_t *m = cxsim_flash(r->card, &size);
 
-	fill_random(m, size, seed);
+	prng_fill(m, size, seed);
 	cxsim_flash_changed(r->card);
 	return m;
 }
@@ -393,7 +377,7 @@ static void test_sst_unprotected_by_prepare(void **state)
 	assert_int_equal(flash_prepare_write(&r.f, &r.st), CX_OK); /* idempotent */
 	assert_int_equal(cnt(&r)->gw_by_opcode[0x01], 1);
 	/* The top block is writable now (BP=7 protected all of it before). */
-	fill_random(data, sizeof(data), 9);
+	prng_fill(data, sizeof(data), 9);
 	assert_int_equal(flash_erase(&r.f, r.f.size - 0x10000, 0x10000, &r.st), CX_OK);
 	assert_int_equal(flash_program(&r.f, r.f.size - 40, data, sizeof(data), &r.st), CX_OK);
 	assert_int_equal(flash_read(&r.f, r.f.size - 40, got, sizeof(got), &r.st), CX_OK);
@@ -488,7 +472,7 @@ static void roundtrip(const char *part, uint32_t a, uint32_t n, uint32_t seed)
 	uint32_t lo = a & ~(unit - 1), hi = (a + n + unit - 1) & ~(unit - 1);
 	uint8_t *data = malloc(n), *got = malloc(n), *around = malloc(r.f.size);
 	assert_true(data && got && around);
-	fill_random(data, n, seed + 1);
+	prng_fill(data, n, seed + 1);
 	memcpy(around, m, r.f.size);
 	assert_int_equal(flash_erase(&r.f, lo, hi - lo, &r.st), CX_OK);
 	assert_int_equal(flash_program(&r.f, a, data, n, &r.st), CX_OK);
@@ -536,7 +520,7 @@ static void test_all_ff_pages_skipped(void **state)
 	assert_int_equal(r.f.stats.pages_skipped, 16);
 
 	/* Page 0 full, page 1 blank, page 2 one byte: two page programs, 256 + 16 bytes. */
-	fill_random(buf, 256, 3);
+	prng_fill(buf, 256, 3);
 	buf[0x280] = 0x00;
 	assert_int_equal(flash_program(&r.f, 0, buf, 0x300, &r.st), CX_OK);
 	assert_int_equal(cnt(&r)->gw_by_opcode[0x02], 2);
@@ -557,7 +541,7 @@ static void test_sst_byte_program(void **state)
 	(void)state;
 
 	open_part(&r, "SST25VF016B");
-	fill_random(data, sizeof(data), 31);
+	prng_fill(data, sizeof(data), 31);
 	for (unsigned i = 0; i < sizeof(data); i += 5)
 		data[i] = 0xFF;
 	for (unsigned i = 0; i < sizeof(data); i++)
@@ -657,7 +641,7 @@ static void test_wo_addr_window(void **state)
 	uint8_t buf[5000], data[3000];
 	assert_int_equal(flash_read(&r.f, 0x777, buf, sizeof(buf), &r.st), CX_OK);
 	assert_memory_equal(buf, m + 0x777, sizeof(buf));
-	fill_random(data, sizeof(data), 42);
+	prng_fill(data, sizeof(data), 42);
 	assert_int_equal(flash_erase(&r.f, 0x40000, 0x1000, &r.st), CX_OK);
 	assert_int_equal(flash_program(&r.f, 0x40011, data, sizeof(data), &r.st), CX_OK);
 	assert_memory_equal(m + 0x40011, data, sizeof(data));
@@ -706,7 +690,7 @@ static void test_recovery_and_normal_mode(void **state)
 		assert_non_null(buf);
 		assert_int_equal(flash_read(&r.f, 0, buf, (uint32_t)size, &r.st), CX_OK);
 		assert_memory_equal(buf, m, size);
-		fill_random(data, sizeof(data), 50);
+		prng_fill(data, sizeof(data), 50);
 		assert_int_equal(flash_erase(&r.f, 0x1F0000, 0x10000, &r.st), CX_OK);
 		assert_int_equal(flash_program(&r.f, 0x1F0100, data, sizeof(data), &r.st), CX_OK);
 		assert_memory_equal(m + 0x1F0100, data, sizeof(data));
@@ -806,7 +790,7 @@ static void cost(const char *part, uint64_t t_page_ns, uint64_t t_erase_ns)
 	assert_int_equal(flash_erase(&r.f, 0x10000, 0x10000, &r.st), CX_OK);
 	uint64_t ea = accesses(&r) - a0, et = cnt(&r)->time_ns - t0;
 
-	fill_random(buf, 0x10000, 99);
+	prng_fill(buf, 0x10000, 99);
 	a0 = accesses(&r), t0 = cnt(&r)->time_ns;
 	assert_int_equal(flash_program(&r.f, 0x10000, buf, 0x10000, &r.st), CX_OK);
 	uint64_t pa = accesses(&r) - a0, pt = cnt(&r)->time_ns - t0;

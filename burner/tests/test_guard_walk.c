@@ -20,6 +20,7 @@
 #include "library/match.h"
 #include "ops/burn.h"
 #include "ops/cardinfo.h"
+#include "card_fixture.h"
 #include "mkimage.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
@@ -99,7 +100,7 @@ static struct cxsim_card *make_card(const struct walk_case *k)
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_non_null(c);
 	if (k->card)
-		sim_card_install_dump(c, k->card);
+		card_install(c, k->card, 0);
 	return c;
 }
 

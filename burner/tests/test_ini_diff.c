@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "library/ini_diff.h"
+#include "prng.h"
 
 /* `mkfs2 -o x.bin --chip cx3` then `cxflash -i x.bin dc`: 57 keys in 6 sections. */
 static const char STOCK[] =
@@ -727,14 +728,6 @@ static void test_compare_one_side(void **state)
 
 static uint32_t rng = 0x9e3779b9;
 
-static uint32_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
-}
-
 /* Whatever the text, parsing either fails cleanly or gives a doc that every
  * function accepts. */
 static void exercise(const char *text, size_t len, const struct ini_doc *stock)
@@ -789,12 +782,12 @@ static void test_mutations(void **state)
 	for (int round = 0; round < 4000; round++) {
 		size_t n = len;
 		memcpy(m, STOCK, len);
-		for (int k = 1 + (int)(next_rand() % 6); k; k--) {
-			size_t at = next_rand() % n;
-			m[at] = next_rand() % 2 ? bytes[next_rand() % (sizeof(bytes) - 1)] : (char)next_rand();
+		for (int k = 1 + (int)(prng32(&rng) % 6); k; k--) {
+			size_t at = prng32(&rng) % n;
+			m[at] = prng32(&rng) % 2 ? bytes[prng32(&rng) % (sizeof(bytes) - 1)] : (char)prng32(&rng);
 		}
-		if (next_rand() % 4 == 0)
-			n = next_rand() % (len + 1);
+		if (prng32(&rng) % 4 == 0)
+			n = prng32(&rng) % (len + 1);
 		char *exact = malloc(n ? n : 1);
 		assert_non_null(exact);
 		memcpy(exact, m, n);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ops/backup.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
 #include "util/json_read.h"
@@ -410,7 +411,7 @@ static char *real_identity(enum cxsim_chip chip, const char *part, const char *i
 	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
 	assert_non_null(card = cxsim_new(&p));
 	if (image)
-		sim_card_install_dump(card, image);
+		card_install(card, image, 0);
 	sim_cfg_attach(&cfg, card, BDF);
 	memset(&pci, 0, sizeof(pci));
 	snprintf(pci.bdf, sizeof(pci.bdf), BDF);

@@ -23,6 +23,7 @@
 #include "image/imgfile.h"
 #include "library/manifest.h"
 #include "mkimage.h"
+#include "prng.h"
 
 static char top[64];             /* the temporary folder of the whole run */
 static char dir_a[96], dir_b[96], dir_none[96];
@@ -664,14 +665,6 @@ static void test_json(void **state)
 
 static uint32_t rng = 0x9e3779b9;
 
-static uint32_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
-}
-
 /* Flipped bytes anywhere, the .ini's zlib stream included: an entry, never a crash. */
 static void test_mutations(void **state)
 {
@@ -689,12 +682,12 @@ static void test_mutations(void **state)
 	snprintf(path, sizeof(path), "%s/mut.bin", top);
 	for (int round = 0; round < 300; round++) {
 		memcpy(mut, img, len);
-		for (int k = 1 + (int)(next_rand() % 3); k; k--) {
+		for (int k = 1 + (int)(prng32(&rng) % 3); k; k--) {
 			/* half of them in FW_CONF, which only the .ini reader looks inside */
-			size_t at = round % 2 ? conf + next_rand() % (len - conf) : next_rand() % len;
-			mut[at] = (uint8_t)next_rand();
+			size_t at = round % 2 ? conf + prng32(&rng) % (len - conf) : prng32(&rng) % len;
+			mut[at] = (uint8_t)prng32(&rng);
 		}
-		put(top, "mut.bin", mut, round % 7 ? len : next_rand() % len);
+		put(top, "mut.bin", mut, round % 7 ? len : prng32(&rng) % len);
 		assert_int_equal(manifest_add_file(&m, path, &t, &st), CX_OK);
 		const struct manifest_entry *e = &m.e[m.n - 1];
 		assert_true(e->status == CX_OK || e->status == CX_EIMAGE || e->status == CX_EMISMATCH);

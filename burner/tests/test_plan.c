@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ops/plan.h"
+#include "prng.h"
 #include "util/status.h"
 
 #define KIB 1024u
@@ -42,23 +43,14 @@ static const struct plan_geom GSST = {    /* SST-like: one command per byte, no 
 
 static uint8_t have[FLASH], wantf[FLASH], sim[FLASH];
 
-static uint32_t rng_state;
-static uint32_t rng(void)
-{
-	uint32_t x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return rng_state = x;
-}
+static uint32_t rng; /* prng32 state */
 
 /* Random bytes with no 0xFF, so the expected ranges are whole pages. */
 static void fill_noff(uint8_t *p, size_t n, uint32_t seed)
 {
-	rng_state = seed;
+	rng = seed;
 	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng() % 0xFF);
+		p[i] = (uint8_t)(prng32(&rng) % 0xFF);
 }
 
 /* ---- the plan as a flat list, adjacent ranges of one source joined ---- */
@@ -706,18 +698,18 @@ static void make_sector(uint8_t *h, uint8_t *w, uint32_t n, unsigned how)
 {
 	switch (how) {
 	case 0: memcpy(w, h, n); break;                                        /* equal */
-	case 1: for (uint32_t i = 0; i < n; i++) w[i] = h[i] & (uint8_t)rng(); break; /* only 1->0 */
-	case 2: for (uint32_t i = 0; i < n; i++) w[i] = (uint8_t)rng(); break;       /* random */
+	case 1: for (uint32_t i = 0; i < n; i++) w[i] = h[i] & (uint8_t)prng32(&rng); break; /* only 1->0 */
+	case 2: for (uint32_t i = 0; i < n; i++) w[i] = (uint8_t)prng32(&rng); break;       /* random */
 	case 3: memset(w, 0xFF, n); break;                                     /* blank */
-	case 4: memcpy(w, h, n); w[rng() % n] |= (uint8_t)(1u << (rng() % 8)); break; /* one bit up, maybe */
+	case 4: memcpy(w, h, n); w[prng32(&rng) % n] |= (uint8_t)(1u << (prng32(&rng) % 8)); break; /* one bit up, maybe */
 	case 5: memcpy(w, h, n);                                               /* a few 1->0 bytes */
-		for (unsigned k = 0; k < 3; k++) { uint32_t i = rng() % n; w[i] &= (uint8_t)rng(); }
+		for (unsigned k = 0; k < 3; k++) { uint32_t i = prng32(&rng) % n; w[i] &= (uint8_t)prng32(&rng); }
 		break;
 	default: /* sparse: mostly 0xFF with a few runs */
 		memset(w, 0xFF, n);
 		for (unsigned k = 0; k < 4; k++) {
-			uint32_t i = rng() % n, len = rng() % 300;
-			for (uint32_t j = i; j < i + len && j < n; j++) w[j] = (uint8_t)rng();
+			uint32_t i = prng32(&rng) % n, len = prng32(&rng) % 300;
+			for (uint32_t j = i; j < i + len && j < n; j++) w[j] = (uint8_t)prng32(&rng);
 		}
 	}
 }
@@ -730,20 +722,20 @@ static void random_case(uint32_t seed, const struct plan_geom *g)
 	struct plan p;
 	uint32_t base, len;
 
-	rng_state = seed;
+	rng = seed;
 	/* have: per 4 KiB, random, blank or mostly blank. */
 	for (uint32_t s = 0; s < FLASH; s += 0x1000) {
-		unsigned kind = rng() % 4;
+		unsigned kind = prng32(&rng) % 4;
 
 		for (uint32_t i = 0; i < 0x1000; i++)
-			have[s + i] = kind == 0 ? 0xFF : kind == 1 && rng() % 8 ? 0xFF : (uint8_t)rng();
+			have[s + i] = kind == 0 ? 0xFF : kind == 1 && prng32(&rng) % 8 ? 0xFF : (uint8_t)prng32(&rng);
 	}
 	/* want: per 1 KiB piece, derived from have in one of the ways above. */
 	for (uint32_t s = 0; s < FLASH; s += 0x400)
-		make_sector(have + s, wantf + s, 0x400, rng() % 8);
-	base = rng() % FLASH;
-	len = rng() % 4 ? rng() % (FLASH - base) + 1 : FLASH - base;
-	if (rng() % 3 == 0)
+		make_sector(have + s, wantf + s, 0x400, prng32(&rng) % 8);
+	base = prng32(&rng) % FLASH;
+	len = prng32(&rng) % 4 ? prng32(&rng) % (FLASH - base) + 1 : FLASH - base;
+	if (prng32(&rng) % 3 == 0)
 		base &= ~0xFFFu, len = FLASH - base;
 	plan_and_apply(g, base, len, &p);
 	seen.plans++;
@@ -776,10 +768,10 @@ static void test_property_random(void **state)
 
 		fill_noff(have, FLASH, i);
 		memcpy(wantf, have, FLASH);
-		rng_state = 0xABCD0000u + i;
-		base = rng() % (FLASH - 0x3000);
-		len = rng() % 0x3000 + 1;
-		make_sector(have + base, wantf + base, len, rng() % 6);
+		rng = 0xABCD0000u + i;
+		base = prng32(&rng) % (FLASH - 0x3000);
+		len = prng32(&rng) % 0x3000 + 1;
+		make_sector(have + base, wantf + base, len, prng32(&rng) % 6);
 		plan_and_apply(geoms[i % 4], base, len, &p);
 		plan_free(&p);
 	}

@@ -30,6 +30,7 @@
 
 #include "ops/burn.h"
 #include "ops/setid.h"
+#include "card_fixture.h"
 #include "flint_view.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
@@ -133,41 +134,15 @@ static void cut_here(void *ctx, struct cxsim_card *card)
  * burned before: the new image must erase its way in. */
 static struct cxsim_card *card(const char *part, const char *opts, int slot)
 {
-	struct cxsim_params p;
-	size_t fsize, len;
-	char o[400];
+	char o[300];
 
-	cxsim_params_default(&p, CXSIM_CX3);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx --dump %d --flash-size %zu", opts,
-		 (unsigned long long)CARD_GUID, (unsigned long long)CARD_MAC, slot, fsize);
-	uint8_t *d = mkimage(o, &len);
-	memcpy(flash, d, len);
-	free(d);
-	snprintf(o, sizeof(o), "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.10.100 --seed 9 "
-		 "--dump %d --flash-size %zu", 1 - slot, fsize);
-	d = mkimage(o, &len);
-	size_t other = (size_t)(1 - slot) * 0x80000;
-	for (size_t chunk = other; chunk < fsize; chunk += 0x100000)
-		memcpy(flash + chunk, d + chunk, 0x80000);
-	memset(flash + other, 0, 4);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
+	snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx", opts, (unsigned long long)CARD_GUID,
+		 (unsigned long long)CARD_MAC);
+	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = part, .image = o, .slot = slot,
+		.older = "--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.10.100 --seed 9"});
+
 	assert_true(cxsim_boot_info(c)->booted);
 	return c;
-}
-
-static void attach(struct device *dev, struct cxsim_card *c)
-{
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
-	struct cx_status st = {0};
-
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(dev, cfg, &pci, false, &st), CX_OK);
 }
 
 /* After the write: the card itself boots the new state, and the cut points saw both. */
@@ -201,7 +176,7 @@ static void run_write(struct cxsim_card *c, enum kind kind, void (*hook)(void *c
 	int rc;
 
 	*want = state_of_boot(cxsim_boot_info(c));
-	attach(&dev, c);
+	card_open(&dev, c);
 	if (kind == BURN) {
 		size_t len;
 		uint8_t *img = mkimage("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
@@ -314,19 +289,8 @@ static void cut_in_place(void *ctx, struct cxsim_card *card)
 static void test_powercut_sg_blank_in_place(void **state)
 {
 	(void)state;
-	struct cxsim_params p;
-	size_t fsize, len;
-	char o[200];
-
-	cxsim_params_default(&p, CXSIM_CX3);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "--chip cx3 --ddr 3 --blank-guids --dump 0 --flash-size %zu", fsize);
-	uint8_t *d = mkimage(o, &len);
-	memcpy(flash, d, len);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
+	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .image = "--chip cx3 --ddr 3 --blank-guids"});
+	size_t len;
 
 	struct in_place_cuts k = {0};
 	struct device dev;
@@ -337,7 +301,7 @@ static void test_powercut_sg_blank_in_place(void **state)
 	struct guid_request g = {.have_guids = true, .have_macs = true};
 	patch_expand_guid(NEW_GUID, g.guid);
 	patch_expand_mac(NEW_MAC, g.mac);
-	attach(&dev, c);
+	card_open(&dev, c);
 	assert_int_equal(setid_read(&dev, &cur, &st), CX_OK);
 	uint8_t *want = malloc(cur.len);
 	assert_non_null(want);
@@ -364,10 +328,10 @@ static void test_powercut_sg_blank_in_place(void **state)
 	/* The way back from a cut inside the window: sg refuses, burn with the GUIDs restores. */
 	assert_non_null(k.first_recovery);
 	struct cxsim_card *x = k.first_recovery;
-	d = mkimage("--chip cx3 --ddr 3", &len);
+	uint8_t *d = mkimage("--chip cx3 --ddr 3", &len);
 	struct burn_opts bo = {.ident.given = g};
 	struct burn_result br;
-	attach(&dev, x);
+	card_open(&dev, x);
 	assert_int_equal(setid_read(&dev, &cur, &st), CX_EUNSUPPORTED);
 	cx_status_clear(&st);
 	assert_int_equal(burn_card(&dev, d, len, &bo, &br, &st), CX_OK);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prng.h"
 #include "rescue/prompt.h"
 
 /* One conversation: input from a buffer, output into memory. */
@@ -856,14 +857,6 @@ static void test_closed_everywhere(void **state)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* Pieces a stream is made of: noise, the answers the prompts want, and the
  * things that break naive readers (NULs, huge lines, CRs, no final newline). */
 static size_t random_stream(char *s, size_t cap)
@@ -873,34 +866,34 @@ static size_t random_stream(char *s, size_t cap)
 		"0002c903000a1b2c", "0002c90a1b2c", "00:02:c9:0a:1b:2c", "010203040506",
 		"0x", ":", "-", " ", "\t", "\r", "\x7f", "\x1b[A",
 	};
-	size_t n = 0, want = next() % 6000;
+	size_t n = 0, want = prng64(&rng) % 6000;
 
 	while (n < want) {
 		size_t room = cap - n, k;
 
-		switch (next() % 6) {
+		switch (prng64(&rng) % 6) {
 		case 0: /* raw bytes, NULs included */
-			k = next() % 64;
+			k = prng64(&rng) % 64;
 			for (size_t i = 0; i < k && n < cap; i++)
-				s[n++] = (char)next();
+				s[n++] = (char)prng64(&rng);
 			break;
 		case 1: /* a long run of one byte */
-			k = next() % 3000;
+			k = prng64(&rng) % 3000;
 			if (k > room)
 				k = room;
-			memset(s + n, (int)(next() % 4 ? "0 aF"[next() % 4] : 0), k);
+			memset(s + n, (int)(prng64(&rng) % 4 ? "0 aF"[prng64(&rng) % 4] : 0), k);
 			n += k;
 			break;
 		default: { /* a plausible answer and a newline, sometimes twice as a confirmation wants */
-			const char *t = tokens[next() % (sizeof(tokens) / sizeof(tokens[0]))];
-			int times = next() % 3 ? 1 : 2;
+			const char *t = tokens[prng64(&rng) % (sizeof(tokens) / sizeof(tokens[0]))];
+			int times = prng64(&rng) % 3 ? 1 : 2;
 			k = strlen(t);
 			for (int j = 0; j < times; j++) {
 				if (k + 1 > cap - n)
 					return n;
 				memcpy(s + n, t, k);
 				n += k;
-				s[n++] = next() % 8 ? '\n' : '\0';
+				s[n++] = prng64(&rng) % 8 ? '\n' : '\0';
 			}
 		}
 		}
@@ -917,13 +910,13 @@ static void test_random_streams(void **state)
 	(void)state;
 	for (int round = 0; round < 3000; round++) {
 		size_t len = random_stream(s, sizeof(s));
-		int def = (int)(next() % 13) - 1;
+		int def = (int)(prng64(&rng) % 13) - 1;
 
 		talk_n(s, len);
-		p.tries = (int)(next() % 7);
+		p.tries = (int)(prng64(&rng) % 7);
 		for (int i = 0; !p.closed && i < 400; i++, calls++) {
 			char buf[41];
-			size_t blen = 1 + next() % 40;
+			size_t blen = 1 + prng64(&rng) % 40;
 			uint64_t v = 0;
 			int c = -1, rc = 0;
 
@@ -938,7 +931,7 @@ static void test_random_streams(void **state)
 				rc = prompt_word(&p, "write", "FLASH", &st);
 				break;
 			case 2:
-				rc = prompt_yes_no(&p, "Q?", next() & 1, &st);
+				rc = prompt_yes_no(&p, "Q?", prng64(&rng) & 1, &st);
 				break;
 			case 3:
 				rc = prompt_guid(&p, "GUID", &v, &st);

@@ -16,6 +16,7 @@
 
 #include "ops/burn.h"
 #include "ops/restore.h"
+#include "card_fixture.h"
 #include "flint_view.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
@@ -40,34 +41,12 @@ static void rm_rf(const char *path)
 /* A CX3 card (W25Q16 unless part) holding FW 2.<minor>.0 with the card's identity in slot 'slot'. */
 static struct cxsim_card *card(const char *part, enum cxsim_chip chip, int minor, int slot, uint64_t guid)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
+	char o[300];
 
-	cxsim_params_default(&p, chip);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "--chip %s --ddr 2 --ddr-size 0x2000 --fw 2.%d.0 --guid %016llx --mac %012llx "
-		 "--dump %d --flash-size %zu", chip == CXSIM_CX3PRO ? "cx3pro" : "cx3", minor,
-		 (unsigned long long)guid, (unsigned long long)(guid & 0xffffffull) | 0x0002c9000000ull, slot, fsize);
-	uint8_t *d = mkimage(o, &len);
-	assert_int_equal(len, fsize);
-	memcpy(flash, d, len);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
-	return c;
-}
-
-static void open_dev(struct device *d, struct cxsim_card *c)
-{
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
-	struct cx_status st = {0};
-
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(d, cfg, &pci, false, &st), CX_OK);
+	snprintf(o, sizeof(o), "--chip %s --ddr 2 --ddr-size 0x2000 --fw 2.%d.0 --guid %016llx --mac %012llx",
+		 chip == CXSIM_CX3PRO ? "cx3pro" : "cx3", minor, (unsigned long long)guid,
+		 (unsigned long long)(guid & 0xffffffull) | 0x0002c9000000ull);
+	return card_new(&(struct card_spec){.chip = chip, .part = part, .image = o, .slot = slot});
 }
 
 static int yes(void *ctx, const char *q, struct cx_status *st)
@@ -83,7 +62,7 @@ static void backup(struct cxsim_card *c, const char *dir, struct backup_result *
 	struct device d;
 	struct cx_status st = {0};
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	assert_int_equal(backup_card(&d, dir, r, &st), CX_OK);
 	device_close(&d);
 }
@@ -99,7 +78,7 @@ static void burn(struct cxsim_card *c, int minor)
 
 	snprintf(opts, sizeof(opts), IMG " --fw 2.%d.0 --seed %d", minor, minor);
 	uint8_t *img = mkimage(opts, &len);
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = burn_card(&d, img, len, &o, &r, &st);
 	device_close(&d);
 	free(img);
@@ -113,7 +92,7 @@ static int restore(struct cxsim_card *c, const char *bundle, struct restore_opts
 {
 	struct device d;
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = restore_card(&d, bundle, o, r, st);
 	device_close(&d);
 	cxsim_power_cycle(c);

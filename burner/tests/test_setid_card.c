@@ -14,7 +14,7 @@
 
 #include "image/patch.h"
 #include "ops/setid.h"
-#include "sim_cfg.h"
+#include "card_fixture.h"
 #include "mkimage.h"
 
 #define OLD_GUID 0x0002c90300c0ffe0ull
@@ -28,41 +28,15 @@
  * has to erase its way in. */
 static struct cxsim_card *card(enum cxsim_chip chip, const char *part, const char *opts, int slot)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
+	char older[100];
 
-	cxsim_params_default(&p, chip);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "--chip %s --ddr 2 --fw 2.10.100 --seed 9 --dump %d --flash-size %zu",
-		 chip == CXSIM_CX3 ? "cx3" : "cx3pro", 1 - slot, fsize);
-	uint8_t *d = mkimage(o, &len);
-	memcpy(flash, d, len);
-	flash[(1 - slot) * 0x80000] = 0; /* the cleared signature */
-	free(d);
-	snprintf(o, sizeof(o), "%s --dump %d --flash-size %zu", opts, slot, fsize);
-	d = mkimage(o, &len);
-	assert_int_equal(len, fsize);
-	for (size_t a = (size_t)slot * 0x80000; a < fsize; a += 0x100000)
-		memcpy(flash + a, d + a, 0x80000);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
+	snprintf(older, sizeof(older), "--chip %s --ddr 2 --fw 2.10.100 --seed 9", chip == CXSIM_CX3 ? "cx3" : "cx3pro");
+	struct cxsim_card *c =
+		card_new(&(struct card_spec){.chip = chip, .part = part, .image = opts, .slot = slot, .older = older});
+
 	assert_true(cxsim_boot_info(c)->booted);
 	assert_int_equal(cxsim_boot_info(c)->slot, slot);
 	return c;
-}
-
-static void open_dev(struct device *d, struct cxsim_card *c)
-{
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
-	struct cx_status st = {0};
-
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(d, cfg, &pci, false, &st), CX_OK);
 }
 
 struct backup_spy {
@@ -110,7 +84,7 @@ static int set_id(struct cxsim_card *c, const struct change *ch, struct setid_op
 	struct dev_image cur;
 	uint8_t *want = NULL;
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = setid_read(&d, &cur, st);
 	if (!rc) {
 		want = malloc(cur.len);
@@ -414,7 +388,7 @@ static void test_refusals_write_nothing(void **state)
 	c = card(CXSIM_CX3, "W25Q16", "--chip cx3 " IMG " --guid 0002c90300c0ffe0 --mac 0002c9c0ffe0", 0);
 	struct device d;
 	struct dev_image cur;
-	open_dev(&d, c);
+	card_open(&d, c);
 	cx_status_clear(&st);
 	assert_int_equal(setid_read(&d, &cur, &st), CX_OK);
 	uint8_t *want = malloc(cur.len);

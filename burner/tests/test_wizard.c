@@ -39,6 +39,7 @@
 #include "rescue/pending.h"
 #include "rescue/session.h"
 #include "rescue/wizard.h"
+#include "card_fixture.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
 #include "util/sha256.h"
@@ -158,7 +159,7 @@ static struct cxsim_card *add_card(struct rig *r, const char *opts, uint16_t sv,
 	if (opts) {
 		snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx", opts, (unsigned long long)guid,
 			 (unsigned long long)mac);
-		sim_card_install_dump(c, o);
+		card_install(c, o, 0);
 	}
 	r->cards[r->ncards++] = c;
 	return c;
@@ -1159,7 +1160,7 @@ static void test_set_ids_on_blank_guids(void **state)
 	cxsim_params_default(&p, CXSIM_CX3);
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_non_null(c);
-	sim_card_install_dump(c, "--chip cx3 --fw 2.40.5030 --blank-guids " SMALL);
+	card_install(c, "--chip cx3 --fw 2.40.5030 --blank-guids " SMALL, 0);
 	r->cards[r->ncards++] = c;
 	int rc = run(r, "6\n" STICKER_G_TYPED "\n" STICKER_G_TYPED "\n" STICKER_M_TYPED "\n" STICKER_M_TYPED
 		     "\nFLASH\n\n");
@@ -1180,7 +1181,7 @@ static void test_set_ids_on_four_guid_image(void **state)
 	cxsim_params_default(&p, CXSIM_CX2);
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_non_null(c);
-	sim_card_install_dump(c, "--chip cx2 --old-guids --guid 0002c90300c0ffe0 " SMALL);
+	card_install(c, "--chip cx2 --old-guids --guid 0002c90300c0ffe0 " SMALL, 0);
 	r->cards[r->ncards++] = c;
 	const struct cxsim_boot *b = cxsim_boot_info(c);
 	assert_true(b->booted);
@@ -1713,7 +1714,7 @@ static void test_job_restore_by_node_guid_after_exit(void **state)
 	char opts[200];
 	snprintf(opts, sizeof(opts), OLD_STOCK_OPTS " --guid %016llx --mac %012llx", (unsigned long long)G_A,
 		 (unsigned long long)M_A);
-	sim_card_install_dump(c, opts); /* the node ran other firmware since */
+	card_install(c, opts, 0); /* the node ran other firmware since */
 	uint8_t *changed = flash_copy(c, &n), *keep = flash_copy(other, &m);
 	cxsim_counters_reset(c);
 	cxsim_counters_reset(other);
@@ -1816,7 +1817,7 @@ static void test_job_restore_no_card_fits(void **state)
 	bundle_of(r, 0, server, &b);
 	snprintf(opts, sizeof(opts), HP_OPTS " --guid %016llx --mac %012llx", (unsigned long long)G_B,
 		 (unsigned long long)M_B);
-	sim_card_install_dump(c1, opts); /* another card in the slot now */
+	card_install(c1, opts, 0); /* another card in the slot now */
 	cxsim_params_default(&p, CXSIM_CX2);
 	struct cxsim_card *c2 = cxsim_new(&p);
 	assert_non_null(c2);

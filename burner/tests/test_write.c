@@ -20,6 +20,7 @@
 #include "flash/spi.h"
 #include "ops/plan.h"
 #include "ops/write.h"
+#include "prng.h"
 #include "sim_cfg.h"
 #include "util/signals.h"
 
@@ -42,23 +43,6 @@ struct rig {
 	size_t size;
 };
 
-static uint32_t rng_state;
-static uint32_t rng(void)
-{
-	uint32_t x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return rng_state = x;
-}
-
-static void fill_random(uint8_t *p, size_t n, uint32_t seed)
-{
-	rng_state = seed;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rng();
-}
 
 static const struct cxsim_counters *cnt(struct rig *r)
 {
@@ -95,7 +79,7 @@ static void open_card(struct rig *r, const char *part, bool wp, bool stuck)
 /* The flash holds random data (a previous image), remembered in before[]. */
 static void fill_model(struct rig *r, uint32_t seed)
 {
-	fill_random(r->m, r->size, seed);
+	prng_fill(r->m, r->size, seed);
 	cxsim_flash_changed(r->card);
 	memcpy(r->before, r->m, r->size);
 	cxsim_counters_reset(r->card);
@@ -270,7 +254,7 @@ static void roundtrip(const char *part, uint32_t base, uint32_t len, uint32_t se
 	fill_model(&r, seed);
 	uint8_t *want = malloc(len), *got = malloc(len);
 	assert_true(want && got);
-	fill_random(want, len, seed + 1);
+	prng_fill(want, len, seed + 1);
 	w = (struct watch){.r = &r, .base = base, .len = len, .want = want,
 			   .lo = base & ~(flash_erase_unit(&r.f) - 1)};
 	wp.fn = watch_units;
@@ -355,7 +339,7 @@ static void test_dry_run_is_the_full_plan(void **state)
 	want[0x72100 - base] = 0x01;
 	for (uint32_t a = 0x31000; a < 0x33000; a++) /* two units only clear bits */
 		want[a - base] &= 0x5A;
-	fill_random(want + (0x40000 - base), 0x15000, 32); /* a block and more need erases */
+	prng_fill(want + (0x40000 - base), 0x15000, 32); /* a block and more need erases */
 	wp.out = open_memstream(&text, &size);
 	assert_non_null(wp.out);
 	assert_int_equal(write_region(&r.f, base, want, len, true, &wp, &r.st), CX_OK);
@@ -398,7 +382,7 @@ static void test_reads_what_the_plan_needs(void **state)
 	memcpy(r.before, r.m, r.size);
 	uint8_t *want = malloc(len);
 	assert_non_null(want);
-	fill_random(want, len, 34);
+	prng_fill(want, len, 34);
 	for (uint32_t a = 0; a < len; a += 0x1000)
 		want[a] |= 0x01;
 	w = (struct watch){.r = &r, .base = base, .len = len, .want = want, .lo = base};
@@ -459,7 +443,7 @@ static void test_write_protected_refused(void **state)
 		fill_model(&r, 40);
 		uint8_t *want = malloc(0x20000);
 		assert_non_null(want);
-		fill_random(want, 0x20000, 41);
+		prng_fill(want, 0x20000, 41);
 		assert_int_equal(write_region(&r.f, 0x20000, want, 0x20000, false, &wp, &r.st), CX_EPROTECTED);
 		assert_non_null(strstr(r.st.msg, "write-protected"));
 		assert_non_null(strstr(r.st.msg, "Nothing was erased"));
@@ -489,7 +473,7 @@ static void test_stuck_busy(void **state)
 	(void)state;
 
 	assert_non_null(want);
-	fill_random(want, 0x40000, 51);
+	prng_fill(want, 0x40000, 51);
 
 	/* Stuck from the start: the read fails, nothing is erased, and it says so. */
 	open_card(&r, "W25Q16", false, true);
@@ -547,7 +531,7 @@ static void test_card_gone(void **state)
 	(void)state;
 
 	assert_non_null(want);
-	fill_random(want, 0x40000, 55);
+	prng_fill(want, 0x40000, 55);
 	open_card(&r, "M25P16", false, false);
 	fill_model(&r, 56);
 	wp = (struct write_progress){.fn = cut_power_after_one, .arg = &r};
@@ -610,7 +594,7 @@ static void test_verify_failures(void **state)
 	open_card(&r, "W25Q16", false, false);
 	fill_model(&r, 61);
 	protect_top(&r);
-	fill_random(want, len, 62);
+	prng_fill(want, len, 62);
 	assert_int_equal(plan_make(r.m + base, want, base, len, &g, &p), CX_OK);
 	assert_true(p.program_bytes > 0);
 	first = 0;
@@ -655,7 +639,7 @@ static void test_interrupted(void **state)
 
 	uint8_t *want = malloc(len);
 	assert_non_null(want);
-	fill_random(want, len, 71);
+	prng_fill(want, len, 71);
 
 	open_card(&r, "W25Q16", false, false);
 	fill_model(&r, 70);
@@ -716,8 +700,8 @@ static void measure(const char *part)
 	uint8_t *want = malloc(len), *other = malloc(len);
 
 	assert_true(want && other);
-	fill_random(want, len, 90);
-	fill_random(other, len, 91);
+	prng_fill(want, len, 90);
+	prng_fill(other, len, 91);
 	print_message("%s, 960 KiB of random data:\n", part);
 
 	open_card(&r, part, false, false); /* blank: a first burn */

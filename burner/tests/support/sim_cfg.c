@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sim_cfg.c — config space of an in-process cxsim card. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "mkimage.h"
 #include "sim_cfg.h"
 
 static void (*hook_fn)(void *ctx, struct cxsim_card *card);
@@ -80,22 +77,4 @@ static const struct crmem_ops bar_ops = {.name = "bar0", .read = bar_read, .writ
 struct crmem sim_crmem(struct cxsim_card *card)
 {
 	return (struct crmem){.ops = &bar_ops, .ctx = card};
-}
-
-void sim_card_install_dump(struct cxsim_card *card, const char *opts)
-{
-	char o[400];
-	size_t fsize, len;
-	uint8_t *flash = cxsim_flash(card, &fsize);
-
-	snprintf(o, sizeof(o), "%s --dump 0 --flash-size %zu", opts, fsize);
-	uint8_t *d = mkimage(o, &len);
-	if (len != fsize) {
-		fprintf(stderr, "sim_card_install_dump: '%s' gave %zu bytes for a %zu-byte flash\n", o, len, fsize);
-		abort();
-	}
-	memcpy(flash, d, len);
-	free(d);
-	cxsim_flash_changed(card);
-	cxsim_power_cycle(card);
 }

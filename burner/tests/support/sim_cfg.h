@@ -18,9 +18,4 @@ struct crmem sim_crmem(struct cxsim_card *card);
  * (one hook for the process: tests are single-threaded). NULL removes it. */
 void sim_cfg_set_hook(void (*hook)(void *ctx, struct cxsim_card *card), void *ctx);
 
-/* Fill the card's whole flash with a dump from mkfs2 (opts without --dump and
- * --flash-size, which this adds) and power-cycle it, so it boots what it holds.
- * Aborts the test process if the dump does not fit the flash. */
-void sim_card_install_dump(struct cxsim_card *card, const char *opts);
-
 #endif
