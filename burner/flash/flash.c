@@ -19,7 +19,7 @@ int fl_check_range(struct flash *f, const char *what, uint32_t addr, uint32_t le
 /* A tool killed during an erase or program leaves the part busy, and a busy
  * part answers RDID with 0xFF (it decodes nothing but RDSR): wait for it
  * first. A status of all ones is an undriven bus, not a busy part. */
-static int wait_idle(struct flash *f, struct cx_status *st)
+int flash_wait_idle(struct flash *f, struct cx_status *st)
 {
 	uint8_t sr;
 	int rc;
@@ -59,7 +59,7 @@ static int identify(struct flash *f, bool *none, struct cx_status *st)
 
 	*none = false;
 	f->by_res = false;
-	if ((rc = wait_idle(f, st)) || (rc = fl_spi_rdid(f, f->jedec, st)))
+	if ((rc = flash_wait_idle(f, st)) || (rc = fl_spi_rdid(f, f->jedec, st)))
 		return rc;
 	kind = fl_decode_jedec(f->jedec, &id);
 	if (kind == FL_ID_NONE) {

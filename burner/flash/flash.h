@@ -52,6 +52,10 @@ struct flash_stats {
 	uint64_t pages_programmed;   /* 256-byte pages written (SST: pages with a byte written) */
 	uint64_t pages_skipped;      /* 256-byte pages left alone: all 0xFF */
 	uint64_t wip_polls;          /* RDSR reads waiting for WIP to clear */
+	/* Erase and program commands about to be sent, counted before they go: one
+	 * that then fails (its WIP poll, its verify, the gateway) may have changed
+	 * the flash, and erases/pages_programmed count only those that finished. */
+	uint64_t write_cmds;
 };
 
 struct flash {
@@ -69,6 +73,11 @@ struct flash {
 
 /* Identify the flash behind c's gateway. No erase, program or status write. */
 int flash_open(struct flash *f, struct chip *c, struct cx_status *st);
+
+/* Wait until the part has finished an erase or program still running (one
+ * a failed or killed write left behind: it decodes nothing but RDSR until
+ * then, and reads as 0xFF). CX_OK at once when it is idle. */
+int flash_wait_idle(struct flash *f, struct cx_status *st);
 
 /* Read len bytes at addr (any alignment; addr + len <= size). */
 int flash_read(struct flash *f, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st);

@@ -47,8 +47,10 @@ int flash_erase(struct flash *f, uint32_t addr, uint32_t size, struct cx_status 
 		uint32_t cmd = FL_GW_OP(big ? FL_OP_SE : FL_OP_SSE) | FL_GW_ADDR_PHASE;
 
 		/* cntx_st_spi_erase_sect, §3.8: WREN, erase, WIP poll (20 ms, 300 µs, 10000). */
-		if ((rc = write_enable(f, addr, st)) ||
-		    (rc = fl_gw_set(&f->gw, cmd, fl_spi_at(f, addr), NULL, 0, st)) ||
+		if ((rc = write_enable(f, addr, st)))
+			return rc;
+		f->stats.write_cmds++;
+		if ((rc = fl_gw_set(&f->gw, cmd, fl_spi_at(f, addr), NULL, 0, st)) ||
 		    (rc = fl_spi_wait_wip(f, FL_WIP_ERASE_INIT_US, FL_WIP_ERASE_RETRY_US,
 					  FL_WIP_ERASE_RETRIES, "erase", addr, st)))
 			return rc;
@@ -101,6 +103,7 @@ static int program_page(struct flash *f, uint32_t addr, const uint8_t *buf, uint
 		return CX_OK;
 	if ((rc = fl_spi_wren(f, st)))
 		return rc;
+	f->stats.write_cmds++;
 	for (uint32_t off = first; off < end; off += FL_BLOCK) {
 		uint32_t cmd = off == first ? FL_GW_OP(FL_OP_PP) | FL_GW_ADDR_PHASE : 0;
 
@@ -129,8 +132,10 @@ static int program_sst(struct flash *f, uint32_t addr, const uint8_t *buf, uint3
 	for (uint32_t i = 0; i < len; i++) {
 		if (buf[i] == 0xFF)
 			continue;
-		if ((rc = fl_spi_wren(f, st)) ||
-		    (rc = fl_gw_set(&f->gw, FL_GW_OP(FL_OP_PP) | FL_GW_ADDR_PHASE, fl_spi_at(f, addr + i),
+		if ((rc = fl_spi_wren(f, st)))
+			return rc;
+		f->stats.write_cmds++;
+		if ((rc = fl_gw_set(&f->gw, FL_GW_OP(FL_OP_PP) | FL_GW_ADDR_PHASE, fl_spi_at(f, addr + i),
 				    &buf[i], 1, st)) ||
 		    (rc = fl_spi_wait_wip(f, 0, 0, FL_WIP_SST_RETRIES, "byte program", addr + i, st)))
 			return rc;

@@ -46,9 +46,12 @@ static enum card_state observe(struct card_write *w)
 	struct cx_status ignore = {0};
 	enum card_state s = CARD_PARTIAL;
 
-	if (!devimage_read_meta(&now, read_locked, w->d, w->d->flash.size, w->d->chip.desc->start_positions,
+	/* A failure inside an erase or a page program can leave the part busy, and a
+	 * busy part reads as 0xFF: wait for it, or the read below finds no image. */
+	if (!flash_wait_idle(&w->d->flash, &ignore) &&
+	    !devimage_read_meta(&now, read_locked, w->d, w->d->flash.size, w->d->chip.desc->start_positions,
 				&ignore) && !now.parse_rc) {
-		if (is(&now, &w->new_boot))
+		if (is(&now, &w->new_boot) || is(&now, &w->new_copy))
 			s = CARD_NEW_BOOTS;
 		else if (is(&now, &w->old_boot))
 			s = CARD_OLD_BOOTS;
@@ -120,7 +123,7 @@ int card_write_run(struct card_write *w, struct cx_status *st)
 		s0 = w->d->flash.stats;
 		rc = locked_steps(w, st);
 		s1 = w->d->flash.stats;
-		if (s1.erases != s0.erases || s1.pages_programmed != s0.pages_programmed)
+		if (s1.write_cmds != s0.write_cmds)
 			w->out.state = rc ? observe(w) : CARD_NEW_BOOTS;
 		device_unlock(w->d);
 	}

@@ -24,10 +24,12 @@
  *   7. verify   what the write's own per-unit verify (ops/write.h) cannot prove.
  *   8. after    hooks->after, once, on every path: the history line.
  *
- * The state after a failure is observed, not assumed: when the flash changed,
- * the image the card boots (the lowest signed one, as the boot ROM and flint
- * take it: devimage_read_meta(), 2.5 KiB) is read and compared with the image
- * it booted before and with the image being written (the op names both: where
+ * The state after a failure is observed, not assumed: when an erase or program
+ * command was sent (flash_stats.write_cmds: one that then failed may have been
+ * carried out), the image the card boots (the lowest signed one, as the boot
+ * ROM and flint take it: devimage_read_meta(), 2.5 KiB) is read, once the part
+ * has finished what the failure left running, and compared with the image it
+ * booted before and with the image being written (the op names both: where
  * each starts and its contiguous bytes). Found at the same start with every
  * byte the walk read equal (its headers, GUIDs and IMAGE_INFO): that image
  * boots; neither, or unreadable: partly-written. The walk's bytes are enough
@@ -90,13 +92,15 @@ struct card_write {
 	const struct write_hooks *hooks; /* may be NULL */
 	bool dry_run;
 	/* Set by the op for the state after a failure (see the top): the image the
-	 * card booted before and the image being written (unset: none). */
+	 * card booted before and the image being written (unset: none), and that
+	 * image at another start, where the card boots it from for a while (a
+	 * restore's temporary copy in the other slot, rewrite.h). */
 	struct cw_image {
 		bool set;
 		uint32_t start;          /* physical start */
 		const uint8_t *buf;      /* contiguous image bytes (a meta read's zeros are never compared) */
 		size_t len;
-	} old_boot, new_boot;
+	} old_boot, new_boot, new_copy;
 	struct write_outcome out;
 };
 

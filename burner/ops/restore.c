@@ -161,6 +161,10 @@ static int plan(struct card_write *w, struct cx_status *st)
 	}
 	boot_image(w->d, x->have, &x->old_boot, &w->old_boot);
 	boot_image(w->d, x->want, &x->new_boot, &w->new_boot);
+	if (x->r->plan.used_copy && w->new_boot.set) {
+		w->new_copy = w->new_boot; /* the same bytes, burned failsafe into the other slot */
+		w->new_copy.start = x->r->plan.copy_start;
+	}
 	return ask_about_plan(w, &x->r->plan, st);
 }
 
