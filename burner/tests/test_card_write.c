@@ -116,10 +116,10 @@ static void spy_after(void *ctx, int rc, const struct cx_status *st, const struc
 
 static void spy_burn_opts(struct burn_opts *o, struct spy *s)
 {
-	o->before_write = spy_backup;
-	o->before_ctx = s;
-	o->after = spy_after;
-	o->after_ctx = s;
+	o->hooks.before_write = spy_backup;
+	o->hooks.before_ctx = s;
+	o->hooks.after = spy_after;
+	o->hooks.after_ctx = s;
 }
 
 static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
@@ -277,8 +277,8 @@ static void test_burn_dry_run_and_same_image_untouched(void **state)
 
 	/* The image the card holds, with the card's identity: nothing to do. */
 	o.dry_run = false;
-	o.confirm = yes;
-	o.confirm_ctx = &asked;
+	o.hooks.confirm = yes;
+	o.hooks.confirm_ctx = &asked;
 	s.afters = 0;
 	cxsim_counters_reset(c);
 	assert_int_equal(run_burn(c, "--chip cx3 --ddr 3 --fw 2.40.7000", &o, &r, &st), CX_OK);
@@ -327,7 +327,7 @@ static void test_burn_refused_untouched(void **state)
 	o.guard.allow_psid_change = true;
 	expect_refused(c, NEW_FW, &o, CX_EDECLINED, "");
 	/* Confirmed, but the part is write-protected. */
-	o.confirm = yes;
+	o.hooks.confirm = yes;
 	cxsim_params_mut(c)->write_protect = true;
 	cxsim_power_cycle(c);
 	expect_refused(c, NEW_FW, &o, CX_EPROTECTED, "");
@@ -347,7 +347,7 @@ static void test_burn_held_semaphore_untouched(void **state)
 	size_t n, len;
 	uint8_t *before = flash_copy(c, &n), *img = mkimage(NEW_FW, &len);
 	struct spy s = {.c = c};
-	struct burn_opts o = {.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = yes};
 	struct burn_result r;
 	struct cx_status st = {0};
 	struct device d;
@@ -658,10 +658,10 @@ static int run_restore(struct cxsim_card *c, const char *bundle, struct restore_
 
 static void spy_restore_opts(struct restore_opts *o, struct spy *s)
 {
-	o->before_write = spy_backup;
-	o->before_ctx = s;
-	o->after = spy_after;
-	o->after_ctx = s;
+	o->hooks.before_write = spy_backup;
+	o->hooks.before_ctx = s;
+	o->hooks.after = spy_after;
+	o->hooks.after_ctx = s;
 }
 
 /* A card of FW 2.40 in slot 0 and its bundle; then 'burns' newer burns (one: the
