@@ -80,9 +80,11 @@ static void print_json(const struct imgfile *f, int rc, const struct cx_status *
 	}
 	json_close(&j);
 	json_str(&j, "verdict", rc ? "failed" : "ok");
-	if (rc) {
+	if (rc) { /* the keys of every --json failure (commands.c json_failure), and the report */
 		json_str(&j, "error", st->msg);
+		json_str(&j, "code", cx_code_name(rc));
 		json_int(&j, "exit_code", rc);
+		json_null(&j, "card_state");
 	}
 	json_end(&j);
 }
