@@ -60,22 +60,34 @@ static enum card_state observe(struct card_write *w)
 	return s;
 }
 
-/* A failure after the flash changed says what it means for the card: the
- * writers below say it themselves (write.h), and every state sentence names
- * powering off; a message that does not is given the state's sentence. (Before
- * any change the messages say "nothing written" their own way, and the value
- * is in out.state for --json and the reports.) */
+/* A failure after the flash changed says what it means for the card. The
+ * writers say it themselves (write.h), from the order they write in; the state
+ * is what the card was read to hold afterwards, and wins: the message keeps the
+ * writer's words only where they agree with it (the old image boots and they
+ * say it is safe to power off; the flash is partly written and they say not to
+ * power off), and is otherwise given the state's sentence. (Before any change
+ * the messages say "nothing written" their own way, and the value is in
+ * out.state for --json and the reports.) */
+static bool says(const char *msg, enum card_state s)
+{
+	bool dont = strstr(msg, "do not power off") || strstr(msg, "before powering off");
+
+	if (s == CARD_OLD_BOOTS)
+		return !dont && strstr(msg, "safe to power off");
+	return s == CARD_PARTIAL && dont;
+}
+
 static void tell_state(struct cx_status *st, enum card_state s)
 {
 	char msg[CX_MSG_MAX];
 	const char *sentence = card_state_sentence(s);
 	size_t room;
 
-	if (strstr(st->msg, "power off") || strstr(st->msg, "powering off"))
+	if (says(st->msg, s))
 		return;
-	room = strlen(sentence) + 3 < CX_MSG_MAX ? CX_MSG_MAX - strlen(sentence) - 3 : 0;
-	snprintf(msg, sizeof(msg), "%.*s; %s", (int)(strlen(st->msg) < room ? strlen(st->msg) : room), st->msg,
-		 sentence);
+	room = strlen(sentence) + 20 < CX_MSG_MAX ? CX_MSG_MAX - strlen(sentence) - 20 : 0;
+	snprintf(msg, sizeof(msg), "%.*s; read back now: %s", (int)(strlen(st->msg) < room ? strlen(st->msg) : room),
+		 st->msg, sentence);
 	memcpy(st->msg, msg, sizeof(st->msg));
 }
 
