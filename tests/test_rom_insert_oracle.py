@@ -26,7 +26,7 @@ SMALL = "--ddr 2 --ddr-size 0x1000"
 PART = "W25Q80"                                  # 1 MiB, the smallest flash in the table
 GUID, MAC = "0002c90300c0ffe0", "0002c9c0ffe0"
 IMAGE_SOURCES = ["image/rom_insert.c", "image/fs2.c", "image/crc16.c", "image/info.c",
-                 "image/guids.c", "image/rom.c", "util/status.c", "util/fileio.c"]
+                 "image/guids.c", "image/rom.c", "util/status.c", "util/fileio.c", "util/sha256.c"]
 
 
 @pytest.fixture(scope="module")
