@@ -32,6 +32,7 @@
 #include "ops/setid.h"
 #include "flint_view.h"
 #include "sim_cfg.h"
+#include "card_fixture.h"
 #include "mkimage.h"
 
 #define CARD_GUID 0x0002c90300c0ffe0ull
@@ -59,15 +60,6 @@ static struct cxsim_card *card(const char *opts, int slot)
 	return c;
 }
 
-static void open_dev(struct device *d, struct cxsim_card *c)
-{
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
-	struct cx_status st = {0};
-
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(d, cfg, &pci, false, &st), CX_OK);
-}
 
 static uint8_t *flash_copy(struct cxsim_card *c, size_t *n)
 {
@@ -132,7 +124,7 @@ static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts
 	size_t len;
 	uint8_t *img = mkimage(img_opts, &len);
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = burn_card(&d, img, len, o, r, st);
 	device_close(&d);
 	free(img);
@@ -356,7 +348,7 @@ static void test_burn_held_semaphore_untouched(void **state)
 	struct device d;
 
 	spy_burn_opts(&o, &s);
-	open_dev(&d, c);
+	card_open(&d, c);
 	cxsim_params_mut(c)->sem_held_gpio = true;
 	cxsim_power_cycle(c); /* the model takes the semaphore's holder at reset */
 	cxsim_counters_reset(c);
@@ -617,7 +609,7 @@ static void backup(struct cxsim_card *c, const char *dir, struct backup_result *
 	struct device d;
 	struct cx_status st = {0};
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	assert_int_equal(backup_card(&d, dir, r, &st), CX_OK);
 	device_close(&d);
 }
@@ -641,7 +633,7 @@ static int run_restore(struct cxsim_card *c, const char *bundle, struct restore_
 {
 	struct device d;
 
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = restore_card(&d, bundle, o, r, st);
 	device_close(&d);
 	return rc;
@@ -894,7 +886,7 @@ static int set_guids(struct cxsim_card *c, struct setid_opts *o, struct setid_re
 
 	patch_expand_guid(NEW_GUID, g.guid);
 	patch_expand_mac(NEW_MAC, g.mac);
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = setid_read(&d, &cur, st);
 	if (!rc) {
 		want = malloc(cur.len);

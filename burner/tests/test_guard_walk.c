@@ -104,15 +104,6 @@ static struct cxsim_card *make_card(const struct walk_case *k)
 	return c;
 }
 
-static void open_dev(struct device *d, struct cxsim_card *c)
-{
-	struct cfg_dev cfg;
-	struct pci_card pci = {.bdf = "0000:01:00.0", .device = cxsim_pci_device_now(c)};
-	struct cx_status st = {0};
-
-	sim_cfg_attach(&cfg, c, pci.bdf);
-	assert_int_equal(device_attach(d, cfg, &pci, false, &st), CX_OK);
-}
 
 static int yes(void *ctx, const char *q, struct cx_status *st)
 {
@@ -148,7 +139,7 @@ static int burn(struct cxsim_card *c, const uint8_t *img, size_t len, const stru
 	o.use_image_rom = a->use_image_rom;
 	o.dry_run = true;
 	o.hooks.confirm = yes;
-	open_dev(&d, c);
+	card_open(&d, c);
 	int rc = burn_card(&d, img, len, &o, &r, st);
 	device_close(&d);
 	return rc;
@@ -172,7 +163,7 @@ static void judge(struct cxsim_card *c, const char *dir, const struct attempt *a
 	const char *dirs[] = {dir};
 
 	memset(j, 0, sizeof(*j));
-	open_dev(&d, c);
+	card_open(&d, c);
 	assert_int_equal(cardinfo_read(&d, &j->ci, &st), CX_OK);
 	device_close(&d);
 	card_facts_from_info(&j->k, &j->ci);
