@@ -173,42 +173,34 @@ static int set_on_card(struct cli *c, patch_fn fn, const char *what, bool ask, s
 	return rc;
 }
 
-int cmd_sg(struct cli *c, struct cx_status *st)
+/* sg/sv on an image file: patched in memory, checked, written back in place. */
+static int set_on_file(struct cli *c, patch_fn fn, const char *what, bool ask, struct cx_status *st)
 {
 	struct imgfile f;
-	int rc;
+	int rc = open_for_patch(c, &f, st);
 
-	if (!c->guids.have_guids && !c->guids.have_macs)
-		return cx_fail(st, CX_EUSAGE, "sg needs --guid/--guids and/or --mac/--macs");
-	if (c->device)
-		return set_on_card(c, do_sg, "GUIDs/MACs", true, st);
-	rc = open_for_patch(c, &f, st);
-	if (!rc && !c->json)
+	if (!rc && ask && !c->json) {
 		show_guid_changes(&f.img.guids, &c->guids, "image");
-	if (!rc && !c->json)
 		rc = cli_confirm(c, " Do you want to continue ?", st);
+	}
 	if (!rc)
-		rc = apply(c, &f, do_sg, st);
+		rc = apply(c, &f, fn, st);
 	if (!rc)
-		done(c, "GUIDs/MACs");
+		done(c, what);
 	imgfile_close(&f);
 	return rc;
 }
 
+int cmd_sg(struct cli *c, struct cx_status *st)
+{
+	if (!c->guids.have_guids && !c->guids.have_macs)
+		return cx_fail(st, CX_EUSAGE, "sg needs --guid/--guids and/or --mac/--macs");
+	return (c->device ? set_on_card : set_on_file)(c, do_sg, "GUIDs/MACs", true, st);
+}
+
 int cmd_sv(struct cli *c, struct cx_status *st)
 {
-	struct imgfile f;
-	int rc;
-
 	if (!c->vsd)
 		return cx_fail(st, CX_EUSAGE, "sv needs --vsd STRING");
-	if (c->device)
-		return set_on_card(c, do_sv, "VSD", false, st);
-	rc = open_for_patch(c, &f, st);
-	if (!rc)
-		rc = apply(c, &f, do_sv, st);
-	if (!rc)
-		done(c, "VSD");
-	imgfile_close(&f);
-	return rc;
+	return (c->device ? set_on_card : set_on_file)(c, do_sv, "VSD", false, st);
 }

@@ -133,6 +133,5 @@ void cfg_close(struct cfg_dev *d)
 {
 	if (d->ops)
 		d->ops->close(d->ctx);
-	d->ops = NULL;
-	d->ctx = NULL;
+	*d = (struct cfg_dev){0}; /* closed: no ops, no context */
 }

@@ -79,6 +79,5 @@ void crmem_close(struct crmem *m)
 {
 	if (m->ops)
 		m->ops->close(m->ctx);
-	m->ops = NULL;
-	m->ctx = NULL;
+	*m = (struct crmem){0}; /* closed: no ops, no context */
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* info.c — parsing the IMAGE_INFO tag list (fs2-format.md §3.2). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,40 +25,65 @@ static uint32_t dw(const uint8_t *p, uint32_t len, unsigned i)
 	return (i + 1) * 4 <= len ? be32(p + 4 * i) : 0;
 }
 
+/* A three-part version tag: major in dword 0's high half, minor and subminor in dword 1 (fs2-format.md §3.2). */
+static void version3(uint16_t v[3], const uint8_t *p, uint32_t len)
+{
+	v[0] = dw(p, len, 0) >> 16;
+	v[1] = dw(p, len, 1) >> 16;
+	v[2] = dw(p, len, 1) & 0xffff;
+}
+
+enum field_kind {
+	F_U32,  /* the dword */
+	F_U16,  /* its low half */
+	F_BOOL, /* non-zero */
+	F_STR,  /* the payload as NUL-padded ASCII */
+	F_VER3, /* a three-part version */
+};
+
+/* Where each tag's payload goes in struct fs2_info: the tag table of fs2-format.md §3.2. A tag may
+ * fill several fields (one row a dword); HW_DEVS_ID, a list, is read in decode() below. */
+struct tag_field {
+	uint8_t id, dword, kind;
+	size_t off, size;
+};
+#define AT(f) offsetof(struct fs2_info, f), sizeof(((struct fs2_info *)0)->f)
+static const struct tag_field tag_fields[] = {
+	{TAG_FORMAT_REV, 0, F_U32, AT(format_rev)},	     {TAG_FW_VERSION, 0, F_VER3, AT(fw_ver)},
+	{TAG_BUILD_TIME, 0, F_U32, AT(build_time)},	     {TAG_BUILD_TIME, 1, F_U32, AT(build_date)},
+	{TAG_DEVICE_TYPE, 0, F_U16, AT(dev_type)},	     {TAG_PSID, 0, F_STR, AT(psid)},
+	{TAG_VSD, 0, F_STR, AT(vsd)},			     {TAG_PRODUCT_VER, 0, F_STR, AT(product_ver)},
+	{TAG_VSD_VENDOR_ID, 0, F_U16, AT(vsd_vendor_id)}, {TAG_IS_GA, 0, F_BOOL, AT(is_ga)},
+	{TAG_MIC_VERSION, 0, F_VER3, AT(mic_ver)},	     {TAG_CONFIG_AREA, 0, F_U32, AT(config_sectors)},
+	{TAG_CONFIG_AREA, 1, F_U32, AT(config_pad)},	     {TAG_CONFIG_AREA, 2, F_U32, AT(log2_sector_kib)},
+	{TAG_PS_INFO, 0, F_STR, AT(prs_name)},
+};
+#undef AT
+
+static void store(struct fs2_info *in, const struct tag_field *f, const uint8_t *p, uint32_t len)
+{
+	char *at = (char *)in + f->off;
+	uint32_t v = dw(p, len, f->dword);
+	uint16_t half = v & 0xffff, ver[3];
+	bool set = v != 0;
+
+	switch (f->kind) {
+	case F_U32: memcpy(at, &v, sizeof(v)); break;
+	case F_U16: memcpy(at, &half, sizeof(half)); break;
+	case F_BOOL: memcpy(at, &set, sizeof(set)); break;
+	case F_STR: copy_str(at, f->size, p, len); break;
+	case F_VER3: version3(ver, p, len); memcpy(at, ver, sizeof(ver)); break;
+	}
+}
+
 static void decode(struct fs2_info *in, unsigned id, const uint8_t *p, uint32_t len)
 {
-	switch (id) {
-	case TAG_FORMAT_REV:
-		in->format_rev = dw(p, len, 0);
-		break;
-	case TAG_FW_VERSION:
-		in->fw_ver[0] = dw(p, len, 0) >> 16;
-		in->fw_ver[1] = dw(p, len, 1) >> 16;
-		in->fw_ver[2] = dw(p, len, 1) & 0xffff;
-		break;
-	case TAG_BUILD_TIME:
-		in->build_time = dw(p, len, 0);
-		in->build_date = dw(p, len, 1);
-		break;
-	case TAG_DEVICE_TYPE:
-		in->dev_type = dw(p, len, 0) & 0xffff;
-		break;
-	case TAG_PSID:
-		copy_str(in->psid, sizeof(in->psid), p, len);
-		break;
-	case TAG_VSD:
-		copy_str(in->vsd, sizeof(in->vsd), p, len);
-		break;
-	case TAG_PRODUCT_VER:
-		copy_str(in->product_ver, sizeof(in->product_ver), p, len);
-		break;
-	case TAG_VSD_VENDOR_ID:
-		in->vsd_vendor_id = dw(p, len, 0) & 0xffff;
-		break;
-	case TAG_IS_GA:
-		in->is_ga = dw(p, len, 0) != 0;
-		break;
-	case TAG_HW_DEVS_ID:
+	for (size_t i = 0; i < sizeof(tag_fields) / sizeof(tag_fields[0]); i++)
+		if (tag_fields[i].id == id)
+			store(in, &tag_fields[i], p, len);
+	if (id == TAG_CONFIG_AREA)
+		in->have_sector_size = len >= 12;
+	if (id == TAG_HW_DEVS_ID) {
 		in->nhw_ids = 0;
 		for (unsigned i = 0; i < len / 4 && in->nhw_ids < INFO_MAX_HW_IDS; i++) {
 			uint32_t v = be32(p + 4 * i);
@@ -65,21 +91,6 @@ static void decode(struct fs2_info *in, unsigned id, const uint8_t *p, uint32_t 
 				break;
 			in->hw_ids[in->nhw_ids++] = v;
 		}
-		break;
-	case TAG_MIC_VERSION:
-		in->mic_ver[0] = dw(p, len, 0) >> 16;
-		in->mic_ver[1] = dw(p, len, 1) >> 16;
-		in->mic_ver[2] = dw(p, len, 1) & 0xffff;
-		break;
-	case TAG_CONFIG_AREA:
-		in->config_sectors = dw(p, len, 0);
-		in->config_pad = dw(p, len, 1);
-		in->have_sector_size = len >= 12;
-		in->log2_sector_kib = dw(p, len, 2);
-		break;
-	case TAG_PS_INFO:
-		copy_str(in->prs_name, sizeof(in->prs_name), p, len);
-		break;
 	}
 }
 

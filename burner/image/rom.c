@@ -54,35 +54,37 @@ int rom_parse(const uint8_t *rom, size_t len, struct rom_info out[ROM_MAX_IMAGES
 	return n;
 }
 
+struct code_name {
+	unsigned code;
+	const char *name;
+};
+
+/* The product and CPU codes of a version record's first and third dwords (fs2-format.md §4.5). */
+static const struct code_name rom_types[] = {
+	{0x1, "CLP1"},	{0x2, "CLP2"},		     {0x3, "CLP3"},		 {0x4, "CLP4"},
+	{0xf, "CLP"},	{0x10, "PXE"},		     {0x11, "UEFI"},		 {0x12, "CLP"},
+	{0x13, "NVMe"}, {0x14, "UEFI Virtio net"}, {0x15, "UEFI Virtio blk"}, {0x16, "PXE Virtio net"},
+	{0x21, "FCODE"},
+};
+static const struct code_name rom_cpus[] = {
+	{1, "AMD64"}, {2, "AARCH64"}, {3, "AMD64,AARCH64"}, {4, "IA32"},
+};
+
+static const char *lookup(const struct code_name *t, size_t n, unsigned code, char tmp[12])
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].code == code)
+			return t[i].name;
+	snprintf(tmp, 12, "0x%x", code);
+	return tmp;
+}
+
 const char *rom_type_name(uint16_t product, char tmp[12])
 {
-	switch (product) {
-	case 0x1: return "CLP1";
-	case 0x2: return "CLP2";
-	case 0x3: return "CLP3";
-	case 0x4: return "CLP4";
-	case 0xf: return "CLP";
-	case 0x10: return "PXE";
-	case 0x11: return "UEFI";
-	case 0x12: return "CLP";
-	case 0x13: return "NVMe";
-	case 0x14: return "UEFI Virtio net";
-	case 0x15: return "UEFI Virtio blk";
-	case 0x16: return "PXE Virtio net";
-	case 0x21: return "FCODE";
-	}
-	snprintf(tmp, 12, "0x%x", product);
-	return tmp;
+	return lookup(rom_types, sizeof(rom_types) / sizeof(rom_types[0]), product, tmp);
 }
 
 const char *rom_cpu_name(uint8_t cpu, char tmp[12])
 {
-	switch (cpu) {
-	case 1: return "AMD64";
-	case 2: return "AARCH64";
-	case 3: return "AMD64,AARCH64";
-	case 4: return "IA32";
-	}
-	snprintf(tmp, 12, "0x%x", cpu);
-	return tmp;
+	return lookup(rom_cpus, sizeof(rom_cpus) / sizeof(rom_cpus[0]), cpu, tmp);
 }

@@ -9,6 +9,7 @@
 #ifndef CX_ZEBRA_H
 #define CX_ZEBRA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define ZEBRA_LOG2CHUNK_MIN 16 /* 64 KiB: FS info word bits 2:0 add to this, §1.5 */
@@ -16,6 +17,20 @@
 
 /* Contiguous address in slot 'slot' (0 or 1) → physical address. */
 uint32_t zebra_cont2phys(uint32_t cont, unsigned log2chunk, unsigned slot);
+
+/* The physically contiguous pieces of contiguous [off, off + len) of one slot, in order:
+ *   for (zebra_walk_begin(&w, ...); w.n; zebra_walk_next(&w))  ... w.phys, w.done, w.n ...
+ * A piece is w.n bytes at physical w.phys, w.done bytes into the range. On a flash that is not
+ * failsafe the slot is one piece at start + off; on a failsafe one a piece never crosses a chunk. */
+struct zebra_walk {
+	bool failsafe;
+	unsigned log2chunk, slot;
+	uint32_t start, cont, left; /* where the next piece starts, and what is left after it */
+	uint32_t phys, done, n;     /* this piece; n == 0 when the range is done */
+};
+void zebra_walk_begin(struct zebra_walk *w, bool failsafe, unsigned log2chunk, unsigned slot, uint32_t start,
+		      uint32_t off, uint32_t len);
+void zebra_walk_next(struct zebra_walk *w);
 
 /* Physical address → contiguous address; *slot receives the slot it is in. */
 uint32_t zebra_phys2cont(uint32_t phys, unsigned log2chunk, unsigned *slot);

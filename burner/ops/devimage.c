@@ -32,21 +32,10 @@ static int cont_read(struct reader *r, uint32_t off, uint8_t *buf, uint32_t len,
 
 	if ((uint64_t)off + len > r->limit)
 		return cx_fail(st, CX_EIMAGE, "image on flash runs past its slot (0x%x bytes at 0x%x)", len, off);
-	while (len) {
-		uint32_t n = len, phys = off;
-		if (d->failsafe) {
-			uint32_t chunk = 1u << d->log2chunk, room = chunk - (off & (chunk - 1));
-			n = len < room ? len : room;
-			phys = zebra_cont2phys(off, d->log2chunk, d->slot);
-		} else {
-			phys = d->start + off;
-		}
-		if (r->rd(r->ctx, phys, buf, n, st))
+	struct zebra_walk w;
+	for (zebra_walk_begin(&w, d->failsafe, d->log2chunk, d->slot, d->start, off, len); w.n; zebra_walk_next(&w))
+		if (r->rd(r->ctx, w.phys, buf + w.done, w.n, st))
 			return st->code;
-		off += n;
-		buf += n;
-		len -= n;
-	}
 	return CX_OK;
 }
 

@@ -22,19 +22,10 @@ uint32_t failsafe_target(const struct failsafe_plan *p)
 static int put(const struct failsafe_io *io, const struct failsafe_plan *p, uint32_t start,
 	       uint32_t off, const uint8_t *data, uint32_t len, struct cx_status *st)
 {
-	while (len) {
-		uint32_t n = len, phys = start + off;
-		if (p->failsafe) {
-			uint32_t chunk = 1u << p->log2chunk, room = chunk - (off & (chunk - 1));
-			n = len < room ? len : room;
-			phys = zebra_cont2phys(off, p->log2chunk, start != 0);
-		}
-		if (io->write(io->ctx, phys, data, n, st))
+	struct zebra_walk w;
+	for (zebra_walk_begin(&w, p->failsafe, p->log2chunk, start != 0, start, off, len); w.n; zebra_walk_next(&w))
+		if (io->write(io->ctx, w.phys, data + w.done, w.n, st))
 			return st->code;
-		off += n;
-		data += n;
-		len -= n;
-	}
 	return CX_OK;
 }
 

@@ -211,32 +211,14 @@ static int history_line(const struct journal *j, const struct history_entry *e, 
 	json_str(&w, "time", when);
 	json_str(&w, "action", e->action);
 	card_json(&w, &e->card);
-	if (e->from) {
-		json_obj(&w, "from");
-		json_str(&w, "psid", e->from->psid);
-		json_str(&w, "fw", e->from->fw);
-		json_close(&w);
-	} else {
-		json_null(&w, "from");
-	}
-	if (e->to) {
-		json_obj(&w, "to");
-		json_str(&w, "psid", e->to->psid);
-		json_str(&w, "fw", e->to->fw);
-		json_str(&w, "file", e->to->file);
-		json_str(&w, "sha256", e->to->sha256);
-		json_close(&w);
-	} else {
-		json_null(&w, "to");
-	}
-	if (e->backup) {
-		json_obj(&w, "backup");
-		json_str(&w, "path", e->backup->path);
-		json_str(&w, "sha256", e->backup->sha256);
-		json_close(&w);
-	} else {
-		json_null(&w, "backup");
-	}
+	const struct history_from *from = e->from;
+	const struct history_to *to = e->to;
+	const struct history_backup *bk = e->backup;
+	json_pairs(&w, "from", from ? (const char *[]){"psid", from->psid, "fw", from->fw, NULL} : NULL);
+	json_pairs(&w, "to",
+		   to ? (const char *[]){"psid", to->psid, "fw", to->fw, "file", to->file, "sha256", to->sha256, NULL}
+		      : NULL);
+	json_pairs(&w, "backup", bk ? (const char *[]){"path", bk->path, "sha256", bk->sha256, NULL} : NULL);
 	json_str(&w, "result", e->result);
 	json_str(&w, "message", e->message);
 	const char *slash = strrchr(j->log_path, '/');

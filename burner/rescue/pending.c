@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pending.c — job records in pending/ (pending.h). */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,17 @@
 
 #define RECORD_MAX 16384 /* a record is < 3 KiB; anything bigger is not ours */
 #define SUFFIX ".job"
+
+/* The record's keys, in the order they are written; the reader takes the same table. */
+#define FIELD(f) {#f, offsetof(struct pending, f), sizeof(((struct pending *)0)->f)}
+static const struct {
+	const char *key;
+	size_t off, size;
+} fields[] = {
+	FIELD(state), FIELD(action),   FIELD(bdf),	FIELD(family), FIELD(guid), FIELD(file),
+	FIELD(sha256), FIELD(to_psid), FIELD(to_fw), FIELD(identity), FIELD(time), FIELD(boot_id),
+};
+#undef FIELD
 
 /* The chip table's slug of a family name; "card" for a name it does not know. */
 static const char *slug(const char *family)
@@ -69,18 +81,8 @@ int pending_write(const char *data_dir, struct pending *p, struct cx_status *st)
 		return cx_fail(st, CX_EIO, "cannot make %s: %s", dir, strerror(errno));
 	name_of(p);
 	snprintf(path, sizeof(path), "%s/%s", dir, p->name);
-	put(buf, sizeof(buf), &at, "state", p->state);
-	put(buf, sizeof(buf), &at, "action", p->action);
-	put(buf, sizeof(buf), &at, "bdf", p->bdf);
-	put(buf, sizeof(buf), &at, "family", p->family);
-	put(buf, sizeof(buf), &at, "guid", p->guid);
-	put(buf, sizeof(buf), &at, "file", p->file);
-	put(buf, sizeof(buf), &at, "sha256", p->sha256);
-	put(buf, sizeof(buf), &at, "to_psid", p->to_psid);
-	put(buf, sizeof(buf), &at, "to_fw", p->to_fw);
-	put(buf, sizeof(buf), &at, "identity", p->identity);
-	put(buf, sizeof(buf), &at, "time", p->time);
-	put(buf, sizeof(buf), &at, "boot_id", p->boot_id);
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		put(buf, sizeof(buf), &at, fields[i].key, (const char *)p + fields[i].off);
 	return file_replace_synced(path, (const uint8_t *)buf, at, st);
 }
 
@@ -120,12 +122,9 @@ static bool parse(char *text, struct pending *p)
 			continue;
 		*eq = '\0';
 		const char *k = line, *v = eq + 1;
-#define F(field) else if (!strcmp(k, #field)) take(p->field, sizeof(p->field), v)
-		if (0) {
-		}
-		F(state); F(action); F(bdf); F(family); F(guid); F(file); F(sha256); F(to_psid); F(to_fw);
-		F(identity); F(time); F(boot_id);
-#undef F
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (!strcmp(k, fields[i].key))
+				take((char *)p + fields[i].off, fields[i].size, v);
 	}
 	return (!strcmp(p->state, "writing") || !strcmp(p->state, "written") || !strcmp(p->state, "checked")) &&
 	       p->action[0] && p->family[0];

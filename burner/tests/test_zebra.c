@@ -118,6 +118,41 @@ static void test_chunk_interleave(void **state)
 	}
 }
 
+/* A walk's pieces cover the range in order, none crosses a chunk, and each byte of a piece is
+ * where zebra_cont2phys puts it; off a failsafe flash the range is one piece at start + off. */
+static void test_walk_pieces(void **state)
+{
+	(void)state;
+	uint32_t seed = 0x5eedu;
+	for (unsigned l = ZEBRA_LOG2CHUNK_MIN; l <= ZEBRA_LOG2CHUNK_MIN + 3; l++) {
+		for (int i = 0; i < 500; i++) {
+			uint32_t c = 1u << l, off = prng32(&seed) % (4 * c), len = prng32(&seed) % (3 * c);
+			unsigned slot = i & 1, pieces = 0;
+			struct zebra_walk w;
+			uint32_t expect_done = 0;
+
+			for (zebra_walk_begin(&w, true, l, slot, 0, off, len); w.n; zebra_walk_next(&w)) {
+				assert_int_equal(w.done, expect_done);
+				assert_int_equal(w.phys, zebra_cont2phys(off + w.done, l, slot));
+				assert_int_equal(w.phys + w.n - 1, zebra_cont2phys(off + w.done + w.n - 1, l, slot));
+				assert_int_equal((off + w.done) / c, (off + w.done + w.n - 1) / c);
+				expect_done += w.n;
+				pieces++;
+			}
+			assert_int_equal(expect_done, len);
+			assert_int_equal(pieces, len ? (off + len - 1) / c - off / c + 1 : 0);
+
+			zebra_walk_begin(&w, false, 0, 0, 0x100000, off, len);
+			assert_int_equal(w.n, len);
+			if (len) {
+				assert_int_equal(w.phys, 0x100000 + off);
+				zebra_walk_next(&w);
+				assert_int_equal(w.n, 0);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_all_chunks_round_trip),
 		cmocka_unit_test(test_phys_round_trip),
 		cmocka_unit_test(test_chunk_interleave),
+		cmocka_unit_test(test_walk_pieces),
 	};
 	return cmocka_run_group_tests_name("zebra", tests, NULL, NULL);
 }

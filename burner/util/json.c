@@ -106,6 +106,18 @@ void json_null(struct json *j, const char *k)
 	fputs("null", j->out);
 }
 
+void json_pairs(struct json *j, const char *k, const char *const *pairs)
+{
+	if (!pairs) {
+		json_null(j, k);
+		return;
+	}
+	json_obj(j, k);
+	for (; pairs[0]; pairs += 2)
+		json_str(j, pairs[0], pairs[1]);
+	json_close(j);
+}
+
 void json_hex(struct json *j, const char *k, uint64_t v, int width)
 {
 	key(j, k);

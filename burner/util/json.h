@@ -32,6 +32,9 @@ void json_strn(struct json *j, const char *key, const char *v, size_t n);
 void json_int(struct json *j, const char *key, long long v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
+/* key: an object of string members from a NULL-ended list of name, value pairs; key: null
+ * when the list is NULL (a part of a record that is absent). */
+void json_pairs(struct json *j, const char *key, const char *const *pairs);
 void json_hex(struct json *j, const char *key, uint64_t v, int width); /* "0x...." string */
 
 #endif
