@@ -43,7 +43,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 		json_str(&j, "bundle", c->params[0]);
 		json_str(&j, "flash_sha256", r.flash_sha256[0] ? r.flash_sha256 : NULL);
 		json_bool(&j, "identity_checked", r.identity_checked);
-		json_bool(&j, "via_other_slot", r.plan.used_copy);
+		json_bool(&j, "via_other_slot", r.plan.used_copy || r.plan.used_old);
 		cli_json_write_end(&j, c, r.bytes_erased, r.bytes_programmed, &x);
 	} else if (r.nothing_to_do) {
 		printf("-I- the flash of %s already equals the bundle (sha256 %s): nothing written\n", d.pci.bdf,
@@ -51,7 +51,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 	} else if (c->dry_run) {
 		printf("-I- dry run: the bundle (%s, FW %s) would be written%s; nothing written\n",
 		       r.id.psid[0] ? r.id.psid : "no image", r.id.fw_version[0] ? r.id.fw_version : "-",
-		       r.plan.used_copy ? " by way of the other slot" : "");
+		       r.plan.used_copy || r.plan.used_old ? " by way of the other slot" : "");
 	} else {
 		printf("-I- restored %s from %s: %llu bytes erased, %llu programmed; flash verified "
 		       "(sha256 %s).\n-I- Power the machine OFF (cold restart) for the card to load it.\n",

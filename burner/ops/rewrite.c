@@ -88,6 +88,69 @@ static void read_want_image(const struct rewrite_plan *p, struct dev_image *d)
 		devimage_free(d);
 }
 
+/* Does any byte of the slot that starts at 'start' (its chunks, §1.5) change? */
+static bool slot_changes(const struct rewrite_plan *p, uint32_t start, unsigned log2chunk)
+{
+	uint32_t chunk = 1u << log2chunk, slot = (start >> log2chunk) & 1;
+
+	for (uint32_t at = slot * chunk; at < p->size; at += 2 * chunk) {
+		uint32_t n = p->size - at < chunk ? p->size - at : chunk;
+		if (memcmp(p->have + at, p->want + at, n))
+			return true;
+	}
+	return false;
+}
+
+/* Magics at start positions other than boot and other, in have or want: the
+ * used_old order only reasons about those two. */
+static bool other_magics(const struct rewrite_plan *p, uint32_t boot, uint32_t other)
+{
+	for (unsigned i = 0; i < p->npos && i < fs2_nstart_pos; i++) {
+		uint32_t s = fs2_start_pos[i];
+		if (s != boot && s != other && (magic_at(p->have, p->size, s) || magic_at(p->want, p->size, s)))
+			return true;
+	}
+	return false;
+}
+
+/* Is want's other slot a whole image of this card once the first dword of its
+ * magic, zeroed by the burn that left it there, is put back? It must verify,
+ * share the boot image's chunk size and carry the same GUID section. */
+static bool old_image_whole(const struct rewrite_plan *p, uint32_t boot, uint32_t other, const struct dev_image *b)
+{
+	static const uint8_t zero[INVALIDATE_LEN];
+	struct cx_status ignore = {0};
+	struct dev_image o = {0};
+	bool ok = false;
+
+	if ((uint64_t)other + FS2_MAGIC_LEN > p->size || other_magics(p, boot, other) ||
+	    memcmp(p->want + other, zero, INVALIDATE_LEN) ||
+	    memcmp(p->want + other + INVALIDATE_LEN, p->want + boot + INVALIDATE_LEN, FS2_MAGIC_LEN - INVALIDATE_LEN))
+		return false;
+	uint8_t *t = malloc(p->size);
+	if (!t)
+		return false;
+	memcpy(t, p->want, p->size);
+	memcpy(t + other, p->want + boot, INVALIDATE_LEN); /* the magic back... */
+	memset(t + boot, 0, INVALIDATE_LEN);               /* ...and B's gone: the lowest is the old one */
+	struct memflash m = {t, p->size};
+	if (!devimage_read(&o, mem_read, &m, p->size, p->npos, &ignore) && !o.parse_rc && o.start == other &&
+	    o.failsafe && o.log2chunk == b->log2chunk && o.img.guids.n == b->img.guids.n &&
+	    !memcmp(o.img.guids.raw, b->img.guids.raw, sizeof(o.img.guids.raw[0]) * (size_t)o.img.guids.n)) {
+		int v = fs2_verdict(&o.img, &ignore);
+		ok = v == CX_OK || v == CX_EBLANK; /* blank GUIDs only when B's are the same blank ones */
+	}
+	devimage_free(&o);
+	free(t);
+	return ok;
+}
+
+static void phase(const struct failsafe_io *io, const char *name)
+{
+	if (io->phase)
+		io->phase(io->ctx, name);
+}
+
 int rewrite_inspect(const struct rewrite_plan *p, struct rewrite_info *info, struct cx_status *st)
 {
 	struct dev_image d;
@@ -111,12 +174,13 @@ int rewrite_inspect(const struct rewrite_plan *p, struct rewrite_info *info, str
 		devimage_free(&d);
 		return cx_fail(st, CX_EIMAGE, "internal error: no region at the image start 0x%x", info->boot_start);
 	}
-	uint32_t bs = info->region_start[b], be = info->region_end[b];
-	if (running == info->boot_start && d.img.failsafe && memcmp(p->have + bs, p->want + bs, be - bs)) {
+	if (running == info->boot_start && d.img.failsafe && slot_changes(p, running, d.img.log2chunk)) {
 		struct failsafe_plan fp = {p->size, d.img.log2chunk, true, true, running, p->npos, false};
-		info->used_copy = true;
 		info->copy_start = failsafe_target(&fp);
-		make_regions(p, info->copy_start, info);
+		info->used_old = old_image_whole(p, info->boot_start, info->copy_start, &d);
+		info->used_copy = !info->used_old;
+		if (info->used_copy)
+			make_regions(p, info->copy_start, info);
 	}
 	devimage_free(&d);
 	return CX_OK;
@@ -154,10 +218,56 @@ static int write_region_sigl(const struct failsafe_io *io, const struct rewrite_
 	return rc;
 }
 
-static void phase(const struct failsafe_io *io, const char *name)
+/* Make [at, at + len) of the flash hold t's bytes (io->write only touches the units that differ). */
+static int put(const struct failsafe_io *io, const uint8_t *t, uint32_t at, uint32_t len, struct cx_status *st)
 {
-	if (io->phase)
-		io->phase(io->ctx, name);
+	return io->write(io->ctx, at, t + at, len, st);
+}
+
+/* The used_old order (rewrite.h): O is the other slot's older image, B the boot image. */
+static int rewrite_via_old(const struct failsafe_io *io, const struct rewrite_plan *p, const struct rewrite_info *info,
+			   unsigned log2chunk, struct cx_status *st)
+{
+	uint32_t b = info->boot_start, o = info->copy_start, chunk = 1u << log2chunk, oslot = (o >> log2chunk) & 1;
+	uint8_t *t = malloc(p->size);
+	int rc;
+
+	if (!t)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	memcpy(t, p->have, p->size);
+	for (uint32_t at = oslot * chunk; at < p->size; at += 2 * chunk)
+		memcpy(t + at, p->want + at, p->size - at < chunk ? p->size - at : chunk);
+	memset(t + o, 0xFF, INVALIDATE_LEN); /* erased: its magic is programmed last */
+	phase(io, "making the older image in the other slot bootable");
+	if (!(rc = put(io, t, 0, p->size, st))) {
+		memcpy(t + o, p->want + b, INVALIDATE_LEN);
+		rc = put(io, t, o, INVALIDATE_LEN, st);
+	}
+	if (!rc) { /* O is whole and has its magic: B's goes, and the card runs from O */
+		memset(t + b, 0, INVALIDATE_LEN);
+		rc = put(io, t, b, INVALIDATE_LEN, st);
+	}
+	if (!rc) {
+		phase(io, "writing the backup's image");
+		memcpy(t, p->want, p->size);
+		memcpy(t + o, p->want + b, INVALIDATE_LEN);
+		memset(t + b, 0xFF, INVALIDATE_LEN);
+		rc = put(io, t, 0, p->size, st);
+	}
+	if (!rc) { /* B whole: its magic, then O's zeroed as the bundle has it */
+		memcpy(t + b, p->want + b, INVALIDATE_LEN);
+		rc = put(io, t, b, INVALIDATE_LEN, st);
+	}
+	if (!rc) {
+		phase(io, "clearing the older image's signature");
+		rc = io->write(io->ctx, o, p->want + o, INVALIDATE_LEN, st);
+	}
+	free(t);
+	if (!rc && io->set_boot_addr) {
+		struct cx_status ignore = {0};
+		io->set_boot_addr(io->ctx, b, &ignore);
+	}
+	return rc;
 }
 
 int rewrite_flash(const struct failsafe_io *io, const struct rewrite_plan *p, struct rewrite_info *info,
@@ -170,6 +280,15 @@ int rewrite_flash(const struct failsafe_io *io, const struct rewrite_plan *p, st
 	if (info->no_image) {
 		phase(io, "writing the flash");
 		return io->write(io->ctx, 0, p->want, p->size, st);
+	}
+	if (info->used_old) {
+		struct dev_image d;
+		read_want_image(p, &d);
+		if (!d.buf)
+			return cx_fail(st, CX_EIMAGE, "internal error: the backup's image cannot be read twice");
+		unsigned log2chunk = d.img.log2chunk;
+		devimage_free(&d);
+		return rewrite_via_old(io, p, info, log2chunk, st);
 	}
 	if (info->used_copy) {
 		struct dev_image d;

@@ -18,14 +18,26 @@
  *    then the magic, if the target has one there.
  *  - The region holding the target's boot image (want's lowest magic, call it
  *    B) goes first, so every later region is written while B is whole.
- *  - If B's region is also the region the card runs from now and has to
- *    change, there is no other whole image while it is rewritten. So a copy of
- *    the target's image is first burned failsafe into the other slot
- *    (failsafe.h: body, magic, boot address, old magic cleared), the card runs
- *    from the copy while B's region is rewritten, and the copy's region is
- *    then written like any other (its magic cleared first). Only failsafe
- *    images have another slot; a non-failsafe one is rewritten in place and
- *    the caller is told (not_failsafe) so it can say so first.
+ *  - If B is the image the card runs from now and any byte of its slot (its
+ *    chunks, fs2-format.md §1.5: not only B's region) has to change, there is
+ *    no other whole image while it is rewritten. Two ways out, the cheaper
+ *    first:
+ *     - used_old: the target's other slot holds the image an earlier
+ *       failsafe burn left there, whole but for its magic's first dword
+ *       (zeroed, §4.2 step 4), with the same GUIDs and MACs. Its chunks are
+ *       made equal the target, its magic put back last; B's magic is cleared,
+ *       so the card runs from that older image while B's slot is rewritten;
+ *       B's magic comes back, then the older image's is zeroed again. Beyond
+ *       the units that differ this costs the two erase units holding the
+ *       magics. A power cut in between leaves the card booting the older
+ *       image: whole and the card's, but not the bundle's, so run again.
+ *     - used_copy: otherwise a copy of the target's image is first burned
+ *       failsafe into the other slot (failsafe.h: body, magic, boot address,
+ *       old magic cleared), the card runs from the copy while B's region is
+ *       rewritten, and the copy's region is then written like any other (its
+ *       magic cleared first): about twice the image in erases and programs.
+ *    Only failsafe images have another slot; a non-failsafe one is rewritten
+ *    in place and the caller is told (not_failsafe) so it can say so first.
  *  - The boot address register is set to B at the end (hw-access.md §4.4).
  *
  * When want holds no image at all (a backup of a blank or broken flash), the
@@ -58,8 +70,9 @@ struct rewrite_info {
 	bool not_failsafe;            /* want's image is not failsafe: its region is rewritten in place */
 	bool identical;               /* have == want: nothing to write */
 	bool used_copy;               /* the target image went through the other slot first */
+	bool used_old;                /* the other slot's older image carried the card meanwhile */
 	uint32_t boot_start;          /* want's lowest image (valid when !no_image) */
-	uint32_t copy_start;          /* where the temporary copy went (used_copy) */
+	uint32_t copy_start;          /* the other slot: the temporary copy, or the older image */
 	int nregions;
 	uint32_t region_start[REWRITE_MAX_REGIONS], region_end[REWRITE_MAX_REGIONS];
 };

@@ -16,6 +16,7 @@
 
 #include "ops/burn.h"
 #include "ops/restore.h"
+#include "ops/rewrite.h"
 #include "card_fixture.h"
 #include "flint_view.h"
 #include "sim_cfg.h"
@@ -248,7 +249,7 @@ static void test_recovery_card_restored(void **state)
 struct campaign {
 	bool armed;
 	uint64_t accesses, cuts, booted[3];
-	unsigned every;
+	unsigned every, minor[3]; /* the FW minors a cut may boot; booted[i] counts minor[i] */
 	char failure[CX_MSG_MAX + 200];
 };
 
@@ -278,10 +279,12 @@ static void cut_here(void *ctx, struct cxsim_card *card)
 			 (unsigned long long)k->accesses, b->why);
 	else if (b->guids[0] != CARD_GUID)
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: identity lost", (unsigned long long)k->accesses);
-	else if (b->fw_ver[1] == 40)
+	else if (b->fw_ver[1] == k->minor[0])
 		k->booted[0]++;
-	else if (b->fw_ver[1] == 42)
+	else if (b->fw_ver[1] == k->minor[1])
 		k->booted[1]++;
+	else if (k->minor[2] && b->fw_ver[1] == k->minor[2])
+		k->booted[2]++;
 	else
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: boots FW minor %u",
 			 (unsigned long long)k->accesses, b->fw_ver[1]);
@@ -314,7 +317,7 @@ static void test_powercut_during_restore(void **state)
 	/* A cut every 100 accesses: the restore plans from its one read of the flash
 	 * (card_write.h) and reads back only what it writes, ~205,000 accesses where it
 	 * took 2 M when it read the flash twice more; the campaign keeps its 2,000 cuts. */
-	struct campaign k = {.every = 100};
+	struct campaign k = {.every = 100, .minor = {40, 42}};
 	struct restore_opts o = {.hooks.before_write = arm, .hooks.before_ctx = &k};
 	sim_cfg_set_hook(cut_here, &k);
 	int rc = restore(c, b.path, &o, &r, &st);
@@ -334,6 +337,95 @@ static void test_powercut_during_restore(void **state)
 	rm_rf(dir);
 }
 
+/* A bundle made after two burns holds, in its other slot, the image the second burn
+ * left there (magic zeroed). The card then moved on by two more burns: its running
+ * slot must change, and the restore lets that older image carry the card while it
+ * does (rewrite.h used_old) instead of copying the bundle's image through the other
+ * slot. A cut every 100 accesses boots the card's FW (44), the older image (41) or
+ * the bundle's (42), always with the card's identity; the flash ends as the bundle. */
+static void test_powercut_restore_via_older_image(void **state)
+{
+	(void)state;
+	char dir[64];
+	struct backup_result b;
+	struct restore_result r;
+	struct cx_status st = {0};
+	size_t n;
+
+	make_tmpdir(dir, sizeof(dir));
+	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
+	burn(c, 41);
+	burn(c, 42); /* slot 0 runs 42, slot 1 holds 41 with its magic zeroed */
+	uint8_t *orig = flash_copy(c, &n);
+	backup(c, dir, &b);
+	burn(c, 43);
+	burn(c, 44);
+
+	struct campaign k = {.every = 100, .minor = {42, 44, 41}};
+	struct restore_opts o = {.hooks.before_write = arm, .hooks.before_ctx = &k};
+	sim_cfg_set_hook(cut_here, &k);
+	int rc = restore(c, b.path, &o, &r, &st);
+	sim_cfg_set_hook(NULL, NULL);
+	if (k.failure[0])
+		fail_msg("%s", k.failure);
+	assert_int_equal(rc, CX_OK);
+	assert_true(r.plan.used_old);
+	assert_false(r.plan.used_copy);
+	printf("restore by way of the older image: %llu cut points: %llu booted the card's FW, %llu the older "
+	       "image, %llu the bundle's\n", (unsigned long long)k.cuts, (unsigned long long)k.booted[1],
+	       (unsigned long long)k.booted[2], (unsigned long long)k.booted[0]);
+	assert_true(k.cuts >= 1000);
+	assert_true(k.booted[0] > 0 && k.booted[1] > 0 && k.booted[2] > 0);
+	assert_memory_equal(cxsim_flash(c, &n), orig, n);
+	assert_int_equal(cxsim_boot_info(c)->fw_ver[1], 42);
+	free(orig);
+	cxsim_free(c);
+	rm_rf(dir);
+}
+
+/* Which way the plan goes, from the flash bytes alone (rewrite_inspect): a change
+ * anywhere in the running image's slot (its chunks, also those past the other slot's
+ * start) needs another whole image meanwhile, a change only in the other slot does not; the bundle's older image serves only when it is
+ * whole and the card's. */
+static void test_plan_sees_the_whole_slot(void **state)
+{
+	(void)state;
+	struct rewrite_info info;
+	struct cx_status st = {0};
+	size_t n;
+	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
+	burn(c, 41);
+	burn(c, 42);
+	uint8_t *want = flash_copy(c, &n), *have = flash_copy(c, &n);
+	struct rewrite_plan p = {(uint32_t)n, 6, have, want};
+
+	have[0x5000] ^= 0xFF; /* inside the running image's first chunk */
+	assert_int_equal(rewrite_inspect(&p, &info, &st), CX_OK);
+	assert_true(info.used_old);
+	uint32_t chunk = info.copy_start; /* slot 1 starts one chunk in (fs2-format.md §1.5) */
+	assert_true(chunk >= 0x10000 && 3 * chunk <= n);
+	have[0x5000] ^= 0xFF;
+
+	have[2 * chunk + 0x5000] ^= 0xFF; /* slot 0's second chunk, past slot 1's start */
+	assert_int_equal(rewrite_inspect(&p, &info, &st), CX_OK);
+	assert_true(info.used_old);
+	have[2 * chunk + 0x5000] ^= 0xFF;
+
+	have[chunk + 0x5000] ^= 0xFF; /* slot 1's: the running image is not touched */
+	assert_int_equal(rewrite_inspect(&p, &info, &st), CX_OK);
+	assert_false(info.used_old || info.used_copy);
+	have[chunk + 0x5000] ^= 0xFF;
+
+	have[0x5000] ^= 0xFF;
+	want[chunk + 0x48] ^= 0xFF; /* its BOOT2 (fs2-format.md §1.3) no longer verifies: the copy it is */
+	assert_int_equal(rewrite_inspect(&p, &info, &st), CX_OK);
+	assert_false(info.used_old);
+	assert_true(info.used_copy);
+	free(want);
+	free(have);
+	cxsim_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +433,8 @@ int main(void)
 		cmocka_unit_test(test_refusals_write_nothing),
 		cmocka_unit_test(test_recovery_card_restored),
 		cmocka_unit_test(test_powercut_during_restore),
+		cmocka_unit_test(test_powercut_restore_via_older_image),
+		cmocka_unit_test(test_plan_sees_the_whole_slot),
 	};
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);
 }
