@@ -83,7 +83,7 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 $(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_HDR)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread
+	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread -lz
 
 # libpci as cxflash links it (static, musl), listing a tree: proves the served tree is one libpci reads.
 $(B)/host/pci-list: tests/helpers/pci_list.c $(SYSROOT)/.stamp
