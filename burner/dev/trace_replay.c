@@ -14,6 +14,7 @@ struct trace_replay {
 	bool stopped;            /* a divergence: every later access fails */
 	bool open;               /* between trace_replay_card() and the close */
 	struct cx_status why;    /* the divergence */
+	char early[96];          /* cxflash ended (closed the card) where the recording has this */
 };
 
 int trace_replay_open(struct trace_replay **rp, const char *path, struct cx_status *st)
@@ -62,8 +63,8 @@ static void diverge(struct trace_replay *p, const struct tr_rec *want, const str
 			 trace_reader_complete(p->r) ? "its end" : "its end (cut short)");
 	p->stopped = true;
 	if (!p->why.code)
-		cx_fail(&p->why, CX_EREPLAY, "replay: access %llu differs from the recording: cxflash: %s; recorded: %s "
-			"(nothing reached a card)", (unsigned long long)p->naccess + 1, a, b);
+		cx_fail(&p->why, CX_EREPLAY, "replay: access %llu is %s, the recording has %s (nothing reached a card)",
+			(unsigned long long)p->naccess + 1, a, b);
 }
 
 /* The next record that is not an "ident" note (which replays regenerate). */
@@ -133,8 +134,16 @@ static void rp_close(void *ctx)
 	struct tr_rec want = {.kind = TR_NOTE, .note = "close", .note_len = 5}, got;
 
 	p->open = false;
-	if (!p->stopped && next(p, &got) && !(got.kind == TR_NOTE && !strcmp(got.note, "close")))
-		diverge(p, &want, &got, true);
+	if (p->stopped)
+		return;
+	bool have = next(p, &got);
+	if (have && tr_is_access(got.kind)) {
+		/* Reported by trace_replay_finish(), with the command's own failure. */
+		describe(&got, p->early, sizeof(p->early));
+		p->stopped = true;
+	} else if (!have || got.kind != TR_NOTE || strcmp(got.note, "close")) {
+		diverge(p, &want, &got, have);
+	}
 }
 
 static const struct cfg_ops replay_cfg_ops = {
@@ -219,13 +228,17 @@ int trace_replay_card(struct trace_replay *p, const char *bdf, struct pci_card *
 
 int trace_replay_finish(struct trace_replay *p, struct cx_status *st)
 {
-	struct tr_rec want = {.kind = TR_NOTE, .note = "end", .note_len = 3}, got;
+	struct tr_rec got;
 	int rc = CX_OK;
 
 	if (!p)
 		return CX_OK;
 	if (!p->stopped && next(p, &got) && !(got.kind == TR_NOTE && !strcmp(got.note, "end")))
-		diverge(p, &want, &got, true);
+		describe(&got, p->early, sizeof(p->early));
+	if (p->early[0])   /* cxflash ended first: its own failure, if any, is the reason */
+		cx_fail(&p->why, CX_EREPLAY, "replay: cxflash ended after access %llu%s%.200s; the recording goes on "
+			"with %s", (unsigned long long)p->naccess, st->code ? " with: " : "", st->code ? st->msg : "",
+			p->early);
 	if (p->why.code) {
 		cx_status_clear(st);
 		rc = cx_fail(st, p->why.code, "%s", p->why.msg);

@@ -21,16 +21,25 @@ static struct {
 	char command[1024];
 } tr;
 
+bool device_trace_active(void)
+{
+	return tr.w || tr.replay;
+}
+
 int device_trace_record(const char *path, const char *command, struct cx_status *st)
 {
 	const char *t = getenv("CXFLASH_TRACE_TIME");
 
+	if (device_trace_active())
+		return cx_fail(st, CX_EUSAGE, "a trace is being recorded or replayed already");
 	snprintf(tr.command, sizeof(tr.command), "%s", command);
 	return trace_writer_open(&tr.w, path, !(t && !strcmp(t, "0")), st);
 }
 
 int device_trace_replay(const char *path, struct cx_status *st)
 {
+	if (device_trace_active())
+		return cx_fail(st, CX_EUSAGE, "a trace is being recorded or replayed already");
 	return trace_replay_open(&tr.replay, path, st);
 }
 

@@ -29,6 +29,9 @@ struct device;
  * traces, tests/traces/). */
 int device_trace_record(const char *path, const char *command, struct cx_status *st);
 
+/* A recording or a replay is on (another cannot start). */
+bool device_trace_active(void);
+
 /* Replay from path: device_open() of the recorded BDF answers from it. */
 int device_trace_replay(const char *path, struct cx_status *st);
 bool device_trace_replaying(void);
