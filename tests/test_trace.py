@@ -189,6 +189,8 @@ def test_bad_traces_and_options(tmp_path):
     assert r.returncode == 4 and "not a cxflash trace" in r.stderr, r.stderr
     r = sim_replay(junk, tmp_path / "none")
     assert r.returncode == 1 and "not a cxflash trace" in r.stderr
+    r = sim_replay(junk, tmp_path / "none", "--clock", "sometimes")
+    assert r.returncode == 2 and "--clock accesses|recorded" in r.stderr
     r = cxflash("--replay", junk, "list")
     assert r.returncode == 2 and "needs -d BDF" in r.stderr
     r = cxflash("-d", bdf(0), "--replay", junk, "--record", tmp_path / "x", "q")
