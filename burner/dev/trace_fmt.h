@@ -32,20 +32,21 @@
  *   bit 3      FAILED: the access method reported an error (config only)
  *   bit 4      SAME_OFF: the offset is that of the previous access in the same
  *              space (config, BAR0); no offset field
- *   bits 6..5  the value's encoding: 0 the previous value of this kind, 1 a
- *              varint, 2 four bytes little-endian
+ *   bits 6..5  the value's encoding: 0 the previous value of this kind (0 at
+ *              first), 1 a varint, 2 four bytes little-endian; 3 is invalid
  *   bit 7      TIME: a varint of microseconds since the previous record
  *              follows the tag (absent: 0 µs); their running sum is the time
  *              since the trace began
  *
  * then [time] [offset] [value]: the offset as a zigzag varint of its difference
  * from the previous offset of the same space (both start at 0); the value of a
- * sleep is its duration in µs (a sleep has no offset: SAME_OFF is 0 and nothing
- * follows for it). Every access is a dword (cfg_ops and crmem_ops have no other
- * width). A note is [time] then a varint length (1..TR_NOTE_MAX) and that many
- * bytes of text, "word key=value ...": "open" (a device open: bdf, device,
- * subsystem, class, bar0 = 1 if a BAR0 mapping was offered), "ident" (chip,
- * rev, recovery, flash part, size), "close", "end" (the trace is complete).
+ * sleep is its duration in µs (a sleep has no offset field, and its FAILED and
+ * SAME_OFF bits are 0). Every access is a dword (cfg_ops and crmem_ops have no
+ * other width). A note's tag has only its kind and TIME bits; then come [time],
+ * a varint length (1..TR_NOTE_MAX) and that many bytes of text, "word key=value
+ * ...": "open" (a device open: bdf, device, subsystem, class, bar0 = 1 if a BAR0
+ * mapping was offered), "ident" (the open's result code, chip, rev, recovery,
+ * flash part, size), "close", "end" (the trace is complete).
  * Varints are LEB128: 7 bits a byte, low first, bit 7 = more; at most 10 bytes.
  *
  * Access numbers, in messages of both replays: 1, 2, ... in file order over
