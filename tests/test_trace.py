@@ -6,7 +6,9 @@ the recording's accesses to a fresh model of the same card and compares every re
 reader, tests/trace_codec.py, finds accesses by meaning and edits traces.
 
 COST: each session runs once through FUSE (~10k config accesses/s); the cards are
-W25Q80 (1 MiB, the smallest part) with 3 KiB images, and the writes skip their backup."""
+W25Q80 (1 MiB, the smallest part) with 3 KiB images, and the writes skip their backup, so
+most tests take seconds. test_restore needs a backup first and its restore reads the flash
+twice: ~4 million accesses, several minutes (like tests/test_cxflash_restore.py)."""
 import os
 import shutil
 import subprocess
