@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "ops/card_state.h"
+#include "ops/device_trace.h"
 #include "util/json.h"
 #include "util/signals.h"
 #include "util/version.h"
@@ -136,7 +137,10 @@ int cli_main(int argc, char **argv)
 	 * write at a safe point must not kill us before we say where it stopped. */
 	sig_defer_begin();
 	if (!rc)
+		rc = cli_trace_begin(&c, argc, argv, &st);
+	if (!rc)
 		rc = run_command(cmd, &c, &st);
+	rc = device_trace_end(rc, &st);
 	if (!rc)
 		rc = flush_stdout(&st);
 	if (rc) {

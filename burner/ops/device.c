@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/device.h"
+#include "ops/device_trace.h"
 #include "util/signals.h"
 
 #define READ_PIECE (64u << 10) /* check for a deferred signal this often while reading */
@@ -68,6 +69,27 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 	return device_attach_mem(d, cfg, (struct crmem){0}, pci, clear_sem, st);
 }
 
+/* The card's function, config space and BAR0 from sysfs, behind a recorder with --record. */
+static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *pci, struct cfg_dev *cfg,
+		      struct crmem *mem, struct cx_status *st)
+{
+	int rc;
+
+	if ((rc = pci_find(sysfs_root, bdf, pci, st)))
+		return rc;
+	if ((rc = cfg_open_sysfs(cfg, sysfs_root, pci->bdf, st)))
+		return rc;
+	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
+	 * a BAR that cannot be mapped means config cycles, not an error. */
+	if (!wanted("config") && !wanted("vsec") && (pci->device == PCI_ID_CX3 || pci->device == PCI_ID_CX3PRO))
+		crmem_open_sysfs(mem, sysfs_root, pci->bdf, &(struct cx_status){0});
+	if ((rc = device_trace_wrap(pci, cfg, mem, st))) {
+		cfg_close(cfg);
+		crmem_close(mem);
+	}
+	return rc;
+}
+
 int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
 		struct cx_status *st)
 {
@@ -77,15 +99,13 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if ((rc = pci_find(sysfs_root, bdf, &pci, st)))
+	rc = device_trace_replaying() ? device_trace_card(bdf, &pci, &cfg, &mem, st)
+				      : open_sysfs(sysfs_root, bdf, &pci, &cfg, &mem, st);
+	if (rc)
 		return rc;
-	if ((rc = cfg_open_sysfs(&cfg, sysfs_root, pci.bdf, st)))
-		return rc;
-	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
-	 * a BAR that cannot be mapped means config cycles, not an error. */
-	if (!wanted("config") && !wanted("vsec") && (pci.device == PCI_ID_CX3 || pci.device == PCI_ID_CX3PRO))
-		crmem_open_sysfs(&mem, sysfs_root, pci.bdf, &(struct cx_status){0});
-	return device_attach_mem(d, cfg, mem, &pci, clear_sem, st);
+	rc = device_attach_mem(d, cfg, mem, &pci, clear_sem, st);
+	device_trace_ident(d, rc);
+	return rc;
 }
 
 int device_lock(struct device *d, struct cx_status *st)
