@@ -165,7 +165,7 @@ def test_unbrick_with_the_identity_from_the_sticker(tmp_path, guests):
     g.answer(r"Type the port 1 MAC again to confirm: ", "0002c9c0ffee")
     g.expect(r"identity: node GUID 0002c90300c0ffee")
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
-    g.expect(r"card \S+: OK: FW \(none\) -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.expect(r"card \S+: OK: recovery mode, no readable image -> FW 2\.42\.5000", timeout=WRITE_TIMEOUT)
     g.answer(r"Choose 1-2 \[1\]: ", "")
     assert g.wait_power_off() == 0
     b = card.boot_check()

@@ -719,6 +719,9 @@ static void test_unbrick_from_sticker(void **state)
 	expect_said(r, "You typed 0002c9123450.");
 	expect_said(r, "identity: node GUID 0002c90300123450, port GUIDs 0002c90300123451 0002c90300123452, "
 		       "MACs 0002c9123450 0002c9123451");
+	/* What the card was: recovery mode, with no version (not "FW 0.0.0000" or "(none)"). */
+	expect_said(r, "OK: recovery mode, no readable image -> FW 2.42.5000, PSID " STOCK_PSID ", written");
+	expect_not_said(r, "(none)");
 	expect_said(r, "Power off for a cold restart");
 	expect_not_said(r, "FAILED");
 	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
