@@ -149,7 +149,7 @@ static void show_card(struct wizard *w, int i, const struct wizard_card *c)
 		if (c->placeholder)
 			fprintf(o, "    NO IDENTITY OF ITS OWN: its %s is a release image's placeholder (%s): every\n"
 				"    card burned with the image's GUIDs has the same. Next: choose \"Set a card's GUIDs/MACs\"\n"
-				"    (the values on its sticker), or \"Restore a backup\" made before they were lost\n",
+				"    (from its sticker, or from a backup made before they were lost)\n",
 				c->placeholder->what, c->placeholder->source);
 		fprintf(o, "    backup on the stick: %s\n", c->has_backup ? "yes" : "NONE YET");
 	} else {

@@ -1129,6 +1129,28 @@ static void test_pending_declined(void **state)
 	free(orig);
 }
 
+/* The card was backed up with its own identity, then burned with --use_image_guids: Set
+ * GUIDs/MACs (the default) offers that backup's identity beside the sticker, and puts it back. */
+static void test_placeholder_identity_from_a_backup(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	expect_rc(r, run(r, "1\n"), CX_EDECLINED);
+	card_install(c, HP_OPTS " --guid 0002c9000100d050 --mac 0002c9000001", 0);
+	int rc = run(r, "\n2\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "NO IDENTITY OF ITS OWN");
+	expect_said(r, "backup on the stick: NONE YET"); /* its bundle has its own GUID, not this one */
+	expect_said(r, "Where do the GUIDs/MACs come from?");
+	expect_said(r, "  1. Type them from the card's sticker\n");
+	expect_said(r, "  2. From backup cx3-" HP_PSID "-0002c90300c0ffe0-");
+	expect_said(r, "new: GUIDs 0002c90300c0ffe0 0002c90300c0ffe1 0002c90300c0ffe2 0002c90300c0ffe3");
+	expect_said(r, "GUIDs/MACs set (node GUID 0002c90300c0ffe0 from backup cx3-");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+}
+
 /* ---- the backup before a write, when the card was just backed up --------------------- */
 
 /* The name of the one bundle in data/backups into out. */
@@ -2379,6 +2401,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_ids_on_blank_guids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_four_guid_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placeholder_identity_offers_set_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placeholder_identity_from_a_backup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_reuses_an_identical_backup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_backs_up_a_changed_flash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_backs_up_over_a_damaged_bundle, setup, teardown),
