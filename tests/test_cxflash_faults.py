@@ -163,7 +163,7 @@ def test_write_protected_flash_refuses(cxsim, images, tmp_path, part):
     card.fault("--write-protect", "off")
     s = cxsim.serve(card.stem)
     r = burn(s, tmp_path, new, "--no-backup")
-    assert r.returncode == 0 and f"-> {NEW_FW}" in r.stdout, r.stderr
+    assert r.returncode == 0 and f"-> FW {NEW_FW}" in r.stdout, r.stderr
     assert s.stop() == 0
     card.assert_boots(NEW_FW, slot=1)
 
