@@ -108,9 +108,21 @@ def test_recovery_card_needs_and_gets_an_identity(cxsim, images):
     assert r.returncode == 6 and "recovery" in r.stderr
     r = burn(s, img, "--guid", "0002c90300001230", "--mac", "0002c9001230")
     assert r.returncode == 0, r.stderr
+    # What the card was: recovery mode, no image; never a made-up "FW 0.0.0000".
+    assert "burned recovery mode, no readable image -> FW " in r.stdout and "0.0.0" not in r.stdout, r.stdout
     assert s.stop() == 0
     b = cxsim.boot_check(stem)
     assert b["booted"] and b["pci_device"] == "0x1003" and b["guids"]["port1"] == "0002c90300001231"
+
+
+def test_recovery_burn_json_has_no_version_before(cxsim, images):
+    s = cxsim.serve(cxsim.create("livefish-json", "--chip", "cx3", "--empty"))
+    r = burn(s, images.make(f"--chip cx3 {SMALL}"), "--guid", "0002c90300001230", "--mac", "0002c9001230",
+             "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["result"] == "burned" and j["from"] is None and j["from_recovery"] is True and j["to"], j
+    assert s.stop() == 0
 
 
 def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
@@ -125,6 +137,7 @@ def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
     assert j["result"] == "burned" and j["from"] == "2.41.1000" and j["to"] == "2.42.5000"
+    assert j["from_recovery"] is False
     assert j["start"] == 0 and j["backup"] is None
     assert s.stop() == 0
     assert cxsim.boot_check(stem)["slot"] == 0

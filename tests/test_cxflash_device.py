@@ -45,6 +45,25 @@ def test_list_shows_every_card(cxsim, images):
     assert s.stop() == 0
 
 
+def test_list_says_a_placeholder_identity_is_not_the_cards_own(cxsim, images):
+    """A stock ConnectX-3 Pro 2.42.5000 image burned with --use_image_guids: the release's
+    placeholder GUIDs and MACs, the same on every such card (ops/placeholder.h)."""
+    img = images.make(f"--chip cx3pro {SMALL} --fw 2.42.5000")
+    ph = cxsim.create("card-placeholder", "--chip", "cx3pro", "--image", img,
+                      "--guid", "0002c9000100d050", "--mac", "0002c9000001")
+    s = cxsim.serve(ph, card(cxsim, images, "cx3"))
+    r = cx("--sysfs", s.dir, "list")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("NO IDENTITY OF ITS OWN") == 1, r.stdout
+    first = r.stdout.split(bdf(1))[0]
+    assert "NO IDENTITY OF ITS OWN: its node GUID is a release image's placeholder (illumos MELLANOX.h" in first
+    j = json.loads(cx("--sysfs", s.dir, "--json", "list").stdout)["cards"]
+    assert j[0]["identity"] == "placeholder" and j[0]["placeholder"]["field"] == "node GUID", j[0]
+    assert j[0]["placeholder"]["value"] == "0002c9000100d050" and "MELLANOX.h" in j[0]["placeholder"]["source"]
+    assert j[1]["identity"] == "own" and j[1]["placeholder"] is None, j[1]
+    assert s.stop() == 0
+
+
 @pytest.mark.parametrize("chip,part,slot", [("cx3", "W25Q16", 0), ("cx3pro", "M25P16", 1),
                                             ("cx3", "SST25VF016B", 1)])
 def test_query_agrees_with_mstflint(cxsim, images, chip, part, slot):

@@ -134,7 +134,7 @@ def test_held_semaphore_refuses_and_clear_semaphore_gets_past(cxsim, images, tmp
     s = cxsim.serve(card.stem)
     r = burn(s, tmp_path, new, "--clear-semaphore", "--no-backup")
     assert r.returncode == 0, r.stderr
-    assert f"burned FW {OLD_FW} -> {NEW_FW}" in r.stdout and "slot at 0x80000" in r.stdout
+    assert f"burned FW {OLD_FW} -> FW {NEW_FW}" in r.stdout and "slot at 0x80000" in r.stdout
     assert s.card_stats()["counters"]["gw_without_sem"] == 0
     assert s.stop() == 0
     assert "sem_held_gpio=off sem_held_flashprog=off" in card.fault("--sem-held", "none")
@@ -163,7 +163,7 @@ def test_write_protected_flash_refuses(cxsim, images, tmp_path, part):
     card.fault("--write-protect", "off")
     s = cxsim.serve(card.stem)
     r = burn(s, tmp_path, new, "--no-backup")
-    assert r.returncode == 0 and f"-> {NEW_FW}" in r.stdout, r.stderr
+    assert r.returncode == 0 and f"-> FW {NEW_FW}" in r.stdout, r.stderr
     assert s.stop() == 0
     card.assert_boots(NEW_FW, slot=1)
 

@@ -54,14 +54,17 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	free(img);
 	if (rc)
 		return rc;
-	char from[24], to[24];
-	fmt_fw_version(from, sizeof(from), r.old_fw);
+	char from[48], from_fw[24], to[24];
+	burn_from_text(&r, from, sizeof(from));
+	fmt_fw_version(from_fw, sizeof(from_fw), r.old_fw);
 	fmt_fw_version(to, sizeof(to), r.new_fw);
 	if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);
 		json_str(&j, "result", r.nothing_to_do ? "nothing-to-do" : c->dry_run ? "dry-run" : "burned");
-		json_str(&j, "from", from);
+		/* A card in recovery mode had no version: null, and "from_recovery" says why. */
+		json_str(&j, "from", r.had_image ? from_fw : NULL);
+		json_bool(&j, "from_recovery", !r.had_image);
 		json_str(&j, "to", to);
 		json_str(&j, "psid", r.new_psid);
 		json_int(&j, "start", r.start);
@@ -74,7 +77,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	} else {
 		if (r.rom_carried)
 			printf("-I- the image has no expansion ROM: the card's ROM was kept (--use_image_rom drops it)\n");
-		printf("-I- burned FW %s -> %s (PSID %s) into the slot at 0x%x: %llu bytes erased, %llu programmed.\n"
+		printf("-I- burned %s -> FW %s (PSID %s) into the slot at 0x%x: %llu bytes erased, %llu programmed.\n"
 		       "-I- Power the machine OFF (cold restart) for the card to load the new firmware.\n",
 		       from, to, r.new_psid, r.start, (unsigned long long)r.bytes_erased,
 		       (unsigned long long)r.bytes_programmed);

@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "image/info.h"
 #include "ops/cardinfo.h"
+#include "ops/placeholder.h"
 
 struct card_view {
 	struct pci_card pci;
@@ -15,6 +16,7 @@ struct card_view {
 	struct fs2_guids guids;
 	struct rom_info rom;
 	const char *oem;
+	const struct placeholder_id *placeholder; /* the image's identity is a release placeholder */
 };
 
 /* The list's view of a card: cardinfo, formatted. */
@@ -37,6 +39,7 @@ static int inspect(struct cli *c, const struct pci_card *pci, struct card_view *
 		fmt_fw_version(v->fw, sizeof(v->fw), img->info.fw_ver);
 		snprintf(v->psid, sizeof(v->psid), "%s", img->info.psid);
 		v->guids = img->guids;
+		v->placeholder = placeholder_find(&img->guids);
 		v->have_rom = img->nroms > 0;
 		if (v->have_rom)
 			v->rom = img->roms[0];
@@ -63,6 +66,11 @@ static void print_text(const struct card_view *v)
 		printf("    GUIDs %016llx %016llx  MACs %012llx %012llx\n",
 		       (unsigned long long)v->guids.guid[0], (unsigned long long)v->guids.guid[1],
 		       (unsigned long long)v->guids.mac[0], (unsigned long long)v->guids.mac[1]);
+		if (v->placeholder)
+			printf("    NO IDENTITY OF ITS OWN: its %s is a release image's placeholder (%s), shared by "
+			       "every card burned with the image's GUIDs; set the card's own from its sticker or a "
+			       "backup (sg, or the wizard's Set GUIDs/MACs)\n", v->placeholder->what,
+			       v->placeholder->source);
 		if (v->have_rom)
 			printf("    ROM %s %d.%d.%d\n", rom_type_name(v->rom.product, t), v->rom.ver[0],
 			       v->rom.ver[1], v->rom.ver[2]);
@@ -98,10 +106,21 @@ static void print_json(struct json *j, const struct card_view *v)
 		json_hex(j, "port1", v->guids.mac[0], 12);
 		json_hex(j, "port2", v->guids.mac[1], 12);
 		json_close(j);
+		json_str(j, "identity", v->guids.blank ? "blank" : v->placeholder ? "placeholder" : "own");
 	} else {
 		/* Every card has the same keys; what it lacks is null (README, JSON output). */
 		json_null(j, "guids");
 		json_null(j, "macs");
+		json_null(j, "identity");
+	}
+	if (v->placeholder) {
+		json_obj(j, "placeholder");
+		json_str(j, "field", v->placeholder->what);
+		json_hex(j, "value", v->placeholder->value, v->placeholder->kind == PLACEHOLDER_MAC ? 12 : 16);
+		json_str(j, "source", v->placeholder->source);
+		json_close(j);
+	} else {
+		json_null(j, "placeholder");
 	}
 	if (v->have_rom) {
 		snprintf(ver, sizeof(ver), "%d.%d.%d", v->rom.ver[0], v->rom.ver[1], v->rom.ver[2]);

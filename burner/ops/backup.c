@@ -418,26 +418,30 @@ static uint32_t first_difference(const uint8_t *a, const uint8_t *b, uint32_t le
 	return i;
 }
 
-int backup_card_ex(struct device *d, const char *dir, backup_progress_fn progress, void *ctx,
-		   struct backup_result *r, struct cx_status *st)
+int backup_card_from(struct device *d, const char *dir, uint8_t *first, backup_progress_fn progress, void *ctx,
+		     struct backup_result *r, struct cx_status *st)
 {
-	uint8_t *a = NULL, *b = NULL;
+	uint8_t *a = first, *b = NULL;
 	struct found f;
 	struct tmpdir t = {.made = false};
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	memset(&f, 0, sizeof(f));
-	if (!d->have_flash)
+	if (!d->have_flash) {
+		free(a);
 		return cx_fail(st, CX_ENODEV, "the card's flash is not open");
-	if ((rc = check_dir(dir, st)))
+	}
+	if ((rc = check_dir(dir, st))) {
+		free(a);
 		return rc;
+	}
 	r->size = d->flash.size;
 	r->recovery = d->chip.recovery;
 
-	if (progress)
+	if (!a && progress)
 		progress(ctx, "reading the flash (1 of 2)");
-	if ((rc = device_read_flash(d, &a, st)))
+	if (!a && (rc = device_read_flash(d, &a, st)))
 		goto out;
 	if (progress)
 		progress(ctx, "reading the flash again (2 of 2)");
@@ -466,6 +470,12 @@ out:
 	if (rc)
 		r->path[0] = r->name[0] = '\0';
 	return rc;
+}
+
+int backup_card_ex(struct device *d, const char *dir, backup_progress_fn progress, void *ctx,
+		   struct backup_result *r, struct cx_status *st)
+{
+	return backup_card_from(d, dir, NULL, progress, ctx, r, st);
 }
 
 int backup_card(struct device *d, const char *dir, struct backup_result *r, struct cx_status *st)

@@ -28,8 +28,12 @@
  *
  * A restore, and the burn (which backs the card up first), use the same
  * functions; backup_verify() and backup_load_identity() read a bundle back.
+ * backup_card_reuse() is the backup before a write when a bundle of the card
+ * may already hold exactly its flash: it reads the flash once and writes no
+ * second copy of the same bytes.
  * (backup.c writes a bundle, backup_verify.c checks one, backup_identity.c
- * reads identity.json with util/json_read.)
+ * reads identity.json with util/json_read, backup_reuse.c compares the card
+ * with a bundle.)
  */
 #ifndef CX_BACKUP_H
 #define CX_BACKUP_H
@@ -58,6 +62,7 @@ struct backup_result {
 	bool recovery;                            /* the card was in recovery mode */
 	bool have_image;                          /* identity.json has the image's identity */
 	bool have_ini;                            /* board.ini was written */
+	bool reused;                              /* backup_card_reuse(): an existing bundle, not a new one */
 };
 
 /* Called at each stage ("reading the flash (1 of 2)", ...), e.g. to show progress. */
@@ -71,6 +76,23 @@ typedef void (*backup_progress_fn)(void *ctx, const char *stage);
 int backup_card(struct device *d, const char *dir, struct backup_result *r, struct cx_status *st);
 int backup_card_ex(struct device *d, const char *dir, backup_progress_fn progress, void *ctx,
 		   struct backup_result *r, struct cx_status *st);
+
+/* backup_card_ex() with the first of the two reads already made: first holds
+ * d->flash.size bytes read from the card (malloc'd; taken over and freed). */
+int backup_card_from(struct device *d, const char *dir, uint8_t *first, backup_progress_fn progress, void *ctx,
+		     struct backup_result *r, struct cx_status *st);
+
+/* The backup before a write, against prior (a bundle folder, may be NULL): the
+ * flash is read once and, when prior verifies (backup_verify), its flash.bin
+ * hashes to its identity's flash_sha256, it is of this card as the card shows
+ * itself now (PCI address, PCI and subsystem IDs, chip family, recovery mode,
+ * flash size) and its flash.bin equals the flash read, byte for byte, nothing
+ * is written: r describes prior, with reused set. On any difference, or any
+ * failure to read or check prior, that read becomes the first of a new
+ * bundle's two (backup_card_from): a backup is never skipped on a doubt.
+ * Errors are backup_card_ex()'s. */
+int backup_card_reuse(struct device *d, const char *dir, const char *prior, backup_progress_fn progress,
+		      void *ctx, struct backup_result *r, struct cx_status *st);
 
 /* Check a bundle: SHA256SUMS well formed, listing flash.bin and identity.json
  * (and board.ini if identity.json names it) and only plain file names; every

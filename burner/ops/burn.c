@@ -6,6 +6,7 @@
 
 #include "ops/burn.h"
 #include "ops/card_write.h"
+#include "image/info.h"
 #include "image/rom_insert.h"
 #include "ops/device_io.h"
 #include "ops/failsafe.h"
@@ -135,6 +136,7 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 	memcpy(r->new_fw, img[0].info.fw_ver, sizeof(r->new_fw));
 	snprintf(r->new_psid, sizeof(r->new_psid), "%s", img[0].info.psid);
 	if (now) {
+		r->had_image = true;
 		memcpy(r->old_fw, now->info.fw_ver, sizeof(r->old_fw));
 		snprintf(r->old_psid, sizeof(r->old_psid), "%s", now->info.psid);
 	}
@@ -286,6 +288,19 @@ static int verify(struct card_write *w, struct cx_status *st)
 }
 
 static const struct card_write_op burn_op = {"burn", check, plan, write, verify};
+
+const char *burn_from_text(const struct burn_result *r, char *buf, size_t n)
+{
+	char v[24];
+
+	if (!r->had_image) {
+		snprintf(buf, n, "%s", BURN_FROM_NONE);
+		return buf;
+	}
+	fmt_fw_version(v, sizeof(v), r->old_fw);
+	snprintf(buf, n, "FW %s", v);
+	return buf;
+}
 
 int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
 	      struct burn_result *r, struct cx_status *st)

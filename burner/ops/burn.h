@@ -48,6 +48,8 @@ struct burn_result {
 	bool nothing_to_do;
 	bool rom_carried;            /* the card's expansion ROM went into the new image */
 	uint32_t start;              /* where the image went */
+	bool had_image;              /* old_fw and old_psid were read from the card: false in recovery
+				      * mode, where burn_card() reads no image (there is none to read) */
 	uint16_t old_fw[3], new_fw[3];
 	char old_psid[17], new_psid[17];
 	uint64_t bytes_erased, bytes_programmed;
@@ -56,5 +58,11 @@ struct burn_result {
 
 int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
 	      struct burn_result *r, struct cx_status *st);
+
+/* What the card held before the burn, for both front ends' "before -> after" line:
+ * "FW 2.40.5030", or "recovery mode, no readable image" (never a made-up 0.0.0).
+ * Returns buf. */
+#define BURN_FROM_NONE "recovery mode, no readable image"
+const char *burn_from_text(const struct burn_result *r, char *buf, size_t n);
 
 #endif

@@ -14,12 +14,25 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* A phase with nothing to do (total 0: a write whose plan found every byte
+ * already right) prints nothing, not "read 100% 0/0 KiB": the report at the end
+ * of the command says what was done, and a line for no work is only noise. A
+ * phase under one KiB (the 16 bytes that retire the old image's signature, read
+ * before they are zeroed) is counted in bytes, so it never reads "0/0 KiB". */
 void progress_format(char *out, size_t n, const char *phase, uint64_t done, uint64_t total,
 		     uint64_t elapsed_ns)
 {
-	unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
-	int k = snprintf(out, n, "%-8s %3u%%  %llu/%llu KiB", phase, pct, (unsigned long long)(done / 1024),
-			 (unsigned long long)(total / 1024));
+	bool bytes = total < 1024;
+	unsigned div = bytes ? 1 : 1024;
+	int k;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (!total)
+		return;
+	k = snprintf(out, n, "%-8s %3u%%  %llu/%llu %s", phase, (unsigned)(done * 100 / total),
+		     (unsigned long long)(done / div), (unsigned long long)(total / div), bytes ? "bytes" : "KiB");
 	if (k < 0 || (size_t)k >= n)
 		return;
 	/* No rate before a tenth of a second or a first byte: it would be noise. */
@@ -38,7 +51,7 @@ void progress_line(const struct write_progress *wp, const char *phase, uint64_t 
 
 	(void)wp;
 	if (!total || !isatty(STDERR_FILENO))
-		return;
+		return;   /* nothing to do, or nobody to show it to: progress_format() */
 	if (phase != cur_phase || total != cur_total || done == 0) {
 		cur_phase = phase;
 		cur_total = total;

@@ -22,7 +22,9 @@
  * restore or an sg/sv on a card. */
 void progress_line(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total);
 
-/* The line itself, for the tests: elapsed_ns since the phase began. */
+/* The line itself, for the tests: elapsed_ns since the phase began. A phase
+ * with nothing to do (total 0) is the empty string, and progress_line() prints
+ * nothing for it; below one KiB the amounts are in bytes. */
 void progress_format(char *out, size_t n, const char *phase, uint64_t done, uint64_t total,
 		     uint64_t elapsed_ns);
 

@@ -6,6 +6,7 @@
 
 #include "ops/card_write.h"
 #include "ops/device_io.h"
+#include "ops/placeholder.h"
 #include "ops/restore.h"
 #include "util/fileio.h"
 
@@ -56,16 +57,20 @@ static int check_identity(struct device *d, const struct backup_identity *id, co
 	char q[CX_MSG_MAX + 128];
 	int rc;
 
-	bool readable = false;
+	bool readable = false, placeholder = false;
 	if (!d->chip.recovery) {
 		rc = device_read_image_meta(d, &cur, st);
 		if (rc && rc != CX_EIMAGE) /* a lock or a flash failure is not "no identity" */
 			return rc;
 		readable = !rc && !cur.parse_rc && !cur.img.guids.blank && cur.img.guids.guid[0] != BLANK_GUID;
+		/* A release image's placeholder GUIDs are no card's own: nothing to compare with. */
+		placeholder = readable && placeholder_find(&cur.img.guids);
+		readable &= !placeholder;
 		cx_status_clear(st);
 	}
 	if (!readable || !id->have_image || id->guid[0] == BLANK_GUID) {
 		const char *why = d->chip.recovery ? "the card is in recovery mode"
+				  : placeholder    ? "the card has a release image's placeholder GUIDs/MACs"
 				  : !readable      ? "the card has no readable image or blank GUIDs"
 						   : "the bundle holds no image";
 		devimage_free(&cur);

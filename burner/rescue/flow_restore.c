@@ -128,7 +128,7 @@ static int choose_bundle(struct wizard *w, int i, const char *title, const struc
 	const char *items[MAX_OFFERED + 1];
 	char labels[MAX_OFFERED][200];
 	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : NULL;
-	uint64_t guid = c->ci.have_image && !c->ci.f.img.guids.blank ? c->ci.f.img.guids.guid[0] : 0;
+	uint64_t guid = inv_own_guid(c); /* none: every bundle of the family, its PSID's first */
 	int n = 0, choice, rc;
 
 	if (!(all = malloc((size_t)(w->ix.n + 1) * sizeof(*all))))

@@ -182,10 +182,15 @@ static void say_done(struct wizard *w, struct burn_ctx *b, const struct burn_res
 			to_fw, r->new_psid);
 		return;
 	}
-	wiz_say(w, "card %s: OK: FW %s -> %s, PSID %s -> %s, written and verified (%llu bytes erased, %llu programmed)",
-		c->ci.pci.bdf, c->ci.have_image ? b->x.from_fw : "(none)", to_fw,
-		c->ci.have_image ? c->ci.f.img.info.psid : "(none)", r->new_psid,
-		(unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
+	char from[48], change[160];
+	/* "FW 2.40.5030 -> 2.42.5000, PSID A -> B"; a card in recovery mode had neither. */
+	burn_from_text(r, from, sizeof(from));
+	if (r->had_image)
+		snprintf(change, sizeof(change), "%s -> %s, PSID %s -> %s", from, to_fw, r->old_psid, r->new_psid);
+	else
+		snprintf(change, sizeof(change), "%s -> FW %s, PSID %s", from, to_fw, r->new_psid);
+	wiz_say(w, "card %s: OK: %s, written and verified (%llu bytes erased, %llu programmed)", c->ci.pci.bdf,
+		change, (unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
 	if (r->rom_carried)
 		wiz_say(w, "  the card's expansion ROM was carried into the new image");
 	wiz_write_wrote(&b->x);

@@ -27,6 +27,9 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h);
 void inv_label(const struct wizard_card *c, char *out, size_t n);
 /* The recommendation, or NULL. */
 const struct match_candidate *inv_best(const struct wizard_card *c);
+/* The node GUID that tells card c from every other, or 0: no image, blank GUIDs, or a
+ * release image's placeholder (ops/placeholder.h) that every card burned so shares. */
+uint64_t inv_own_guid(const struct wizard_card *c);
 
 /* inventory.c: the card a job record (pending.h) is about: slot, family, node GUID. */
 void wiz_pending_card(const struct wizard_card *c, struct pending *p);
@@ -64,6 +67,11 @@ int flow_backup_all(struct wizard *w, bool only_missing, struct cx_status *st);
  * uploaded (wiz_upload_backup) on a PXE boot: CX_EIO when that upload failed. */
 int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, struct backup_result *r,
 		    struct cx_status *st);
+/* The backup before a write: wiz_backup_card(), unless the card's flash, read once, equals
+ * its newest sound bundle's (ops/backup.h, backup_card_reuse): then that bundle is r (reused
+ * set), "not written again" is said, and it is uploaded as a new one would be. */
+int wiz_backup_before_write(struct wizard *w, int i, struct device *d, const char *why, struct backup_result *r,
+			    struct cx_status *st);
 
 /* upload.c: hand the bundle r to $CXR_UPLOAD (wizard_opts.upload_cmd) and wait; CX_OK
  * when the server holds it, when there is no server, or when upload=optional. */

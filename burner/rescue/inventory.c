@@ -42,8 +42,9 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	card_facts_from_info(&c->k, &c->ci);
 	if (c->ci.have_image) {
 		fmt_fw_version(c->fw, sizeof(c->fw), c->ci.f.img.info.fw_ver);
-		c->has_backup = backup_index_has(&w->ix, c->ci.pci.family,
-						 c->ci.f.img.guids.blank ? 0 : c->ci.f.img.guids.guid[0]);
+		c->placeholder = placeholder_find(&c->ci.f.img.guids);
+		/* Another card's bundle with the same placeholder GUID is not this card's backup. */
+		c->has_backup = backup_index_has(&w->ix, c->ci.pci.family, inv_own_guid(c));
 	}
 	for (int k = 0; k < w->nbacked_up; k++)
 		c->has_backup |= !strcmp(w->backed_up[k], c->ci.pci.bdf);
@@ -76,6 +77,13 @@ int inv_read(struct wizard *w, struct cx_status *st)
 		read_one(w, &pci[i], &w->cards[i]);
 	w->ncards = n;
 	return CX_OK;
+}
+
+uint64_t inv_own_guid(const struct wizard_card *c)
+{
+	if (!c->ci.have_image || c->ci.f.img.guids.blank || c->placeholder)
+		return 0;
+	return c->ci.f.img.guids.guid[0];
 }
 
 const struct match_candidate *inv_best(const struct wizard_card *c)
@@ -138,6 +146,11 @@ static void show_card(struct wizard *w, int i, const struct wizard_card *c)
 				(unsigned long long)img->guids.mac[0], (unsigned long long)img->guids.mac[1]);
 		else
 			fprintf(o, "    node GUID %016llx\n", (unsigned long long)img->guids.guid[0]);
+		if (c->placeholder)
+			fprintf(o, "    NO IDENTITY OF ITS OWN: its %s is a release image's placeholder (%s): every\n"
+				"    card burned with the image's GUIDs has the same. Next: choose \"Set a card's GUIDs/MACs\"\n"
+				"    (from its sticker, or from a backup made before they were lost)\n",
+				c->placeholder->what, c->placeholder->source);
 		fprintf(o, "    backup on the stick: %s\n", c->has_backup ? "yes" : "NONE YET");
 	} else {
 		fprintf(o, "    the flash holds no readable firmware: %s\n", c->ci.image_error);

@@ -189,6 +189,16 @@ static bool needs_backup(const struct wizard *w)
 	return false;
 }
 
+/* A card with a release image's placeholder GUIDs/MACs (ops/placeholder.h): it needs its own
+ * before anything else, even its backup (Set GUIDs/MACs backs it up first anyway). */
+static bool needs_identity(const struct wizard *w)
+{
+	for (int i = 0; i < w->ncards; i++)
+		if (w->cards[i].placeholder && !w->cards[i].ci.recovery)
+			return true;
+	return false;
+}
+
 /* A card the library would take somewhere new: a newer version, or a cross-flash. */
 static bool has_upgrade(const struct wizard *w)
 {
@@ -258,10 +268,12 @@ static void mark_prompt(struct wizard *w)
 #define MENU_POWERS_OFF 0x2  /* under the session lock too (never power off under another console's
 			      * write); the session ends when it returns CX_OK */
 #define MENU_NEEDS_SHELL 0x4 /* shown only with a shell (wizard_opts.shell) */
+#define MENU_URGENT 0x8      /* its suggest() goes before every other row's */
 
-/* One choice of the menu. The default is the first shown row whose suggest() holds: the
- * next sensible step, a backup while a card has none, then the recommended update while
- * nothing was written, the list again after a failure, else power off. */
+/* One choice of the menu. The default is the first shown row whose suggest() holds (an
+ * urgent row's first): the next sensible step, a card's own GUIDs/MACs while it has a
+ * placeholder's, a backup while a card has none, then the recommended update while nothing
+ * was written, the list again after a failure, else power off. */
 struct menu_entry {
 	const char *label;
 	int (*run)(struct wizard *w, struct cx_status *st); /* a flow's code (flows.h) */
@@ -319,7 +331,7 @@ static const struct menu_entry menu[] = {
 	 MENU_WRITES, NULL},
 	{"Restore a backup", flow_restore, MENU_WRITES, NULL},
 	{"Unbrick a card in recovery mode", flow_unbrick, MENU_WRITES, NULL},
-	{"Set a card's GUIDs/MACs", flow_set_ids, MENU_WRITES, NULL},
+	{"Set a card's GUIDs/MACs", flow_set_ids, MENU_WRITES | MENU_URGENT, needs_identity},
 	{"List the cards again", menu_list, 0, has_failed},
 	{"Shell (type exit to come back)", menu_shell, MENU_NEEDS_SHELL, NULL},
 	{"Power off", menu_power_off, MENU_POWERS_OFF, always},
@@ -360,17 +372,22 @@ static int menu_once(struct wizard *w)
 {
 	const char *items[MENU_N];
 	const struct menu_entry *shown[MENU_N];
-	int n = 0, def = -1, choice;
+	int n = 0, def = -1, urgent = -1, choice;
 	struct cx_status st = {0};
 
 	for (const struct menu_entry *e = menu; e < menu + MENU_N; e++) {
 		if ((e->flags & MENU_NEEDS_SHELL) && !w->o.shell)
 			continue;
-		if (def < 0 && e->suggest && e->suggest(w))
+		bool s = e->suggest && e->suggest(w);
+		if (def < 0 && s)
 			def = n;
+		if (urgent < 0 && s && (e->flags & MENU_URGENT))
+			urgent = n;
 		items[n] = e->label;
 		shown[n++] = e;
 	}
+	if (urgent >= 0)
+		def = urgent;
 	fprintf(w->out, "\n");
 	mark_prompt(w);
 	if (prompt_menu(&w->p, "== cxrescue: what next? ==", items, n, def < 0 ? 0 : def, &choice, &st)) {

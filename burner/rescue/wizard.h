@@ -43,6 +43,7 @@
 #include "library/library.h"
 #include "library/match.h"
 #include "ops/cardinfo.h"
+#include "ops/placeholder.h"
 #include "rescue/backup_index.h"
 #include "rescue/journal.h"
 #include "rescue/prompt.h"
@@ -91,6 +92,7 @@ struct wizard_card {
 	char fw[24];                 /* the FW on its flash ("2.40.5030"), or "" */
 	char running[24];            /* the FW it runs now, or "" */
 	bool has_backup;             /* a sound bundle of this card is on the stick */
+	const struct placeholder_id *placeholder; /* its GUIDs/MACs are a release image's, not its own */
 };
 
 struct wizard {

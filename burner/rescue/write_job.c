@@ -28,7 +28,7 @@ int wiz_write_before(void *ctx, struct cx_status *st)
 {
 	struct wiz_write *x = ctx;
 	struct wizard *w = x->w;
-	int rc = wiz_backup_card(w, x->card, x->d, x->why, &x->bk, st);
+	int rc = wiz_backup_before_write(w, x->card, x->d, x->why, &x->bk, st);
 
 	x->backed_up = x->bk.path[0] != '\0'; /* written, if perhaps not uploaded (rc) */
 	if (rc)

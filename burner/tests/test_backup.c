@@ -598,6 +598,67 @@ static void test_two_backups(void **state)
 	rig_close(&g);
 }
 
+/* backup_card_reuse(): a bundle equal to the card is taken after one read of the flash;
+ * anything else makes a new bundle, the comparing read being the first of its two. */
+static void reuse(struct rig *g, const char *prior, bool want_reused, uint64_t want_reads, int want_bundles)
+{
+	char names[1024];
+	size_t size;
+
+	cxsim_flash(g->card, &size);
+	cxsim_counters_reset(g->card);
+	cx_status_clear(&g->st);
+	if (backup_card_reuse(&g->d, g->dir, prior, NULL, NULL, &g->r, &g->st))
+		fail_msg("backup_card_reuse: %s", g->st.msg);
+	assert_int_equal(g->r.reused, want_reused);
+	assert_int_equal(cxsim_counters(g->card)->bytes_read, want_reads * size);
+	assert_int_equal(listing(g->dir, names, sizeof(names)), want_bundles);
+	assert_int_equal(backup_verify(g->r.path, &g->st), CX_OK);
+}
+
+static void test_reuse_an_identical_bundle(void **state)
+{
+	struct rig g;
+	char first[BACKUP_PATH_MAX], sha[SHA256_HEX_LEN + 1];
+	size_t size, len;
+	(void)state;
+
+	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3 --dump 0");
+	backup_ok(&g);
+	snprintf(first, sizeof(first), "%s", g.r.path);
+	snprintf(sha, sizeof(sha), "%s", g.r.flash_sha256);
+
+	reuse(&g, first, true, 1, 1);                    /* the same flash: one read, that bundle */
+	assert_string_equal(g.r.path, first);
+	assert_string_equal(g.r.flash_sha256, sha);
+	assert_int_equal(g.r.size, 1 * MIB);
+	assert_true(g.r.have_image);
+
+	reuse(&g, NULL, false, 2, 2);                    /* no bundle to compare with: a backup */
+
+	/* The card now shows itself at another PCI address: not that bundle's card. */
+	snprintf(g.d.pci.bdf, sizeof(g.d.pci.bdf), "0000:02:00.0");
+	reuse(&g, first, false, 2, 3);
+	snprintf(g.d.pci.bdf, sizeof(g.d.pci.bdf), BDF);
+
+	/* One byte of the flash differs: the comparing read and one more. */
+	uint8_t *f = cxsim_flash(g.card, &size);
+	f[size - 1] ^= 0x5a;
+	cxsim_flash_changed(g.card);
+	reuse(&g, first, false, 2, 4);
+	f[size - 1] ^= 0x5a;
+	cxsim_flash_changed(g.card);
+
+	/* The bundle's flash.bin changed on the disk: it does not verify, never taken. */
+	uint8_t *bin = slurp(first, "flash.bin", &len);
+	bin[len / 3] ^= 0x01;
+	spit(first, "flash.bin", bin, len);
+	free(bin);
+	reuse(&g, first, false, 2, 5);
+	assert_int_not_equal(backup_verify(first, &g.st), CX_OK);
+	rig_close(&g);
+}
+
 /* ---- damaged bundles ---- */
 
 static int verify_fails(const char *dir, int code, const char *says)
@@ -905,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_reads_differ),
 		cmocka_unit_test(test_unwritable_dir),
 		cmocka_unit_test(test_two_backups),
+		cmocka_unit_test(test_reuse_an_identical_bundle),
 		cmocka_unit_test(test_damaged_bundles),
 		cmocka_unit_test(test_identity_reader),
 		cmocka_unit_test(test_writer_reader_round_trip),

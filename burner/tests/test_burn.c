@@ -67,6 +67,9 @@ static void test_burn_switches_slots_and_keeps_identity(void **state)
 
 	assert_int_equal(run_burn(c, "--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &o, &r, &st), CX_OK);
 	assert_int_equal(r.start, 0x80000);
+	char from[48];
+	assert_true(r.had_image);
+	assert_string_equal(burn_from_text(&r, from, sizeof(from)), "FW 2.40.7000");
 	cxsim_power_cycle(c);
 	const struct cxsim_boot *b = cxsim_boot_info(c);
 	assert_true(b->booted);
@@ -146,6 +149,10 @@ static void test_recovery_burn_with_given_identity(void **state)
 	patch_expand_mac(0x0002c9123400ull, o.ident.given.mac);
 	cx_status_clear(&st);
 	assert_int_equal(run_burn(c, "--chip cx3pro --ddr 2", &o, &r, &st), CX_OK);
+	/* What it was: recovery mode, no image; not a version 0.0.0. */
+	char from[48];
+	assert_false(r.had_image);
+	assert_string_equal(burn_from_text(&r, from, sizeof(from)), "recovery mode, no readable image");
 	cxsim_power_cycle(c);
 	assert_int_equal(cxsim_pci_device_now(c), 0x1007);
 	assert_int_equal(cxsim_boot_info(c)->guids[2], 0x0002c90300123402ull);

@@ -533,6 +533,7 @@ static void test_backup_then_crossflash(void **state)
 	expect_said(r, "OK: FW 2.40.5030 -> 2.42.5000, PSID " HP_PSID " -> " STOCK_PSID);
 	expect_said(r, "Power off for a cold restart");
 	expect_said(r, "Powering off.");
+	expect_said(r, ": not written again");
 	expect_not_said(r, "FAILED");
 
 	struct pending *v;
@@ -552,11 +553,12 @@ static void test_backup_then_crossflash(void **state)
 	/* The card: the stock firmware with its own identity, after a cold restart. */
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 
-	/* Two bundles (the menu's backup, and the one before writing), both the original flash. */
-	assert_int_equal(bundles(r, orig, n, &equal), 2);
-	assert_int_equal(equal, 2);
+	/* One bundle: the menu's backup, which the write then found equal to the card's flash and
+	 * took as its own backup (not written again). */
+	assert_int_equal(bundles(r, orig, n, &equal), 1);
+	assert_int_equal(equal, 1);
 
-	expect_history(r, 2, "\"action\":\"backup\"", "\"result\":\"ok\"", "\"node_guid\":\"0002c90300c0ffe0\"");
+	expect_history(r, 1, "\"action\":\"backup\"", "\"result\":\"ok\"", "\"node_guid\":\"0002c90300c0ffe0\"");
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_PSID "\"");
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"from\":{\"psid\":\"" HP_PSID "\",\"fw\":\"2.40.5030\"}",
 		       NULL);
@@ -761,6 +763,9 @@ static void test_unbrick_from_sticker(void **state)
 	expect_said(r, "You typed 0002c9123450.");
 	expect_said(r, "identity: node GUID 0002c90300123450, port GUIDs 0002c90300123451 0002c90300123452, "
 		       "MACs 0002c9123450 0002c9123451");
+	/* What the card was: recovery mode, with no version (not "FW 0.0.0000" or "(none)"). */
+	expect_said(r, "OK: recovery mode, no readable image -> FW 2.42.5000, PSID " STOCK_PSID ", written");
+	expect_not_said(r, "(none)");
 	expect_said(r, "Power off for a cold restart");
 	expect_not_said(r, "FAILED");
 	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
@@ -1167,6 +1172,141 @@ static void test_pending_declined(void **state)
 	free(orig);
 }
 
+/* The card was backed up with its own identity, then burned with --use_image_guids: Set
+ * GUIDs/MACs (the default) offers that backup's identity beside the sticker, and puts it back. */
+static void test_placeholder_identity_from_a_backup(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	expect_rc(r, run(r, "1\n"), CX_EDECLINED);
+	card_install(c, HP_OPTS " --guid 0002c9000100d050 --mac 0002c9000001", 0);
+	int rc = run(r, "\n2\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "NO IDENTITY OF ITS OWN");
+	expect_said(r, "backup on the stick: NONE YET"); /* its bundle has its own GUID, not this one */
+	expect_said(r, "Where do the GUIDs/MACs come from?");
+	expect_said(r, "  1. Type them from the card's sticker\n");
+	expect_said(r, "  2. From backup cx3-" HP_PSID "-0002c90300c0ffe0-");
+	expect_said(r, "new: GUIDs 0002c90300c0ffe0 0002c90300c0ffe1 0002c90300c0ffe2 0002c90300c0ffe3");
+	expect_said(r, "GUIDs/MACs set (node GUID 0002c90300c0ffe0 from backup cx3-");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, HP_PSID, 40, 5030, G_A, M_A);
+}
+
+/* ---- the backup before a write, when the card was just backed up --------------------- */
+
+/* The name of the one bundle in data/backups into out. */
+static void only_bundle(const struct rig *r, char *out, size_t n)
+{
+	char dir[256];
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), "%s/backups", r->data);
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(out, n, "%s", de->d_name);
+			found++;
+		}
+	closedir(d);
+	assert_int_equal(found, 1);
+}
+
+/* Backed up in one session, cross-flashed in the next: the write reads the flash once (its
+ * model's bytes read: one whole flash, plus the burn's and the inventory's small reads, never
+ * the two whole reads of a new bundle), finds it equal to that bundle, says so, and records
+ * that bundle as the write's backup; no second bundle. */
+static void test_write_reuses_an_identical_backup(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char name[256], said[400];
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	expect_rc(r, run(r, "1\n"), CX_EDECLINED);
+	only_bundle(r, name, sizeof(name));
+
+	cxsim_counters_reset(c);
+	int rc = run(r, "2\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	uint64_t rd = cxsim_counters(c)->bytes_read;
+	if (rd < n || rd >= 2 * n)
+		fail_msg("%llu bytes read from a %zu-byte flash: expected one whole read", (unsigned long long)rd, n);
+	snprintf(said, sizeof(said), "the card's flash equals backup %s, made at 20", name);
+	expect_said(r, said);
+	expect_said(r, ": not written again");
+	expect_not_said(r, "backup written:");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	assert_int_equal(bundles(r, orig, n, &equal), 1);
+	assert_int_equal(equal, 1);
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", name);
+	free(orig);
+}
+
+/* The flash differs from the newest bundle by one byte outside the image: a new bundle of the
+ * card as it is, from the comparing read and one more (two whole reads, not three). */
+static void test_write_backs_up_a_changed_flash(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	expect_rc(r, run(r, "1\n"), CX_EDECLINED);
+	uint8_t *f = cxsim_flash(c, &n);
+	f[n - 1] ^= 0x5a;
+	cxsim_flash_changed(c);
+	uint8_t *now = flash_copy(c, &n);
+
+	cxsim_counters_reset(c);
+	expect_rc(r, run(r, "2\nFLASH\n\n"), CX_OK);
+	uint64_t rd = cxsim_counters(c)->bytes_read;
+	if (rd < 2 * n || rd >= 3 * n)
+		fail_msg("%llu bytes read from a %zu-byte flash: expected two whole reads", (unsigned long long)rd, n);
+	expect_not_said(r, "not written again");
+	expect_said(r, "backup written:");
+	assert_int_equal(bundles(r, now, n, &equal), 2);
+	assert_int_equal(equal, 1); /* the new one; the first holds the flash before the change */
+	free(now);
+}
+
+/* The newest bundle no longer verifies (one byte of its flash.bin changed on the stick): it is
+ * never taken as the write's backup; a new bundle is written. */
+static void test_write_backs_up_over_a_damaged_bundle(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char name[256], path[600];
+	struct cx_status st = {0};
+	uint8_t *buf;
+	size_t n, len;
+	int equal;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	expect_rc(r, run(r, "1\n"), CX_EDECLINED);
+	only_bundle(r, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/backups/%s/flash.bin", r->data, name);
+	assert_int_equal(file_read(path, 64u << 20, &buf, &len, &st), CX_OK);
+	buf[len / 2] ^= 0x01;
+	assert_int_equal(file_write(path, buf, len, &st), CX_OK);
+	free(buf);
+
+	expect_rc(r, run(r, "2\nFLASH\n\n"), CX_OK);
+	expect_not_said(r, "not written again");
+	expect_said(r, "backup written:");
+	assert_int_equal(bundles(r, orig, n, &equal), 2);
+	assert_int_equal(equal, 1); /* the new one */
+	free(orig);
+}
+
 /* ---- 8. GUIDs/MACs from the menu ------------------------------------------------------ */
 
 static void test_set_ids(void **state)
@@ -1242,6 +1382,38 @@ static void test_set_ids_on_four_guid_image(void **state)
 	assert_int_equal(b->macs[0], 0x0002c9123451ull); /* the model derives them from the port GUIDs */
 	assert_int_equal(b->macs[1], 0x0002c9123452ull);
 	expect_history(r, 1, "\"action\":\"set-ids\"", "\"result\":\"ok\"", NULL);
+}
+
+/* A stock image burned with --use_image_guids: the card carries the release image's
+ * placeholder GUIDs/MACs (ops/placeholder.h). The inventory says it has no identity of its
+ * own, the menu's default is Set GUIDs/MACs (Enter alone chooses it, ahead of the backup it
+ * has not had), and after the sticker's values the card boots with them and the line is gone. */
+#define PLACEHOLDER_G 0x0002c9000100d050ull
+#define PLACEHOLDER_M 0x0002c9000001ull
+
+static void test_placeholder_identity_offers_set_ids(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = add_card(r, STOCK_IMAGE, 0x15b3, 0x0022, PLACEHOLDER_G, PLACEHOLDER_M);
+
+	int rc = run(r, "\n" STICKER_G_TYPED "\n" STICKER_G_TYPED "\n" STICKER_M_TYPED "\n" STICKER_M_TYPED
+		     "\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "node GUID 0002c9000100d050  MACs 0002c9000001 0002c9000002\n"
+		       "    NO IDENTITY OF ITS OWN: its node GUID is a release image's placeholder (illumos MELLANOX.h");
+	expect_said(r, "Next: choose \"Set a card's GUIDs/MACs\"");
+	expect_said(r, "  6. Set a card's GUIDs/MACs\n");
+	expect_said(r, "Choose 1-8 [6]: ");
+	expect_said(r, "Card 0000:01:00.0 now has node GUID 0002c9000100d050");
+	expect_said(r, "GUIDs/MACs set");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
+	expect_history(r, 1, "\"action\":\"set-ids\"", "\"result\":\"ok\"", "0002c90300123450");
+
+	/* Its own identity now: no such line, and the default is no longer Set GUIDs/MACs. */
+	rc = run(r, "");
+	expect_not_said(r, "NO IDENTITY OF ITS OWN");
+	expect_not_said(r, "Choose 1-8 [6]: ");
 }
 
 /* A library image of the card's own PSID built with another chunk size (64 KiB, the
@@ -2136,9 +2308,11 @@ static void test_upload_failed_menu_write(void **state)
 	expect_said(r, "*** FAILED: ");
 	expect_not_said(r, "Power off for a cold restart");
 	expect_untouched(c, orig, n);
+	/* One bundle, kept if not uploaded; the write found it equal to the card and offered it to
+	 * the server again (the second call), which refused it again. */
 	assert_int_equal(upload_calls(r, NULL, 0), 2);
-	assert_int_equal(bundles(r, orig, n, &equal), 2); /* kept, if not uploaded */
-	assert_int_equal(equal, 2);
+	assert_int_equal(bundles(r, orig, n, &equal), 1);
+	assert_int_equal(equal, 1);
 	assert_int_equal(pending_count(r), 0);
 	expect_history(r, 0, "\"action\":\"crossflash\"", "\"result\":\"ok\"", NULL);
 	free(orig);
@@ -2269,6 +2443,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_blank_guids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_ids_on_four_guid_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placeholder_identity_offers_set_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placeholder_identity_from_a_backup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_reuses_an_identical_backup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_backs_up_a_changed_flash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_backs_up_over_a_damaged_bundle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_burn_file_on_recovery_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunk_size_mismatch_never_offered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_library, setup, teardown),
