@@ -31,6 +31,13 @@ struct device {
 int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
 		struct cx_status *st);
 
+/* Only up to the chip (no semaphore taken, no flash access): the probe
+ * (ops/probe.h) looks at the semaphores before it lets device_open_flash()
+ * take them. */
+int device_open_chip(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st);
+/* Identify the flash of a device_open_chip() card, under the semaphores. */
+int device_open_flash(struct device *d, struct cx_status *st);
+
 /* The same on an already opened config space (tests: an in-process card). */
 int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
 		  struct cx_status *st);
