@@ -79,6 +79,11 @@ int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, co
 	return rc ? rc : device_open_flash(d, st);
 }
 
+int device_attach_chip(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, struct cx_status *st)
+{
+	return attach_chip(d, cfg, (struct crmem){0}, pci, false, st);
+}
+
 int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
 		  struct cx_status *st)
 {

@@ -42,6 +42,9 @@ int device_open_flash(struct device *d, struct cx_status *st);
 int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
 		  struct cx_status *st);
 
+/* device_open_chip() on an already opened config space (tests). */
+int device_attach_chip(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, struct cx_status *st);
+
 /* ... and with a BAR0 mapping to try (crmem.h); it is used when it answers like
  * config space on a ConnectX-3 / Pro outside recovery mode, and closed otherwise.
  * Without it: the VSEC gateway when the card has a usable one, else the window
