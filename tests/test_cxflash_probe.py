@@ -11,6 +11,8 @@ path. A healthy probe reads the whole flash twice: over FUSE ~2 minutes for 1 Mi
 backup, test_cxflash_backup.py), so there is exactly one."""
 import json
 
+import pytest
+
 from conftest import CXFLASH, run
 from cxsim_helpers import CXSIM, bdf, cxsim  # noqa: F401 (fixture)
 
@@ -126,3 +128,32 @@ def test_healthy_card_is_safe(cxsim, images):
     s = cxsim.serve(stem)
     assert run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "q"]).returncode == 0
     assert s.stop() == 0
+
+
+def test_refused_config_access_under_lockdown_says_secure_boot(cxsim, images, tmp_path):
+    """A copy of the served device whose config file the kernel refuses to open for writing
+    (immutable: EPERM even for root, as lockdown's refusal is): with a lockdown file the one
+    line, without it the old "run as root" line. Exit code 12 both times."""
+    stem, _ = card(cxsim, images, "perm")
+    s = cxsim.serve(stem)
+    fake = tmp_path / "fake-sys"
+    (fake / "devices").mkdir(parents=True)
+    dev = fake / "devices" / bdf(0)
+    r = run(["cp", "-r", s.dir / "devices" / bdf(0), dev])
+    assert r.returncode == 0, r.stderr
+    assert s.stop() == 0
+    if run(["chattr", "+i", dev / "config"]).returncode != 0:
+        pytest.skip("chattr +i is not supported on this file system")
+    try:
+        lock = tmp_path / "lockdown"
+        lock.write_text("none [integrity] confidentiality\n")
+        for env, want in (({"CXFLASH_LOCKDOWN_FILE": str(lock)},
+                           f"cxflash: {bdf(0)}: Secure Boot's lockdown (integrity) forbids the PCI access "
+                           "flashing needs; turn Secure Boot off in the firmware setup"),
+                          ({}, "Operation not permitted (run as root)")):
+            r = run([CXFLASH, "--sysfs", fake, "-d", bdf(0), "probe"], env={"PATH": "/usr/bin:/bin", **env})
+            assert r.returncode == 12, (r.stdout, r.stderr)
+            assert len(r.stderr.splitlines()) == 1 and want in r.stderr, r.stderr
+            assert r.stdout == ""
+    finally:
+        run(["chattr", "-i", dev / "config"])

@@ -98,6 +98,7 @@ static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, b
 	struct pci_card pci;
 	struct cfg_dev cfg;
 	struct crmem mem = {0};
+	struct cx_status mst = {0};
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -108,7 +109,13 @@ static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, b
 	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
 	 * a BAR that cannot be mapped means config cycles, not an error. */
 	if (!wanted("config") && !wanted("vsec") && (pci.device == PCI_ID_CX3 || pci.device == PCI_ID_CX3PRO))
-		crmem_open_sysfs(&mem, sysfs_root, pci.bdf, &(struct cx_status){0});
+		crmem_open_sysfs(&mem, sysfs_root, pci.bdf, &mst);
+	/* The BAR asked for and refused by the kernel: say why rather than "not usable". */
+	if (wanted("bar0") && mst.code == CX_EPERM) {
+		cfg_close(&cfg);
+		*st = mst;
+		return lockdown_explain(st, pci.bdf);
+	}
 	rc = attach_chip(d, cfg, mem, &pci, clear_sem, st);
 	if (!rc && with_flash)
 		rc = device_open_flash(d, st);
