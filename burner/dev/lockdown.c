@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lockdown.c — reading the kernel's lockdown mode (lockdown.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,17 @@ const char *lockdown_advice(void)
 	return advice;
 }
 
+/* The kernel refused it (the line carries strerror(EPERM or EACCES), as every refusal
+ * of the config file, a config write or the BAR's mapping does), not the card
+ * (a locked crspace is CX_EPERM too, chip.c). */
+static bool kernel_refused(const struct cx_status *st)
+{
+	return strstr(st->msg, strerror(EPERM)) || strstr(st->msg, strerror(EACCES));
+}
+
 int lockdown_explain(struct cx_status *st, const char *bdf)
 {
-	if (st->code != CX_EPERM || !lockdown_forbids_pci())
+	if (st->code != CX_EPERM || !kernel_refused(st) || !lockdown_forbids_pci())
 		return st->code;
 	cx_status_clear(st);
 	return bdf ? cx_fail(st, CX_EPERM, "%s: %s", bdf, lockdown_advice())

@@ -32,7 +32,8 @@ bool lockdown_forbids_pci(void);
 /* The one sentence for it, with the mode: "Secure Boot's lockdown (integrity) forbids ...". */
 const char *lockdown_advice(void);
 
-/* If st is a refusal (CX_EPERM) and lockdown_forbids_pci(): replace its line with
+/* If st is the kernel's refusal (CX_EPERM, with strerror(EPERM) or strerror(EACCES)
+ * in its line: not a card whose crspace is locked) and lockdown_forbids_pci(): replace its line with
  * "BDF: " (when bdf is given) and lockdown_advice(). Returns st->code. */
 int lockdown_explain(struct cx_status *st, const char *bdf);
 

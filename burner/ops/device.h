@@ -5,7 +5,9 @@
  * identifies the chip (recovery mode included) and the flash part, and
  * defers SIGINT/SIGTERM (util/signals.h) until device_close(), which releases
  * the flash semaphores and parks the crspace window first. The semaphores are
- * taken by device_lock() for a whole session (hw-access.md §3.5).
+ * taken by device_lock() for a whole session (hw-access.md §3.5). An open the
+ * kernel refuses (CX_EPERM) while it is locked down says so in one line
+ * (dev/lockdown.h).
  */
 #ifndef CX_DEVICE_H
 #define CX_DEVICE_H

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -247,10 +248,15 @@ static void test_lockdown_file(void **state)
 	assert_int_equal(r.p.nfail, 1);
 	assert_non_null(strstr(row(&r.p, "lockdown")->text, "turn Secure Boot off in the firmware setup"));
 	struct cx_status st = {0};
-	cx_fail(&st, CX_EPERM, "cannot open config: Operation not permitted (run as root)");
+	cx_fail(&st, CX_EPERM, "cannot open config: %s (run as root)", strerror(EPERM));
 	assert_int_equal(lockdown_explain(&st, CARD_BDF), CX_EPERM);
 	assert_string_equal(st.msg, CARD_BDF ": Secure Boot's lockdown (integrity) forbids the PCI access "
 				    "flashing needs; turn Secure Boot off in the firmware setup");
+	/* The card's own lock is not the kernel's: its line stays. */
+	cx_status_clear(&st);
+	cx_fail(&st, CX_EPERM, "HW access is disabled on the card (crspace locked)");
+	lockdown_explain(&st, CARD_BDF);
+	assert_string_equal(st.msg, "HW access is disabled on the card (crspace locked)");
 	/* "none" selected, and no file at all: nothing changes. */
 	fd = open(path, O_WRONLY | O_TRUNC);
 	assert_int_equal(write(fd, "[none] integrity confidentiality\n", 33), 33);
