@@ -87,24 +87,32 @@ def test_stuck_busy_is_not_safe(cxsim, images):
 
 
 def test_lockdown_file_gives_the_line_and_the_verdict(cxsim, images, tmp_path):
-    """A held semaphore keeps it fast: the lockdown row is checked first either way."""
+    """A held semaphore keeps the probe fast (the lockdown row is checked first either way);
+    `list` on a healthy card of its own (on a held one it would wait for the semaphore)."""
     stem, _ = card(cxsim, images, "lock")
+    ok, _ = card(cxsim, images, "lock-list")
     fault(stem, "--sem-held", "gpio")
     lock = tmp_path / "lockdown"
     lock.write_text("none integrity [confidentiality]\n")
-    s = cxsim.serve(stem)
     env = {"CXFLASH_LOCKDOWN_FILE": str(lock), "PATH": "/usr/bin:/bin"}
-    j = json.loads(probe(s, "--json", env=env).stdout)
-    assert j["lockdown"] == "confidentiality"
     line = ("Secure Boot's lockdown (confidentiality) forbids the PCI access flashing needs; "
             "turn Secure Boot off in the firmware setup")
+    s = cxsim.serve(stem)
+    j = json.loads(probe(s, "--json", env=env).stdout)
+    assert j["lockdown"] == "confidentiality"
     assert line in j["reasons"] and len(j["reasons"]) == 2, j["reasons"]
-    r = run([CXFLASH, "--sysfs", s.dir, "list"], env=env)
-    assert r.returncode == 0 and line in r.stdout, r.stdout
     # Without the variable (this machine has no lockdown, or "none"): nothing changes.
     j = json.loads(probe(s, "--json", env={"PATH": "/usr/bin:/bin"}).stdout)
     assert j["lockdown"] == "none" and len(j["reasons"]) == 1
-    assert "lockdown" not in run([CXFLASH, "--sysfs", s.dir, "list"]).stdout
+    assert_nothing_written(s)
+    assert s.stop() == 0
+    s = cxsim.serve(ok)
+    r = run([CXFLASH, "--sysfs", s.dir, "list"], env=env)
+    assert r.returncode == 0 and line in r.stdout, r.stdout
+    assert json.loads(run([CXFLASH, "--sysfs", s.dir, "list", "--json"], env=env).stdout)["lockdown"] == \
+        "confidentiality"
+    r = run([CXFLASH, "--sysfs", s.dir, "list"])
+    assert r.returncode == 0 and "1 card found" in r.stdout and "lockdown" not in r.stdout, r.stdout
     assert_nothing_written(s)
     assert s.stop() == 0
 
