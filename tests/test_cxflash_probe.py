@@ -21,6 +21,15 @@ CX_EFLASH_ROW, CX_EUNSAFE = "stuck busy", 18          # README "Exit codes"
 WRITE_OPCODES = ("0x01", "0x02", "0x06", "0x20", "0xd8", "0xc7")  # WRSR PP WREN SSE SE CE
 
 
+def host_lockdown():
+    """This machine's own lockdown mode ("none" without the file), as cxflash reads it."""
+    try:
+        text = open("/sys/kernel/security/lockdown").read()
+    except OSError:
+        return "none"
+    return text.split("[", 1)[1].split("]", 1)[0] if "[" in text else "none"
+
+
 def card(rig, images, name, part="W25Q80"):
     img = images.make(f"--chip cx3 {SMALL}")
     stem = rig.create(name, "--chip", "cx3", "--flash", part, "--image", img)
@@ -101,7 +110,8 @@ def test_lockdown_file_gives_the_line_and_the_verdict(cxsim, images, tmp_path):
     j = json.loads(probe(s, "--json", env=env).stdout)
     assert j["lockdown"] == "confidentiality"
     assert line in j["reasons"] and len(j["reasons"]) == 2, j["reasons"]
-    # Without the variable (this machine has no lockdown, or "none"): nothing changes.
+    # Without the variable: this machine's own state, which the other tests need to be "none".
+    assert host_lockdown() == "none", "this machine is locked down: the device tests cannot write"
     j = json.loads(probe(s, "--json", env={"PATH": "/usr/bin:/bin"}).stdout)
     assert j["lockdown"] == "none" and len(j["reasons"]) == 1
     assert_nothing_written(s)
