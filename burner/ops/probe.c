@@ -94,7 +94,8 @@ static void check_semaphores(struct probe_ctx *x, struct probe_check *c)
 {
 	struct probe *p = x->p;
 	struct cx_status e = {0};
-	char held[PROBE_TEXT_MAX] = "";
+	char each[PROBE_TEXT_MAX] = "";
+	bool any_held = false;
 
 	p->sems[0] = (struct probe_sem){.addr = SEM_FLASHPROG, .present = x->d->chip.desc->flashprog_sem};
 	p->sems[1] = (struct probe_sem){.addr = SEM_GPIO, .present = true};
@@ -104,15 +105,18 @@ static void check_semaphores(struct probe_ctx *x, struct probe_check *c)
 			continue;
 		if (peek_sem(x, s, &e))
 			return failed(x, c, &e);
+		any_held |= s->held;
+		size_t n = strlen(each);
 		if (s->held)
-			snprintf(held + strlen(held), sizeof(held) - strlen(held), "%s0x%05x (reads 0x%x)",
-				 held[0] ? " and " : "", s->addr, s->value);
+			snprintf(each + n, sizeof(each) - n, "%s0x%05x held (reads 0x%x)", n ? ", " : "", s->addr, s->value);
+		else
+			snprintf(each + n, sizeof(each) - n, "%s0x%05x free", n ? ", " : "", s->addr);
 	}
-	if (held[0])
-		say(c, PROBE_FAIL, "flash semaphore %s held by firmware or another tool: nothing can be written "
-		    "while it is; if nothing else uses the card, --clear-semaphore frees it", held);
+	if (any_held)
+		say(c, PROBE_FAIL, "flash semaphore %s: held by firmware or another tool, nothing can be written "
+		    "while it is; if nothing else uses the card, --clear-semaphore frees it", each);
 	else
-		say(c, PROBE_PASS, "the flash semaphores are free (left free)");
+		say(c, PROBE_PASS, "%s (each left as found)", each);
 }
 
 static bool sems_free(const struct probe *p)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_probe.c — `probe` (ops/probe.h) against the card model in process: the verdict and
- * the failing rows on a healthy card and on each fault (write protection, a held semaphore
+ * the failing rows on a healthy card (a ConnectX-3, and a ConnectX-2 with its one flash
+ * semaphore) and on each fault (write protection, a held semaphore
  * of either kind, a gateway stuck busy, recovery mode with a blank or a damaged flash), the
  * lockdown row from a fake lockdown file, and that it never writes: the model counts no
  * erase, no program and no write-enable or status write, the flash is byte for byte what
@@ -90,6 +91,7 @@ static void test_healthy_is_safe(void **state)
 	assert_true(probe_safe(&r.p));
 	for (unsigned i = 0; i < r.p.nchecks; i++)
 		assert_int_equal(r.p.checks[i].result, PROBE_PASS);
+	assert_string_equal(row(&r.p, "semaphores")->text, "0xf03a0 free, 0xf03fc free (each left as found)");
 	assert_true(r.p.reads_agree && r.p.have_image && r.p.have_running);
 	assert_string_equal(r.p.fw_flash, "2.42.5000");
 	assert_string_equal(r.p.fw_running, "2.42.5000");
@@ -103,6 +105,24 @@ static void test_healthy_is_safe(void **state)
 	assert_int_equal(device_lock(&d, &st), CX_OK);
 	device_unlock(&d);
 	device_close(&d);
+	cxsim_free(c);
+}
+
+/* A ConnectX-2 has no 0xf03a0 (§3.5): only 0xf03fc is read. */
+static void test_cx2_has_one_semaphore(void **state)
+{
+	(void)state;
+	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX2, .part = "M25P16",
+							     .image = "--chip cx2 --ddr 1 --ddr-size 0x100 --no-rom"});
+	struct run r;
+
+	assert_true(cxsim_boot_info(c)->booted);
+	probe(c, &r);
+	assert_true(probe_safe(&r.p));
+	assert_false(r.p.sems[0].present);
+	assert_true(r.p.sems[1].checked && !r.p.sems[1].held);
+	assert_string_equal(row(&r.p, "semaphores")->text, "0xf03fc free (each left as found)");
+	assert_int_equal(cxsim_counters(c)->unmodelled, 0);
 	cxsim_free(c);
 }
 
@@ -138,7 +158,7 @@ static void test_sst_protection_is_a_note(void **state)
 	cxsim_free(c);
 }
 
-static void held(bool gpio, const char *addr)
+static void held(bool gpio, const char *held_one, const char *free_one)
 {
 	struct cxsim_card *c = healthy();
 	struct cxsim_params *p = cxsim_params_mut(c);
@@ -152,14 +172,16 @@ static void held(bool gpio, const char *addr)
 	assert_false(probe_safe(&r.p));
 	assert_int_equal(r.p.nfail, 1);
 	assert_int_equal(row(&r.p, "semaphores")->result, PROBE_FAIL);
-	assert_non_null(strstr(row(&r.p, "semaphores")->text, addr));
+	assert_non_null(strstr(row(&r.p, "semaphores")->text, held_one));
+	assert_non_null(strstr(row(&r.p, "semaphores")->text, free_one));
 	for (const char *const *n = (const char *const[]){"flash", "protection", "reads", "image", NULL}; *n; n++)
 		assert_int_equal(row(&r.p, *n)->result, PROBE_SKIP);
 	assert_int_equal(cxsim_counters(c)->gw_cmds, 0);     /* no flash access without the lock */
 	/* Still held by the other agent, the free one free: a second probe finds the same. */
 	probe(c, &r);
 	assert_int_equal(r.p.nfail, 1);
-	assert_non_null(strstr(row(&r.p, "semaphores")->text, addr));
+	assert_non_null(strstr(row(&r.p, "semaphores")->text, held_one));
+	assert_non_null(strstr(row(&r.p, "semaphores")->text, free_one));
 	assert_false(sim_gpio_sem_held(c));
 	cxsim_free(c);
 }
@@ -167,13 +189,13 @@ static void held(bool gpio, const char *addr)
 static void test_held_gpio_semaphore_is_not_safe(void **state)
 {
 	(void)state;
-	held(true, "0xf03fc");
+	held(true, "0xf03fc held (reads 0x1)", "0xf03a0 free");
 }
 
 static void test_held_flashprog_semaphore_is_not_safe(void **state)
 {
 	(void)state;
-	held(false, "0xf03a0");
+	held(false, "0xf03a0 held (reads 0x1)", "0xf03fc free");
 }
 
 static void test_stuck_busy_is_not_safe(void **state)
@@ -277,6 +299,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy_is_safe),
+		cmocka_unit_test(test_cx2_has_one_semaphore),
 		cmocka_unit_test(test_write_protected_is_not_safe),
 		cmocka_unit_test(test_sst_protection_is_a_note),
 		cmocka_unit_test(test_held_gpio_semaphore_is_not_safe),
