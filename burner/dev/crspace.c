@@ -61,6 +61,9 @@ static int lock_fail(struct crspace *cr, struct cx_status *st)
 
 static int vsec_fail(struct crspace *cr, unsigned reg, struct cx_status *st)
 {
+	if (errno == EPERM || errno == EACCES)   /* refused by the kernel, as in io_fail() */
+		return cx_fail(st, CX_EPERM, "%s: config-space access to the VSEC gateway (0x%02x) refused by the "
+			       "kernel: %s", cr->cfg->bdf, cr->vsec + reg, strerror(errno));
 	return cx_fail(st, CX_ENODEV, "%s: config-space access to the VSEC gateway (0x%02x) failed: "
 		       "the card does not answer", cr->cfg->bdf, cr->vsec + reg);
 }
@@ -91,13 +94,16 @@ static unsigned find_vsec(struct crspace *cr)
 	return 0;
 }
 
+/* errno cleared first: vsec_fail() reads it. */
 static int vsec_rd(struct crspace *cr, unsigned reg, uint32_t *v)
 {
+	errno = 0;
 	return cfg_read(cr->cfg, cr->vsec + reg, v);
 }
 
 static int vsec_wr(struct crspace *cr, unsigned reg, uint32_t v)
 {
+	errno = 0;
 	return cfg_write(cr->cfg, cr->vsec + reg, v);
 }
 
