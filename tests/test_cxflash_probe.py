@@ -136,7 +136,8 @@ def test_healthy_card_is_safe(cxsim, images):
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert r.stdout.rstrip().endswith("verdict: safe to write"), r.stdout
     assert " FAIL " not in r.stdout and r.stderr == "", r.stdout
-    for words in ("W25QxxBV, 1024 KiB (JEDEC ef 40 14)", "read twice, 1024 KiB, identical", "FW 2.42.5000 at 0x000000",
+    for words in ("W25QxxBV, 1024 KiB (JEDEC ef 40 14)", "read twice, 1024 KiB, identical",
+                  "0xf03a0 free, 0xf03fc free (each left as found)", "FW 2.42.5000 at 0x000000",
                   "the card runs FW 2.42.5000, the one on the flash", "not write-protected"):
         assert words in r.stdout, (words, r.stdout)
     assert_nothing_written(s)

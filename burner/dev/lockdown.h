@@ -2,8 +2,9 @@
 /* lockdown.h — the kernel's lockdown state, and what it means for a refused access.
  *
  * Under Secure Boot, distribution kernels lock themselves down (the kernel's
- * lockdown LSM, security/lockdown/lockdown.c): in `integrity` and `confidentiality` mode the kernel refuses writes to a PCI
- * function's sysfs `config` file and mmap of its `resource` files
+ * lockdown LSM, security/lockdown/lockdown.c): in `integrity` and
+ * `confidentiality` mode the kernel refuses writes to a PCI function's sysfs
+ * `config` file and mmap of its `resource` files
  * (LOCKDOWN_PCI_ACCESS, drivers/pci/pci-sysfs.c), with EPERM. cxflash needs both
  * (the 0x58/0x5c window writes config space; BAR0 is mapped), so flashing cannot
  * work until Secure Boot is turned off.

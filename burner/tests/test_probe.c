@@ -148,7 +148,8 @@ static void test_write_protected_is_not_safe(void **state)
 static void test_sst_protection_is_a_note(void **state)
 {
 	(void)state;
-	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = "SST25VF016B", .image = IMAGE});
+	struct cxsim_card *c =
+		card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = "SST25VF016B", .image = IMAGE});
 	struct run r;
 
 	probe(c, &r);
