@@ -10,6 +10,7 @@
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed (reported, never asserted)
+#   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
 #   make cxsim     build the card simulator; make bench-mstflint: mstflint's burn on it
 #   make clean     remove build output
 
@@ -43,7 +44,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-layers check-unit bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-layers check-unit test-traces bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report
 
 all: burner images
@@ -83,7 +84,7 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 $(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_HDR)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread
+	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread -lz
 
 # libpci as cxflash links it (static, musl), listing a tree: proves the served tree is one libpci reads.
 $(B)/host/pci-list: tests/helpers/pci_list.c $(SYSROOT)/.stamp
@@ -206,6 +207,11 @@ PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
 check: check-layers $(CHECK_BINS)
 	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
 	  tests/ qemu-tests/
+
+# The committed recordings of tests/traces/ (README: Traces), made again from cxsim: run it
+# when a change of cxflash's register sequence is intended, and commit them with it. Root (FUSE).
+test-traces: burner/cxflash $(B)/host/cxsim $(B)/host/mkfs2
+	CXR_BUILD=$(B) $(PYTHON) scripts/make-test-traces
 
 bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
 	scripts/bench.sh $(B)

@@ -28,6 +28,8 @@ struct cli {
 	const char *image;          /* -i FILE */
 	const char *device;         /* -d BDF */
 	const char *sysfs;          /* --sysfs DIR (or $CXFLASH_SYSFS): libpci's sysfs.path */
+	const char *record;         /* --record FILE: every access to the card (ops/device_trace.h) */
+	const char *replay;         /* --replay FILE: the card's accesses answered from FILE */
 	bool clear_sem;             /* --clear-semaphore */
 	bool use_image_guids;       /* --use_image_guids (burn) */
 	bool use_image_ps;          /* --use_image_ps (burn) */
@@ -87,6 +89,9 @@ void cli_usage(FILE *out);
 void cli_usage_options(FILE *out);
 /* The row of the command named exactly name, or NULL. */
 const struct command *cli_find_command(const char *name);
+
+/* --record / --replay (trace.c): choose one for the whole command, before it runs. */
+int cli_trace_begin(const struct cli *c, int argc, char **argv, struct cx_status *st);
 
 /* The commands (cmd_*.c). */
 int cmd_verify(struct cli *c, struct cx_status *st);

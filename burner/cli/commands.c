@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "dev/lockdown.h"
 #include "ops/card_state.h"
+#include "ops/device_trace.h"
 #include "util/json.h"
 #include "util/signals.h"
 #include "util/version.h"
@@ -62,7 +63,7 @@ void cli_usage(FILE *out)
 	for (const struct command *c = cli_commands; c->name; c++)
 		fprintf(out, "  %-58s %s\n", c->usage, c->help);
 	fprintf(out, "\nExit codes: 0 ok, 2 usage, 3 I/O, 4 bad image, 5 absent, 6 bad value,\n"
-		     "7 blank GUIDs, 8 unsupported, 9 out of memory, 18 probe: not safe to write\n"
+		     "7 blank GUIDs, 8 unsupported, 9 out of memory, 19 probe: not safe to write\n"
 		     "(README.md has the table).\n");
 }
 
@@ -141,7 +142,10 @@ int cli_main(int argc, char **argv)
 	 * write at a safe point must not kill us before we say where it stopped. */
 	sig_defer_begin();
 	if (!rc)
+		rc = cli_trace_begin(&c, argc, argv, &st);
+	if (!rc)
 		rc = run_command(cmd, &c, &st);
+	rc = device_trace_end(rc, &st);
 	if (!rc)
 		rc = flush_stdout(&st);
 	if (rc == CX_EPERM)

@@ -40,6 +40,10 @@ static const struct option_row options[] = {
 	{"d", "device", ARG_WORD, AT(device), "BDF", "the card at PCI address BDF (see 'cxflash list')"},
 	{NULL, "sysfs", ARG_WORD, AT(sysfs), "DIR",
 	 "find cards under DIR instead of /sys/bus/pci ($CXFLASH_SYSFS)"},
+	{NULL, "record", ARG_WORD, AT(record), "FILE",
+	 "record every register access to the card into FILE (README: Traces)"},
+	{NULL, "replay", ARG_WORD, AT(replay), "FILE",
+	 "-d BDF: run against the recording FILE instead of a card"},
 	{NULL, "clear-semaphore", ARG_FLAG, AT(clear_sem), NULL,
 	 "release the card's flash semaphores first (after a killed tool)"},
 	{NULL, "striped_image", ARG_FLAG, AT(striped), NULL,
@@ -215,6 +219,10 @@ static int check(struct cli *c, bool want_help, struct cx_status *st)
 		c->sysfs = getenv("CXFLASH_SYSFS");
 	if (c->image && c->device && !want_help && !(cmd && (cmd->flags & CMD_IMAGE_AND_DEVICE)))
 		return cx_fail(st, CX_EUSAGE, "give -i FILE or -d BDF, not both (only burn takes both)");
+	if (c->record && c->replay)
+		return cx_fail(st, CX_EUSAGE, "give --record or --replay, not both");
+	if (c->replay && !c->device && !want_help)
+		return cx_fail(st, CX_EUSAGE, "--replay FILE needs -d BDF (the card the recording was made on)");
 	if (c->device && c->striped)
 		return cx_fail(st, CX_EUSAGE, "--striped_image is for dump files, not for -d");
 	return CX_OK;

@@ -5,6 +5,7 @@
 
 #include "dev/lockdown.h"
 #include "ops/device.h"
+#include "ops/device_trace.h"
 #include "util/signals.h"
 
 #define READ_PIECE (64u << 10) /* check for a deferred signal this often while reading */
@@ -90,35 +91,53 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 	return device_attach_mem(d, cfg, (struct crmem){0}, pci, clear_sem, st);
 }
 
-/* device_open(), or with !with_flash device_open_chip(). A refusal under a
- * kernel lockdown is said as such (dev/lockdown.h). */
+/* The card's function, config space and BAR0 from sysfs, behind a recorder with --record.
+ * A refusal under a kernel lockdown is said as such (dev/lockdown.h). */
+static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *pci, struct cfg_dev *cfg,
+		      struct crmem *mem, struct cx_status *st)
+{
+	struct cx_status mst = {0};
+	int rc;
+
+	if ((rc = pci_find(sysfs_root, bdf, pci, st)))
+		return rc;
+	if ((rc = cfg_open_sysfs(cfg, sysfs_root, pci->bdf, st)))
+		return lockdown_explain(st, pci->bdf);
+	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
+	 * a BAR that cannot be mapped means config cycles, not an error. */
+	if (!wanted("config") && !wanted("vsec") && (pci->device == PCI_ID_CX3 || pci->device == PCI_ID_CX3PRO))
+		crmem_open_sysfs(mem, sysfs_root, pci->bdf, &mst);
+	/* The BAR asked for and refused by the kernel: say why rather than "not usable". */
+	if (wanted("bar0") && mst.code == CX_EPERM) {
+		cfg_close(cfg);
+		*st = mst;
+		return lockdown_explain(st, pci->bdf);
+	}
+	if ((rc = device_trace_wrap(pci, cfg, mem, st))) {
+		cfg_close(cfg);
+		crmem_close(mem);
+	}
+	return rc;
+}
+
+/* device_open(), or with !with_flash device_open_chip(). */
 static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem, bool with_flash,
 		    struct cx_status *st)
 {
 	struct pci_card pci;
 	struct cfg_dev cfg;
 	struct crmem mem = {0};
-	struct cx_status mst = {0};
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if ((rc = pci_find(sysfs_root, bdf, &pci, st)))
+	rc = device_trace_replaying() ? device_trace_card(bdf, &pci, &cfg, &mem, st)
+				      : open_sysfs(sysfs_root, bdf, &pci, &cfg, &mem, st);
+	if (rc)
 		return rc;
-	if ((rc = cfg_open_sysfs(&cfg, sysfs_root, pci.bdf, st)))
-		return lockdown_explain(st, pci.bdf);
-	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
-	 * a BAR that cannot be mapped means config cycles, not an error. */
-	if (!wanted("config") && !wanted("vsec") && (pci.device == PCI_ID_CX3 || pci.device == PCI_ID_CX3PRO))
-		crmem_open_sysfs(&mem, sysfs_root, pci.bdf, &mst);
-	/* The BAR asked for and refused by the kernel: say why rather than "not usable". */
-	if (wanted("bar0") && mst.code == CX_EPERM) {
-		cfg_close(&cfg);
-		*st = mst;
-		return lockdown_explain(st, pci.bdf);
-	}
 	rc = attach_chip(d, cfg, mem, &pci, clear_sem, st);
 	if (!rc && with_flash)
 		rc = device_open_flash(d, st);
+	device_trace_ident(d, rc);
 	return rc ? lockdown_explain(st, pci.bdf) : CX_OK;
 }
 

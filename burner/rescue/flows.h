@@ -91,6 +91,7 @@ struct wiz_write {
 	struct pending job;
 	struct backup_result bk;
 	bool backed_up, recorded;
+	bool traced;                 /* its accesses go to a trace (write_trace.c) */
 	char from_fw[24];
 };
 void wiz_write_init(struct wiz_write *x, struct wizard *w, int card, const char *action, const char *why,
@@ -101,6 +102,12 @@ const struct history_from *wiz_write_from(struct wiz_write *x, struct history_fr
 int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
 		  const struct history_to *to, const char *nothing);
 void wiz_write_wrote(struct wiz_write *x);
+
+/* write_trace.c: every session that writes a card is recorded (README: Traces) into
+ * DATA/traces/<UTC>-<action>-<bdf>.trace, from before the card is opened until after it
+ * is closed; a trace that cannot be made is a warning, never a reason not to write. */
+void wiz_trace_begin(struct wiz_write *x);
+void wiz_trace_end(struct wiz_write *x);
 
 /* flow_write.c: burn a library image onto card i. action names it in the history
  * ("update", "crossflash", "burn", "unbrick"); ident: the identity to put on the

@@ -21,6 +21,7 @@ void wiz_write_init(struct wiz_write *x, struct wizard *w, int card, const char 
 	snprintf(x->job.action, sizeof(x->job.action), "%s", action);
 	wiz_pending_card(&w->cards[card], &x->job);
 	wiz_now(x->job.time);
+	wiz_trace_begin(x);
 }
 
 int wiz_write_before(void *ctx, struct cx_status *st)
@@ -64,6 +65,7 @@ int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const
 	const struct history_backup *bp = x->backed_up ? &bk : NULL;
 	struct cx_status ist = {0};
 
+	wiz_trace_end(x);
 	w->last_write = *out;
 	if (rc) {
 		/* Without a job record (set-ids) every failure is "failed", as it always was. */

@@ -38,7 +38,9 @@
 #include <unistd.h>
 
 #include "mkimage.h"
+#include "dev/trace_read.h"
 #include "ops/backup.h"
+#include "ops/device_trace.h"
 #include "rescue/pending.h"
 #include "rescue/session.h"
 #include "rescue/wizard.h"
@@ -248,7 +250,47 @@ static int bus_open(void *ctx, const struct pci_card *pci, struct device *d, str
 	if (i < 0)
 		return cx_fail(st, CX_EABSENT, "no card at %s", pci->bdf);
 	sim_cfg_attach(&cfg, r->cards[i], pci->bdf);
+	/* As device_open() does: the wizard's traces (write_trace.c) record these cards too. */
+	struct crmem mem = {0};
+	int rc = device_trace_wrap(pci, &cfg, &mem, st);
+	if (rc)
+		return rc;
 	return device_attach(d, cfg, pci, false, st);
+}
+
+/* The data folder's traces/ holds one trace, of the card at bdf, complete, with its accesses. */
+static void expect_one_trace(struct rig *r, const char *action, const char *bdf)
+{
+	char dir[600], path[900], want[64];
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/traces", r->data);
+	snprintf(want, sizeof(want), "-%s-%s.trace", action, bdf);
+	for (char *p = want; *p; p++)
+		if (*p == ':')
+			*p = '-';
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			n++;
+			assert_non_null(strstr(e->d_name, want));
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		}
+	closedir(d);
+	assert_int_equal(n, 1);
+	struct trace_reader *t;
+	struct cx_status st = {0};
+	struct tr_rec x;
+	unsigned accesses = 0;
+	assert_int_equal(trace_reader_open(&t, path, &st), CX_OK);
+	assert_string_equal(trace_header(t, "bdf"), bdf);
+	while (trace_reader_next(t, &x, &st) == 1)
+		accesses += tr_is_access(x.kind);
+	assert_true(trace_reader_complete(t));
+	assert_true(accesses > 1000);   /* the backup and the burn */
+	trace_reader_close(t);
 }
 
 /* ---- a session ---------------------------------------------------------------------- */
@@ -894,6 +936,7 @@ static void test_job_update(void **state)
 	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
 	expect_untouched(r->cards[0], hp, n);
 	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
+	expect_one_trace(r, "update", "0000:02:00.0");
 	char *rep = report_text(r);
 	expect_card_result(rep, "0000:01:00.0", "nothing-to-do");
 	expect_card_result(rep, "0000:02:00.0", "ok");

@@ -16,6 +16,7 @@ int cmd_create(int argc, char **argv);
 int cmd_boot_check(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* One-line error to stderr: "cxsim: <what>". Returns CLI_FAIL. */
 int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

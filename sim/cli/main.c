@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* main.c — cxsim's command table: create, boot-check, fault, serve. */
+/* main.c — cxsim's command table: create, boot-check, fault, serve, replay. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +31,14 @@ static const char usage_text[] =
 "      serve the cards as a fake sysfs PCI tree at DIR (FUSE) until SIGTERM/SIGINT;\n"
 "      DIR/devices/0000:0N:00.0/ is the N-th card, DIR/cxsim/{clock,power-cycle,stats}\n"
 "      control the simulation\n"
+"  replay FILE STEM [--clock accesses|recorded]\n"
+"      make a cxflash trace's accesses (cxflash --record FILE) to the card STEM, in\n"
+"      order, and compare each read with the recorded value; the card is not saved.\n"
+"      --clock: the model's clock advances only by its accesses (the default, as\n"
+"      serve without --wall-clock) or follows the trace's timestamps (serve\n"
+"      --wall-clock, a real card). Exit status: 0 every read as recorded (a trace\n"
+"      cut short: its prefix), 1 an unreadable trace or card, 2 bad command line,\n"
+"      3 a read differs (the access is printed)\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 bad command line.\n";
 
@@ -42,6 +50,7 @@ static const struct {
 	{ "boot-check", cmd_boot_check },
 	{ "fault", cmd_fault },
 	{ "serve", cmd_serve },
+	{ "replay", cmd_replay },
 };
 
 int main(int argc, char **argv)
