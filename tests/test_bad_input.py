@@ -236,6 +236,8 @@ def test_fs3_image_is_unsupported(base):
     (["frobnicate"], E_USAGE, "unknown command"),
     (["--bogus", "v"], E_USAGE, "unknown option"),
     (["rrom"], E_USAGE, "usage"),
+    (["probe"], E_USAGE, "cxflash -d BDF probe"),
+    (["probe", "x"], E_USAGE, "usage"),
 ])
 def test_bad_arguments(base, args, code, word):
     path, _ = base

@@ -102,6 +102,7 @@ int cmd_extract(struct cli *c, struct cx_status *st);
 int cmd_sg(struct cli *c, struct cx_status *st);
 int cmd_sv(struct cli *c, struct cx_status *st);
 int cmd_list(struct cli *c, struct cx_status *st);
+int cmd_probe(struct cli *c, struct cx_status *st);
 int cmd_burn(struct cli *c, struct cx_status *st);
 int cmd_backup(struct cli *c, struct cx_status *st);
 int cmd_restore(struct cli *c, struct cx_status *st);

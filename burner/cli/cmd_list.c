@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "dev/lockdown.h"
 #include "image/info.h"
 #include "ops/cardinfo.h"
 #include "ops/placeholder.h"
@@ -158,8 +159,11 @@ int cmd_list(struct cli *c, struct cx_status *st)
 		for (int i = 0; i < n; i++)
 			print_json(&j, &views[i]);
 		json_close(&j);
+		json_str(&j, "lockdown", lockdown_mode());
 		json_end(&j);
 	} else {
+		if (lockdown_forbids_pci())
+			printf("-W- the kernel is locked down: %s\n", lockdown_advice());
 		for (int i = 0; i < n; i++)
 			print_text(&views[i]);
 		printf("%d card%s found\n", n, n == 1 ? "" : "s");

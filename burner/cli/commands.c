@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "dev/lockdown.h"
 #include "ops/card_state.h"
 #include "ops/device_trace.h"
 #include "util/json.h"
@@ -19,6 +20,9 @@ const struct command cli_commands[] = {
 	 "-d BDF -i IMAGE: back up the card, then burn failsafe keeping its GUIDs/MACs/VSD"},
 	{"list", cmd_list, CMD_JSON, 0, 0, "list",
 	 "every ConnectX-2/3/3 Pro card: slot, chip, IDs, OEM, PSID, FW, GUIDs/MACs, ROM, recovery"},
+	{"probe", cmd_probe, CMD_JSON, 0, 0, "probe",
+	 "-d BDF only: read-only checks (IDs, semaphores, flash, two reads, image, FW, lockdown); "
+	 "safe to write or why not"},
 	{"v", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "v",
 	 "verify every checksum and structure rule of the image"},
 	{"verify", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "verify", "same as v"},
@@ -59,7 +63,8 @@ void cli_usage(FILE *out)
 	for (const struct command *c = cli_commands; c->name; c++)
 		fprintf(out, "  %-58s %s\n", c->usage, c->help);
 	fprintf(out, "\nExit codes: 0 ok, 2 usage, 3 I/O, 4 bad image, 5 absent, 6 bad value,\n"
-		     "7 blank GUIDs, 8 unsupported, 9 out of memory (README.md has the table).\n");
+		     "7 blank GUIDs, 8 unsupported, 9 out of memory, 19 probe: not safe to write\n"
+		     "(README.md has the table).\n");
 }
 
 const struct command *cli_find_command(const char *name)
@@ -143,6 +148,8 @@ int cli_main(int argc, char **argv)
 	rc = device_trace_end(rc, &st);
 	if (!rc)
 		rc = flush_stdout(&st);
+	if (rc == CX_EPERM)
+		lockdown_explain(&st, c.device);
 	if (rc) {
 		json_failure(&c, rc, &st);
 		fflush(stdout);

@@ -63,8 +63,10 @@ int crmem_open_sysfs(struct crmem *m, const char *root, const char *bdf, struct 
 	}
 	p = mmap(NULL, CRMEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);   /* the mapping keeps the BAR */
+	/* A refused mapping (EPERM: the kernel's lockdown, dev/lockdown.h) is CX_EPERM. */
 	if (p == MAP_FAILED)
-		return cx_fail(st, CX_ENODEV, "cannot map %s: %s", path, strerror(errno));
+		return cx_fail(st, errno == EPERM || errno == EACCES ? CX_EPERM : CX_ENODEV, "cannot map %s: %s",
+			       path, strerror(errno));
 	if (!(c = malloc(sizeof(*c)))) {
 		munmap(p, CRMEM_SIZE);
 		return cx_fail(st, CX_ENOMEM, "out of memory");

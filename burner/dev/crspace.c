@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crspace.c — the VSEC gateway (hw-access.md §2.4), the 0x58/0x5c window (§2.3)
  * and the BAR0 fast path (§2.2). */
+#include <errno.h>
+#include <string.h>
+
 #include "dev/crspace.h"
 #include "util/signals.h"
 
@@ -37,8 +40,14 @@
 #define HW_ID_CX3PRO 0x1F7        /* §1.2 */
 #define FLUSH_POLLS 10000         /* bound on the 0xf0380 spin (mtcr spins unbounded) */
 
+/* A config access the kernel refused (EPERM/EACCES: a lockdown, dev/lockdown.h) is
+ * CX_EPERM, anything else a card that does not answer. The callers clear errno
+ * before the access, so a stale value is not taken for a refusal. */
 static int io_fail(struct crspace *cr, const char *what, uint32_t addr, struct cx_status *st)
 {
+	if (errno == EPERM || errno == EACCES)
+		return cx_fail(st, CX_EPERM, "%s: config-space %s at crspace 0x%05x refused by the kernel: %s",
+			       cr->cfg->bdf, what, addr, strerror(errno));
 	return cx_fail(st, CX_ENODEV, "%s: config-space %s failed at crspace 0x%05x: the card does not answer",
 		       cr->cfg->bdf, what, addr);
 }
@@ -52,6 +61,9 @@ static int lock_fail(struct crspace *cr, struct cx_status *st)
 
 static int vsec_fail(struct crspace *cr, unsigned reg, struct cx_status *st)
 {
+	if (errno == EPERM || errno == EACCES)   /* refused by the kernel, as in io_fail() */
+		return cx_fail(st, CX_EPERM, "%s: config-space access to the VSEC gateway (0x%02x) refused by the "
+			       "kernel: %s", cr->cfg->bdf, cr->vsec + reg, strerror(errno));
 	return cx_fail(st, CX_ENODEV, "%s: config-space access to the VSEC gateway (0x%02x) failed: "
 		       "the card does not answer", cr->cfg->bdf, cr->vsec + reg);
 }
@@ -82,13 +94,16 @@ static unsigned find_vsec(struct crspace *cr)
 	return 0;
 }
 
+/* errno cleared first: vsec_fail() reads it. */
 static int vsec_rd(struct crspace *cr, unsigned reg, uint32_t *v)
 {
+	errno = 0;
 	return cfg_read(cr->cfg, cr->vsec + reg, v);
 }
 
 static int vsec_wr(struct crspace *cr, unsigned reg, uint32_t v)
 {
+	errno = 0;
 	return cfg_write(cr->cfg, cr->vsec + reg, v);
 }
 
@@ -237,6 +252,7 @@ int cr_open(struct crspace *cr, struct cfg_dev *cfg, unsigned flags, struct cx_s
 	/* is_wo_pciconf_gw: write an address, read it back, §2.3. */
 	if (cfg_lock(cfg))
 		return lock_fail(cr, st);
+	errno = 0;
 	int bad = cfg_write(cfg, WIN_ADDR, CR_HW_ID) || cfg_read(cfg, WIN_ADDR, &v);
 	cfg_unlock(cfg);
 	if (bad)
@@ -295,6 +311,7 @@ int cr_read(struct crspace *cr, uint32_t addr, uint32_t *val, struct cx_status *
 		return vsec_access(cr, addr, val, false, st);
 	if (cfg_lock(cr->cfg))
 		return lock_fail(cr, st);
+	errno = 0;
 	int bad = cfg_write(cr->cfg, WIN_ADDR, cr->wo_addr ? addr | WIN_WO_READ : addr) ||
 		  cfg_read(cr->cfg, WIN_DATA, val);
 	cfg_unlock(cr->cfg);
@@ -315,6 +332,7 @@ int cr_write(struct crspace *cr, uint32_t addr, uint32_t val, struct cx_status *
 		return vsec_access(cr, addr, &val, true, st);
 	if (cfg_lock(cr->cfg))
 		return lock_fail(cr, st);
+	errno = 0;
 	/* Write-only address: data first, then the address write runs it, §2.3. */
 	if (cr->wo_addr)
 		bad = cfg_write(cr->cfg, WIN_DATA, val) || cfg_write(cr->cfg, WIN_ADDR, addr);

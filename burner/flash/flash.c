@@ -134,6 +134,11 @@ int flash_is_write_protected(struct flash *f, bool *wp, struct cx_status *st)
 	return rc;
 }
 
+int flash_status(struct flash *f, uint8_t *sr, struct cx_status *st)
+{
+	return fl_spi_rdsr(f, sr, st);
+}
+
 bool flash_clears_protection(const struct flash *f)
 {
 	return f->part->init_sr != FL_NO_INIT_SR;

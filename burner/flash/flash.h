@@ -86,6 +86,8 @@ int flash_read(struct flash *f, uint32_t addr, uint8_t *buf, uint32_t len, struc
  * parts power on protected and read true until flash_prepare_write(). */
 int flash_is_write_protected(struct flash *f, bool *wp, struct cx_status *st);
 
+/* The status register as it reads now (RDSR, §3.7): WIP, WEL and the BP bits. */
+int flash_status(struct flash *f, uint8_t *sr, struct cx_status *st);
 /* true if flash_prepare_write() clears protection itself on this part (SST, Atmel). */
 bool flash_clears_protection(const struct flash *f);
 

@@ -68,30 +68,15 @@ struct found {
 	char ini_error[CX_MSG_MAX];
 };
 
-struct mem_flash {
-	const uint8_t *buf;
-	uint32_t size;
-};
-
-static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
-{
-	const struct mem_flash *m = ctx;
-
-	if (addr > m->size || len > m->size - addr)
-		return cx_fail(st, CX_EIMAGE, "read of 0x%x bytes at 0x%x is outside the flash", len, addr);
-	memcpy(buf, m->buf + addr, len);
-	return CX_OK;
-}
-
 /* Find and parse the image in the dump; failures are recorded, not returned:
  * a card whose image is damaged is the one that most needs a backup. */
 static int inspect(const struct device *d, const uint8_t *flash, struct found *f, struct cx_status *st)
 {
-	struct mem_flash m = {flash, d->flash.size};
+	struct devimage_mem m = {flash, d->flash.size};
 	struct cx_status ist = {0};
 
 	memset(f, 0, sizeof(*f));
-	int rc = devimage_read(&f->di, mem_read, &m, d->flash.size, d->chip.desc->start_positions, &ist);
+	int rc = devimage_read(&f->di, devimage_mem_read, &m, d->flash.size, d->chip.desc->start_positions, &ist);
 	if (rc == CX_ENOMEM)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
 	if (rc) {

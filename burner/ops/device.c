@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dev/lockdown.h"
 #include "ops/device.h"
 #include "ops/device_trace.h"
 #include "util/signals.h"
@@ -23,8 +24,9 @@ static bool wanted(const char *method)
 	return !strcmp(access_wanted(), method);
 }
 
-int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
-		      bool clear_sem, struct cx_status *st)
+/* Up to the chip: config space, the access method, the chip and recovery mode. */
+static int attach_chip(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
+		       bool clear_sem, struct cx_status *st)
 {
 	int rc;
 
@@ -52,6 +54,13 @@ int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, co
 			       "unset it to use the 0x58/0x5c window", pci->bdf, d->chip.cr.no_vsec);
 	if (clear_sem && (rc = chip_clear_semaphores(&d->chip, st)))
 		return rc;
+	return CX_OK;
+}
+
+int device_open_flash(struct device *d, struct cx_status *st)
+{
+	int rc;
+
 	/* Identification touches the gateway: hold the semaphore while we do it. */
 	if ((rc = chip_lock(&d->chip, st)))
 		return rc;
@@ -63,26 +72,47 @@ int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, co
 	return CX_OK;
 }
 
+int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
+		      bool clear_sem, struct cx_status *st)
+{
+	int rc = attach_chip(d, cfg, mem, pci, clear_sem, st);
+
+	return rc ? rc : device_open_flash(d, st);
+}
+
+int device_attach_chip(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, struct cx_status *st)
+{
+	return attach_chip(d, cfg, (struct crmem){0}, pci, false, st);
+}
+
 int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
 		  struct cx_status *st)
 {
 	return device_attach_mem(d, cfg, (struct crmem){0}, pci, clear_sem, st);
 }
 
-/* The card's function, config space and BAR0 from sysfs, behind a recorder with --record. */
+/* The card's function, config space and BAR0 from sysfs, behind a recorder with --record.
+ * A refusal under a kernel lockdown is said as such (dev/lockdown.h). */
 static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *pci, struct cfg_dev *cfg,
 		      struct crmem *mem, struct cx_status *st)
 {
+	struct cx_status mst = {0};
 	int rc;
 
 	if ((rc = pci_find(sysfs_root, bdf, pci, st)))
 		return rc;
 	if ((rc = cfg_open_sysfs(cfg, sysfs_root, pci->bdf, st)))
-		return rc;
+		return lockdown_explain(st, pci->bdf);
 	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
 	 * a BAR that cannot be mapped means config cycles, not an error. */
 	if (!wanted("config") && !wanted("vsec") && (pci->device == PCI_ID_CX3 || pci->device == PCI_ID_CX3PRO))
-		crmem_open_sysfs(mem, sysfs_root, pci->bdf, &(struct cx_status){0});
+		crmem_open_sysfs(mem, sysfs_root, pci->bdf, &mst);
+	/* The BAR asked for and refused by the kernel: say why rather than "not usable". */
+	if (wanted("bar0") && mst.code == CX_EPERM) {
+		cfg_close(cfg);
+		*st = mst;
+		return lockdown_explain(st, pci->bdf);
+	}
 	if ((rc = device_trace_wrap(pci, cfg, mem, st))) {
 		cfg_close(cfg);
 		crmem_close(mem);
@@ -90,8 +120,9 @@ static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *
 	return rc;
 }
 
-int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
-		struct cx_status *st)
+/* device_open(), or with !with_flash device_open_chip(). */
+static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem, bool with_flash,
+		    struct cx_status *st)
 {
 	struct pci_card pci;
 	struct cfg_dev cfg;
@@ -103,9 +134,22 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
 				      : open_sysfs(sysfs_root, bdf, &pci, &cfg, &mem, st);
 	if (rc)
 		return rc;
-	rc = device_attach_mem(d, cfg, mem, &pci, clear_sem, st);
+	rc = attach_chip(d, cfg, mem, &pci, clear_sem, st);
+	if (!rc && with_flash)
+		rc = device_open_flash(d, st);
 	device_trace_ident(d, rc);
-	return rc;
+	return rc ? lockdown_explain(st, pci.bdf) : CX_OK;
+}
+
+int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
+		struct cx_status *st)
+{
+	return open_bdf(d, sysfs_root, bdf, clear_sem, true, st);
+}
+
+int device_open_chip(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st)
+{
+	return open_bdf(d, sysfs_root, bdf, false, false, st);
 }
 
 int device_lock(struct device *d, struct cx_status *st)

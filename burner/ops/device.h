@@ -5,7 +5,9 @@
  * identifies the chip (recovery mode included) and the flash part, and
  * defers SIGINT/SIGTERM (util/signals.h) until device_close(), which releases
  * the flash semaphores and parks the crspace window first. The semaphores are
- * taken by device_lock() for a whole session (hw-access.md §3.5).
+ * taken by device_lock() for a whole session (hw-access.md §3.5). An open the
+ * kernel refuses (CX_EPERM) while it is locked down says so in one line
+ * (dev/lockdown.h).
  */
 #ifndef CX_DEVICE_H
 #define CX_DEVICE_H
@@ -31,9 +33,19 @@ struct device {
 int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
 		struct cx_status *st);
 
+/* Only up to the chip (no semaphore taken, no flash access): the probe
+ * (ops/probe.h) looks at the semaphores before it lets device_open_flash()
+ * take them. */
+int device_open_chip(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st);
+/* Identify the flash of a device_open_chip() card, under the semaphores. */
+int device_open_flash(struct device *d, struct cx_status *st);
+
 /* The same on an already opened config space (tests: an in-process card). */
 int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, bool clear_sem,
 		  struct cx_status *st);
+
+/* device_open_chip() on an already opened config space (tests). */
+int device_attach_chip(struct device *d, struct cfg_dev cfg, const struct pci_card *pci, struct cx_status *st);
 
 /* ... and with a BAR0 mapping to try (crmem.h); it is used when it answers like
  * config space on a ConnectX-3 / Pro outside recovery mode, and closed otherwise.

@@ -274,3 +274,13 @@ void devimage_free(struct dev_image *d)
 	free(d->buf);
 	d->buf = NULL;
 }
+
+int devimage_mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
+{
+	const struct devimage_mem *m = ctx;
+
+	if (addr > m->size || len > m->size - addr)
+		return cx_fail(st, CX_EIMAGE, "read of 0x%x bytes at 0x%x is outside the flash", len, addr);
+	memcpy(buf, m->buf + addr, len);
+	return CX_OK;
+}

@@ -31,6 +31,14 @@
 typedef int (*flash_read_fn)(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len,
 			     struct cx_status *st);
 
+/* A flash already in memory (a dump, or a card read whole) as a flash_read_fn:
+ * ctx is a struct devimage_mem; a range outside it is CX_EIMAGE. */
+struct devimage_mem {
+	const uint8_t *buf;
+	uint32_t size;
+};
+int devimage_mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st);
+
 /* The ranges devimage_read_meta() reads: the boot record, two BOOT2 headers,
  * at most FS2_MAX_SECTIONS section headers and the two sections read whole. */
 #define DEVIMAGE_MAX_KNOWN (FS2_MAX_SECTIONS + 5)

@@ -174,6 +174,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	if ((rc = ask_ids(w, c, &req, msg, sizeof(msg), st)))
 		return rc;
 	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is.\n");
+	wiz_probe_first(w, i);
 	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
 		wiz_history(w, c, "set-ids", NULL, NULL, NULL, "declined", st->msg);
 		return rc;

@@ -57,6 +57,7 @@ static int ask_word(struct wizard *w, int i, const char *bundle, const char *act
 	fprintf(w->out, "  The card's whole flash is replaced by the backup %s\n", bundle);
 	fprintf(w->out, "  (firmware and identity as they were when it was made), after a backup of the flash\n"
 			"  as it is now. A power cut leaves a whole image on the card at every instant.\n");
+	wiz_probe_first(w, i);
 	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st)))
 		wiz_history(w, c, action, NULL, NULL, NULL, "declined", st->msg);
 	return rc;

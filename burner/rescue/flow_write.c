@@ -212,6 +212,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 		return rc;
 	if (rq->ask) {
 		show_plan(w, rq);
+		wiz_probe_first(w, rq->card);
 		if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
 			free(img);
 			wiz_history(w, c, rq->action, NULL, NULL, NULL, "declined", st->msg);

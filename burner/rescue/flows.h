@@ -59,6 +59,9 @@ void wiz_say(struct wizard *w, const char *fmt, ...) __attribute__((format(print
 int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st);
 /* The current UTC time, "2026-11-24T10:46:00Z". */
 void wiz_now(char out[32]);
+/* probe_first.c: the first time in the session, probe card i (ops/probe.h) and show
+ * every failed check and note, before the typed word. Nothing is written. */
+void wiz_probe_first(struct wizard *w, int card);
 /* A write's record and history line around it (write.c) */
 
 /* flow_backup.c */

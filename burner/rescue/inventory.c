@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dev/lockdown.h"
 #include "image/info.h"
 #include "rescue/flows.h"
 
@@ -173,6 +174,8 @@ void inv_show(struct wizard *w)
 	FILE *o = w->out;
 
 	fprintf(o, "\n== Mellanox ConnectX cards in this machine ==\n");
+	if (lockdown_forbids_pci())
+		fprintf(o, "WARNING: the kernel is locked down: %s\n", lockdown_advice());
 	if (w->list_error[0]) {
 		fprintf(o, "The PCI bus could not be read: %s\n", w->list_error);
 	} else if (!w->ncards) {

@@ -16,7 +16,8 @@
  *   5. otherwise the main menu, until the user picks power off.
  *
  * Every action that writes a card runs the same steps (flows.h): show what
- * will happen, ask for the typed word, back the card up to the stick, note
+ * will happen and, the first time in a session, what the read-only probe
+ * (ops/probe.h) found unexpected on the card; ask for the typed word, back the card up to the stick, note
  * the job as pending, write with progress, journal the result, and after a
  * success go to the power-off screen, which explains the cold restart.
  * After a failure the wizard stays up with the error and the log's path.
@@ -113,6 +114,8 @@ struct wizard {
 	char backed_up[WIZARD_MAX_CARDS][16]; /* slots backed up in this session (a card with blank
 					       * GUIDs has no identity the index could find) */
 	int nbacked_up;
+	char probed[WIZARD_MAX_CARDS][16]; /* slots probed in this session (rescue/probe_first.c) */
+	int nprobed;
 	bool wrote;                  /* a write succeeded: power off for the cold restart */
 	struct write_outcome last_write; /* the newest write's outcome (ops/card_write.h): its card's state */
 	bool wrote_recovery;         /* ... to a card that was in recovery mode (the jumper) */

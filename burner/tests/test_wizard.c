@@ -9,6 +9,9 @@
  *   an HP card backed up and cross-flashed to the stock image, keeping its GUIDs/MACs,
  *     and the next boot's check of that write;
  *   a wrong confirmation word writes nothing;
+ *   the read-only probe before the first write: a write-protected flash (and a lockdown
+ *     file, on the first screen too) shown before the typed word; declined, nothing written;
+ *     a healthy card, nothing shown;
  *   a ConnectX-3 Pro image is listed as REFUSED for a ConnectX-3 and never offered;
  *   a card in recovery mode unbricked from its backup, and from its sticker's values;
  *   the unattended update and crossflash jobs (a RISKY target refused unless allowed);
@@ -614,6 +617,76 @@ static void test_wrong_word_writes_nothing(void **state)
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"declined\"", NULL);
 	expect_history(r, 0, "\"result\":\"ok\"", NULL, NULL);
 	assert_int_equal(count_files(r->data), 2); /* logs/ and history.jsonl: no pending/ */
+	free(orig);
+}
+
+/* ---- 2b. the probe before the first write -------------------------------------------- */
+
+/* Where needle first appears on the screen (the test fails without it). */
+static size_t said_at(const struct rig *r, const char *needle)
+{
+	const char *at = r->out ? strstr(r->out, needle) : NULL;
+
+	if (!at) {
+		dump(r);
+		fail_msg("the wizard did not say \"%s\"", needle);
+	}
+	return (size_t)(at - r->out);
+}
+
+/* A write-protected flash: the probe's finding is on the screen before the typed word,
+ * and the user, warned, declines: nothing is written. A lockdown file shows on the first
+ * screen. */
+static void test_probe_finding_before_the_word(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char lock[200];
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	cxsim_params_mut(c)->write_protect = true;
+	cxsim_power_cycle(c);
+	snprintf(lock, sizeof(lock), "%s/lockdown", r->root);
+	write_text(lock, "none [integrity] confidentiality\n");
+	setenv("CXFLASH_LOCKDOWN_FILE", lock, 1);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+
+	int rc = run(r, "2\nno\n");
+	unsetenv("CXFLASH_LOCKDOWN_FILE");
+	expect_rc(r, rc, CX_EDECLINED);
+	size_t lockdown = said_at(r, "WARNING: the kernel is locked down: Secure Boot's lockdown (integrity) forbids");
+	assert_true(lockdown < said_at(r, "== Mellanox ConnectX cards in this machine ==") + 60);
+	size_t checked = said_at(r, "Before writing, card 0000:01:00.0 was checked (read-only); it found:");
+	size_t finding = said_at(r, "  PROBLEM protection: status register 0x");
+	size_t verdict = said_at(r, "The card is NOT safe to write (2 problems above)");
+	size_t word = said_at(r, "Type " "FLASH" " to write the card");
+	assert_true(said_at(r, "== crossflash: card 0000:01:00.0") < checked);
+	assert_true(checked < finding && finding < verdict && verdict < word);
+	said_at(r, "  PROBLEM lockdown: Secure Boot's lockdown (integrity)");
+	expect_said(r, "cancelled: nothing written");
+	expect_untouched(c, orig, n);
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"declined\"", NULL);
+	free(orig);
+}
+
+/* A healthy card: the probe finds nothing to say, and the session goes on as before. */
+static void test_probe_quiet_on_a_healthy_card(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *orig = flash_copy(c, &n);
+	cxsim_counters_reset(c);
+	int rc = run(r, "2\nno\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	said_at(r, "Type " "FLASH" " to write the card");
+	expect_not_said(r, "Before writing, card");
+	expect_not_said(r, "locked down");
+	expect_untouched(c, orig, n);
 	free(orig);
 }
 
@@ -2423,6 +2496,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_backup_then_crossflash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_word_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_finding_before_the_word, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_quiet_on_a_healthy_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_burn_file_lists_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbrick_from_backup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbrick_image_with_bundle_identity, setup, teardown),

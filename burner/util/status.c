@@ -46,6 +46,7 @@ const char *cx_code_name(int code)
 	case CX_EINTR: return "interrupted";
 	case CX_EMISMATCH: return "mismatch";
 	case CX_EREPLAY: return "replay-differs";
+	case CX_EUNSAFE: return "not-safe";
 	}
 	return "unknown";
 }

@@ -29,6 +29,7 @@ enum cx_code {
 	CX_EINTR = 16,       /* interrupted (SIGINT/SIGTERM) at a safe point */
 	CX_EMISMATCH = 17,   /* the image does not fit this card (chip, revision, PSID, size) */
 	CX_EREPLAY = 18,     /* --replay: cxflash's accesses differ from the recording */
+	CX_EUNSAFE = 19,     /* probe: the card is not safe to write (each reason on a line) */
 };
 
 #define CX_MSG_MAX 320
