@@ -57,6 +57,8 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	char from[24], to[24];
 	fmt_fw_version(from, sizeof(from), r.old_fw);
 	fmt_fw_version(to, sizeof(to), r.new_fw);
+	if (!c->json && r.guid_source == ID_SRC_DAMAGED)
+		printf("-I- GUIDs and MACs kept from %s\n", identity_source_text(r.guid_source));
 	if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);
@@ -66,6 +68,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 		json_str(&j, "psid", r.new_psid);
 		json_int(&j, "start", r.start);
 		json_bool(&j, "rom_from_card", r.rom_carried);
+		json_str(&j, "guids_from", identity_source_name(r.guid_source));
 		cli_json_write_end(&j, c, r.bytes_erased, r.bytes_programmed, &b);
 	} else if (r.nothing_to_do) {
 		printf("-I- the card already holds this image (FW %s, PSID %s): nothing written\n", to, r.new_psid);

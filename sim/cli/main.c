@@ -27,10 +27,11 @@ static const char usage_text[] =
 "      bits of MASK (default 0xff) never change, so a write there fails its read-back;\n"
 "      --vsec-sem-held: another agent holds the VSEC gateway's semaphore from power-on\n"
 "      until a tool writes 0 to it (cxflash --clear-semaphore, mstmcra -c)\n"
-"  serve DIR STEM... [--wall-clock]\n"
+"  serve DIR STEM... [--wall-clock] [--log FILE]\n"
 "      serve the cards as a fake sysfs PCI tree at DIR (FUSE) until SIGTERM/SIGINT;\n"
 "      DIR/devices/0000:0N:00.0/ is the N-th card, DIR/cxsim/{clock,power-cycle,stats}\n"
-"      control the simulation\n"
+"      control the simulation; --log writes one line per config and BAR0 access to\n"
+"      FILE: TIME_NS BDF cfg|bar0 r|w OFFSET LEN VALUE\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 bad command line.\n";
 
