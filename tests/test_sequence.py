@@ -18,7 +18,7 @@ address start << 8...). Config writes outside the window, by offset and value.""
 import pytest
 
 from conftest import CXFLASH, run
-from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
+from cxsim_helpers import CXSIM, bdf, cxsim  # noqa: F401 (fixture)
 
 SMALL = "--ddr 2 --ddr-size 0x1000"
 CHIP, PSID = "cx3", "MT_1090120019"
@@ -89,6 +89,42 @@ def parse_log(path, dev):
         else:
             cfg.add((off, val))
     return words, gw_regs, cr, cfg
+
+
+def test_serve_log_records_each_access(cxsim, tmp_path):
+    """`cxsim serve --log`: a line per config piece (offset, size, the value read or written,
+    in order, with the model's clock) and per resource0 request; an unwritable log is exit 1."""
+    stem = cxsim.create("card", "--empty")
+    log = tmp_path / "access.log"
+    s = cxsim.serve(stem, log=log)
+    cfg = s.path(0, "config")
+    with open(cfg, "r+b", buffering=0) as f:
+        f.seek(0)
+        ident = f.read(4)
+        f.seek(WIN_ADDR)
+        f.write((0xF0014).to_bytes(4, "little"))
+        f.seek(WIN_DATA)
+        hw = int.from_bytes(f.read(4), "little")
+        f.seek(0x02)
+        f.read(2)
+    with open(s.path(0, "resource0"), "rb") as f:
+        f.read(4)
+    assert s.stop() == 0
+    lines = [ln.split() for ln in log.read_text().splitlines()]
+    cfg_lines = [ln[1:] for ln in lines if ln[2] == "cfg"]
+    assert cfg_lines == [
+        [bdf(0), "cfg", "r", "0x00000", "4", f"0x{int.from_bytes(ident, 'little'):08x}"],
+        [bdf(0), "cfg", "w", "0x00058", "4", "0x000f0014"],
+        [bdf(0), "cfg", "r", "0x0005c", "4", f"0x{hw:08x}"],
+        [bdf(0), "cfg", "r", "0x00002", "2", f"0x0000{ident[3]:02x}{ident[2]:02x}"],
+    ], lines
+    assert hw & 0xFFFF == 0x1F5                        # the window reached crspace 0xf0014
+    times = [int(ln[0]) for ln in lines]
+    assert times == sorted(times) and times[-1] > 0
+    bar = [ln for ln in lines if ln[2] == "bar0"]
+    assert bar and all(ln[3] == "r" and ln[6] == "0xffffffff" for ln in bar)   # decode off
+    r = run([CXSIM, "serve", tmp_path / "sys2", stem, "--log", tmp_path / "no" / "such.log"])
+    assert r.returncode == 1 and "access log" in r.stderr
 
 
 def image(images, fw, name):

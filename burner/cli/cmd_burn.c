@@ -58,7 +58,8 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	fmt_fw_version(from, sizeof(from), r.old_fw);
 	fmt_fw_version(to, sizeof(to), r.new_fw);
 	if (!c->json && r.guid_source == ID_SRC_DAMAGED)
-		printf("-I- GUIDs and MACs kept from %s\n", identity_source_text(r.guid_source));
+		printf("-I- the card is in recovery mode; its GUIDs and MACs were read from its damaged image, "
+		       "whose GUID section's CRC is good, and kept\n");
 	if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);

@@ -70,23 +70,14 @@ int identity_decide(const struct fs2_image *cur, const struct fs2_image *img,
 	return CX_OK;
 }
 
-static const struct {
-	const char *name, *text;
-} sources[] = {
-	[ID_SRC_CARD] = {"card", "the card's own image"},
-	[ID_SRC_GIVEN] = {"given", "the GUIDs given (--guid/--mac or a backup bundle)"},
-	[ID_SRC_DAMAGED] = {"damaged-image", "the recovery-mode card's damaged image (its GUID section's CRC is good)"},
-	[ID_SRC_IMAGE] = {"image", "the new image's own (--use_image_guids)"},
+/* Indexed by enum identity_source: the words of burn --json's "guids_from". */
+static const char *const source_names[] = {
+	[ID_SRC_CARD] = "card", [ID_SRC_GIVEN] = "given", [ID_SRC_DAMAGED] = "damaged-image", [ID_SRC_IMAGE] = "image",
 };
 
 const char *identity_source_name(enum identity_source s)
 {
-	return (unsigned)s < sizeof(sources) / sizeof(sources[0]) ? sources[s].name : "unknown";
-}
-
-const char *identity_source_text(enum identity_source s)
-{
-	return (unsigned)s < sizeof(sources) / sizeof(sources[0]) ? sources[s].text : "unknown";
+	return (unsigned)s < sizeof(source_names) / sizeof(source_names[0]) ? source_names[s] : "unknown";
 }
 
 int identity_apply(uint8_t *buf, const struct fs2_image *img, const struct identity *id,

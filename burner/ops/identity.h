@@ -50,10 +50,6 @@ struct identity {
 /* "card", "given", "damaged-image", "image": the JSON word for a source. */
 const char *identity_source_name(enum identity_source s);
 
-/* One phrase for the user: "the card's own image", "the recovery-mode card's
- * damaged image (its GUID section's CRC is good)", ... */
-const char *identity_source_text(enum identity_source s);
-
 /* Decide the identity from the card's current image (NULL in recovery mode,
  * where o->recovered may hold what its damaged image still tells), the new
  * image and the options; refuses with one line when it cannot. */
