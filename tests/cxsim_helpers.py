@@ -68,14 +68,17 @@ def patch_identity(img_path, mapping, guid, mac):
 class Server:
     """One `cxsim serve DIR STEM...` process."""
 
-    def __init__(self, folder, stems, wall_clock=False):
+    def __init__(self, folder, stems, wall_clock=False, log=None):
         self.dir = pathlib.Path(folder) / "sys"
         self.stems = [str(s) for s in stems]
         self.out = pathlib.Path(folder) / "serve.out"
         self.err = pathlib.Path(folder) / "serve.err"
+        self.log = log
         argv = [str(CXSIM), "serve", str(self.dir), *self.stems]
         if wall_clock:
             argv.append("--wall-clock")
+        if log:
+            argv += ["--log", str(log)]
         with open(self.out, "w") as out, open(self.err, "w") as err:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         self.returncode = None
@@ -148,10 +151,11 @@ class Rig:
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)
 
-    def serve(self, *stems, wall_clock=False):
+    def serve(self, *stems, wall_clock=False, log=None):
+        """log: a file for `cxsim serve --log` (every config and BAR0 access)."""
         folder = self.folder / f"serve{len(self.servers)}"
         folder.mkdir()
-        s = Server(folder, stems, wall_clock=wall_clock)
+        s = Server(folder, stems, wall_clock=wall_clock, log=log)
         self.servers.append(s)
         return s
 

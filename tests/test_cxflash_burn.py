@@ -125,6 +125,26 @@ def test_recovery_burn_json_has_no_version_before(cxsim, images):
     assert s.stop() == 0
 
 
+def test_recovery_card_keeps_the_guids_its_damaged_image_holds(cxsim, images):
+    """`cxsim create --corrupt` breaks only BOOT2's CRC: the card comes up in recovery mode,
+    but its GUID section is whole. As mstflint 3.8 does (hw-access.md §9.2 D6), the burn
+    keeps those GUIDs and MACs, and says where they came from (text, and --json)."""
+    stem = card(cxsim, images, extra=("--corrupt",))
+    s = cxsim.serve(stem)
+    assert s.read(0, "device") == "0x01f6"
+    img = images.make(f"--chip cx3 {SMALL} --fw 2.42.5000")
+    r = burn(s, img, "--dry-run", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["guids_from"] == "damaged-image"
+    r = burn(s, img)
+    assert r.returncode == 0, r.stderr
+    assert "recovery mode; its GUIDs and MACs were read from its damaged image" in r.stdout
+    assert s.stop() == 0
+    b = cxsim.boot_check(stem)
+    assert b["booted"] and b["pci_device"] == "0x1003" and b["fw_version"] == "2.42.5000"
+    assert b["guids"]["node"] == GUID and b["macs"]["port2"] == "0002c9c0ffe1"
+
+
 def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
     stem = card(cxsim, images)
     # A 64 KiB block erase: with model time only, cxflash's real sleeps do not count and it
@@ -138,6 +158,6 @@ def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
     j = json.loads(r.stdout)
     assert j["result"] == "burned" and j["from"] == "2.41.1000" and j["to"] == "2.42.5000"
     assert j["from_recovery"] is False
-    assert j["start"] == 0 and j["backup"] is None
+    assert j["start"] == 0 and j["backup"] is None and j["guids_from"] == "card"
     assert s.stop() == 0
     assert cxsim.boot_check(stem)["slot"] == 0

@@ -167,10 +167,13 @@ def test_unknown_bdf_and_no_tree(cxsim, images, tmp_path):
     assert s.stop() == 0
 
 
-def test_config_lock_is_shared_with_mstflint(cxsim, images, tmp_path):
-    """Each window access holds flock() on mstflint's lock file for the function, so a
-    second program cannot split an address/data pair. While another program keeps
-    the lock, cxflash waits, then gives up with exit 13 and writes nothing."""
+@pytest.mark.parametrize("kind", ["config", "mem"])
+def test_config_lock_is_shared_with_mstflint(cxsim, images, tmp_path, kind):
+    """Each window access holds flock() on both of mstflint's lock files for the function
+    (BDF_config, which mstflint 4.x takes, and BDF_mem, which mstflint 3.8 takes for a
+    plain BDF: hw-access.md §9.2 D3), so a second program cannot split an address/data
+    pair. While another program keeps either lock, cxflash waits, then gives up with
+    exit 13 and writes nothing."""
     import fcntl
     import os
     s = cxsim.serve(card(cxsim, images, "cx3"))
@@ -178,7 +181,7 @@ def test_config_lock_is_shared_with_mstflint(cxsim, images, tmp_path):
     env = dict(os.environ, CXFLASH_LOCK_DIR=str(lockdir))
     r = run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "q"], env=env)
     assert r.returncode == 0, r.stderr
-    lockfile = lockdir / f"{bdf(0)}_config"
+    lockfile = lockdir / f"{bdf(0)}_{kind}"
     assert lockfile.exists(), "cxflash made no lock file"
     before = s.card_stats()["counters"]
     with open(lockfile, "w") as held:

@@ -183,7 +183,7 @@ def test_vsec_option_and_fault_are_saved(tmp_path):
     ["boot-check", "x", "--yaml"], ["fault"], ["fault", "x", "--stuck-busy", "maybe"],
     ["fault", "x", "--sem-held", "all"], ["serve"], ["serve", "dir"], ["serve", "d", "x", "--ro"],
     ["create", "x", "--vsec", "icmd_exd"], ["create", "x", "--vsec"], ["create", "x", "--vsec", "32"],
-    ["fault", "x", "--vsec-sem-held", "maybe"],
+    ["fault", "x", "--vsec-sem-held", "maybe"], ["serve", "d", "x", "--log"],
 ])
 def test_usage_errors_exit_2(tmp_path, argv):
     r = run([CXSIM, *argv], cwd=tmp_path)

@@ -58,6 +58,9 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	burn_from_text(&r, from, sizeof(from));
 	fmt_fw_version(from_fw, sizeof(from_fw), r.old_fw);
 	fmt_fw_version(to, sizeof(to), r.new_fw);
+	if (!c->json && r.guid_source == ID_SRC_DAMAGED)
+		printf("-I- the card is in recovery mode; its GUIDs and MACs were read from its damaged image, "
+		       "whose GUID section's CRC is good, and kept\n");
 	if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);
@@ -69,6 +72,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 		json_str(&j, "psid", r.new_psid);
 		json_int(&j, "start", r.start);
 		json_bool(&j, "rom_from_card", r.rom_carried);
+		json_str(&j, "guids_from", identity_source_name(r.guid_source));
 		cli_json_write_end(&j, c, r.bytes_erased, r.bytes_programmed, &b);
 	} else if (r.nothing_to_do) {
 		printf("-I- the card already holds this image (FW %s, PSID %s): nothing written\n", to, r.new_psid);

@@ -33,7 +33,9 @@ struct cfg_dev {
 
 #define CFG_SYSFS_DEFAULT "/sys/bus/pci"  /* libpci's sysfs.path default */
 
-/* Open DIR/devices/BDF/config read-write (the sysfs method). */
+/* Open DIR/devices/BDF/config read-write (the sysfs method). Its lock is
+ * flock() of both mstflint lock files of the function, BDF_config then BDF_mem
+ * (cfg_sysfs.c says why both and why in that order). */
 int cfg_open_sysfs(struct cfg_dev *d, const char *sysfs_root, const char *bdf, struct cx_status *st);
 
 static inline int cfg_read(struct cfg_dev *d, unsigned off, uint32_t *v)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cfg_sysfs.c — config space through sysfs: pread/pwrite of 4 bytes on
  * DIR/devices/BDF/config, little-endian (hw-access.md §2.3), with each
- * window access under flock() of mstflint's lock file for the function. */
+ * window access under flock() of both of mstflint's lock files for the function. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,15 +17,31 @@
 #define LOCK_DIR "/tmp/mstflint_lockfiles"    /* mtcr's LOCK_FILE_DIR, hw-access.md §2.3 */
 #define LOCK_TRIES 5000                       /* 1 ms apart: give up after about 5 s */
 
+/* mtcr's lock files for one function, LOCK_DIR/<dddd:bb:dd.f>_<kind>
+ * (LOCK_FILE_FORMAT, _create_lock in mtcr_ul/mtcr_ul_com.c): `_config` is what
+ * mstflint 4.x takes on these cards and 3.x with a /sys/.../config name;
+ * mstflint 3.8 with a plain BDF takes `_mem` even when it falls back to config
+ * cycles (hw-access.md §9.2 D3). cxflash takes both, so that neither tool can
+ * split the other's address/data pair at 0x58/0x5c.
+ *
+ * Order: `_config`, then `_mem`, always; released in reverse. It cannot deadlock
+ * against mstflint: every mstflint holds at most one of them at a time (one
+ * fdlock per access path; 4.x swaps fdlock and res_fdlock, never holds both), so
+ * it never waits for one while holding the other. Two cxflash take them in the
+ * same order, so neither can hold the second while waiting for the first. */
+#define SYSFS_LOCKS 2
+static const char *const lock_kinds[SYSFS_LOCKS] = {"config", "mem"};
+
 struct sysfs_ctx {
 	int fd;
-	int lock_fd;   /* -1: no lock file could be made (read-only /tmp); go on without, as mtcr does */
+	/* In lock_kinds order; -1: that lock file could not be made (read-only
+	 * /tmp): go on without it, as mtcr does. */
+	int lock_fd[SYSFS_LOCKS];
 };
 
-/* LOCK_DIR/<dddd:bb:dd.f>_config, mtcr's LOCK_FILE_FORMAT. The directory is
- * world-writable like mtcr's, so that tools run by other users share it.
- * CXFLASH_LOCK_DIR moves it (tests, which must not contend with each other). */
-static int open_lock(const char *bdf)
+/* The directory is world-writable like mtcr's, so that tools run by other users
+ * share it. CXFLASH_LOCK_DIR moves it (tests, which must not contend with each other). */
+static int open_lock(const char *bdf, const char *kind)
 {
 	char path[4096];
 	const char *dir = getenv("CXFLASH_LOCK_DIR");
@@ -34,19 +50,18 @@ static int open_lock(const char *bdf)
 		dir = LOCK_DIR;
 	if (mkdir(dir, 0777) == 0)
 		chmod(dir, 0777);
-	snprintf(path, sizeof(path), "%s/%s_config", dir, bdf);
+	snprintf(path, sizeof(path), "%s/%s_%s", dir, bdf, kind);
 	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 }
 
-static int sysfs_lock(void *ctx)
+static int lock_one(int fd)
 {
-	struct sysfs_ctx *s = ctx;
 	struct timespec ms = {0, 1000000};
 
-	if (s->lock_fd < 0)
+	if (fd < 0)
 		return 0;
 	for (int i = 0; i < LOCK_TRIES; i++) {
-		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -1;
@@ -55,12 +70,28 @@ static int sysfs_lock(void *ctx)
 	return -1;
 }
 
-static void sysfs_unlock(void *ctx)
+static void unlock_from(struct sysfs_ctx *s, int n)
+{
+	while (n-- > 0)
+		if (s->lock_fd[n] >= 0)
+			flock(s->lock_fd[n], LOCK_UN);
+}
+
+static int sysfs_lock(void *ctx)
 {
 	struct sysfs_ctx *s = ctx;
 
-	if (s->lock_fd >= 0)
-		flock(s->lock_fd, LOCK_UN);
+	for (int i = 0; i < SYSFS_LOCKS; i++)
+		if (lock_one(s->lock_fd[i])) {
+			unlock_from(s, i);
+			return -1;
+		}
+	return 0;
+}
+
+static void sysfs_unlock(void *ctx)
+{
+	unlock_from(ctx, SYSFS_LOCKS);
 }
 
 static int sysfs_read(void *ctx, unsigned off, uint32_t *val)
@@ -96,8 +127,9 @@ static void sysfs_close(void *ctx)
 	struct sysfs_ctx *s = ctx;
 
 	close(s->fd);
-	if (s->lock_fd >= 0)
-		close(s->lock_fd);
+	for (int i = 0; i < SYSFS_LOCKS; i++)
+		if (s->lock_fd[i] >= 0)
+			close(s->lock_fd[i]);
 	free(s);
 }
 
@@ -122,7 +154,8 @@ int cfg_open_sysfs(struct cfg_dev *d, const char *root, const char *bdf, struct 
 		return cx_fail(st, CX_ENOMEM, "out of memory");
 	}
 	s->fd = fd;
-	s->lock_fd = open_lock(bdf);
+	for (int i = 0; i < SYSFS_LOCKS; i++)
+		s->lock_fd[i] = open_lock(bdf, lock_kinds[i]);
 	d->ops = &sysfs_ops;
 	d->ctx = s;
 	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);

@@ -22,7 +22,13 @@
 #define SEM_GPIO_SLEEP_US 1000
 #define CR_FW_VERSION 0x1F064      /* running FW version: MAJOR 31:16, then MINOR 31:16 | SUBMINOR, §1.2 */
 #define CR_BOOT_ADDR 0xF0000       /* boot address register, §4.4 */
-#define BOOT_ADDR_SHIFT 8          /* written as start << 8 on CX2/CX3/CX3 Pro, §4.4 */
+/* The value is start << 8, a plain dword write (§4.4, mf_update_boot_addr): what
+ * mstflint 4.9.0-1 and later write (4.21's mflash/mflash.c: boot_addr << 8 for
+ * CX2/CX3/CX3 Pro). mstflint 3.8 and 4.x up to 4.8.0-2 wrote (start << 8) | 0x06:
+ * bits 2:1 set, 0x08000006 for the slot at 0x80000 (src/mflash/mflash.c:2648;
+ * hw-access.md §9.2 D2). What bits 2:1 mean is UNCONFIRMED (§6 item 7); both were
+ * shipped for years for these cards, and a cold boot scans the flash anyway. */
+#define BOOT_ADDR_SHIFT 8
 
 /* One row per family, in enum order (chip_by_family indexes it). */
 static const struct chip_desc chips[CXF_COUNT] = {
@@ -72,7 +78,12 @@ const char *chip_label(const struct chip *c, char *buf, unsigned len)
 	return buf;
 }
 
-/* mstflint's livefish workaround, §1.3: turn off "auto reset on link down". */
+/* mstflint's livefish workaround, §1.3: turn off "auto reset on link down" when
+ * 0x41270 says the firmware is not up, on every open and whatever the PCI ID, as
+ * mstflint does: 3.8 in src/mflash/mflash.c:1793-1800 (hw-access.md §9.2 D5), 4.21/4.25 in
+ * mflash/mflash.c cntx_flash_init_direct_access, the path every CX2/CX3/CX3 Pro
+ * flash open takes. A card whose firmware died but that still enumerates with its
+ * normal ID gets it too. */
 static int livefish_fixup(struct chip *c, struct cx_status *st)
 {
 	uint32_t v;
@@ -110,9 +121,7 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 			       "%s: revision 0x%02x of HW ID 0x190 is a first-generation ConnectX, not supported",
 			       cfg->bdf, c->rev);
 	c->recovery = pci_device == (uint16_t)(c->desc->hw_id + 1);
-	if (c->recovery)
-		return livefish_fixup(c, st);
-	return CX_OK;
+	return livefish_fixup(c, st);
 }
 
 /* Read-to-lock: a read of 0 means we now hold it, §3.5. */

@@ -9,9 +9,10 @@
  * enum cx_family.
  *
  * chip_open() reads the HW ID (hw-access.md §1.2) and matches it against the
- * table; a PCI device ID of HW ID + 1 means
- * recovery ("livefish") mode (§1.3), where it also applies mstflint's
- * link-reset workaround. chip_lock() takes the flash semaphores as mstflint
+ * table; a PCI device ID of HW ID + 1 means recovery ("livefish") mode (§1.3).
+ * Like every mstflint, it then reads 0x41270 and, when that says the firmware is
+ * not up, applies mstflint's link-reset workaround (0xf3834), whatever the PCI
+ * ID. chip_lock() takes the flash semaphores as mstflint
  * does (§3.5): 0xf03a0 first on CX3/CX3 Pro, then 0xf03fc; chip_unlock()
  * releases what it took. A writer holds them for its whole session.
  */

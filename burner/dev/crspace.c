@@ -55,7 +55,7 @@ static int io_fail(struct crspace *cr, const char *what, uint32_t addr, struct c
 static int lock_fail(struct crspace *cr, struct cx_status *st)
 {
 	return cx_fail(st, CX_EBUSY, "%s: another program holds the card's config-space lock "
-		       "(%s_config in /tmp/mstflint_lockfiles); is mstflint or cxflash still running?",
+		       "(%s_config or _mem in /tmp/mstflint_lockfiles); is mstflint or cxflash still running?",
 		       cr->cfg->bdf, cr->cfg->bdf);
 }
 

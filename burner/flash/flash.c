@@ -87,7 +87,7 @@ int flash_open(struct flash *f, struct chip *c, struct cx_status *st)
 
 	*f = (struct flash){.chip = c};
 	fl_gw_init(&f->gw, &c->cr);
-	if ((rc = fl_gw_end_command(&f->gw, st)))
+	if ((rc = fl_gw_end_left_command(&f->gw, st)))
 		return rc;
 	for (unsigned i = 0; i < IDENTIFY_TRIES && none; i++)
 		if ((rc = identify(f, &none, st)))

@@ -22,6 +22,25 @@ static int bad_len(struct fl_gw *gw, unsigned len, struct cx_status *st)
 		       gw->cr->cfg->bdf, len);
 }
 
+/* gw_wait_ready: at most FLASH_CMD_CNT reads of the command word, no sleep
+ * (§3.2 step 6); *v is the last word read. cmd names the command in the error. */
+static int wait_ready(struct fl_gw *gw, uint32_t cmd, uint32_t *v, struct cx_status *st)
+{
+	int rc;
+
+	for (unsigned i = 0; i < FL_GW_BUSY_POLLS; i++) {
+		gw->busy_polls++;
+		if ((rc = cr_read(gw->cr, FL_GW_CMD, v, st)))
+			return rc;
+		if (!(*v & FL_GW_BUSY))
+			return CX_OK;
+	}
+	return cx_fail(st, CX_EFLASH,
+		       "%s: flash gateway stuck busy: command 0x%08x still running after %u polls "
+		       "(the flash controller does not answer; a power cycle of the host may be needed)",
+		       gw->cr->cfg->bdf, cmd, FL_GW_BUSY_POLLS);
+}
+
 int fl_gw_exec(struct fl_gw *gw, uint32_t cmd, struct cx_status *st)
 {
 	uint32_t v;
@@ -33,18 +52,7 @@ int fl_gw_exec(struct fl_gw *gw, uint32_t cmd, struct cx_status *st)
 	gw->transactions++;
 	if ((rc = cr_write(gw->cr, FL_GW_CMD, cmd, st)))
 		return rc;
-	/* gw_wait_ready: at most FLASH_CMD_CNT reads, no sleep (§3.2 step 6). */
-	for (unsigned i = 0; i < FL_GW_BUSY_POLLS; i++) {
-		gw->busy_polls++;
-		if ((rc = cr_read(gw->cr, FL_GW_CMD, &v, st)))
-			return rc;
-		if (!(v & FL_GW_BUSY))
-			return CX_OK;
-	}
-	return cx_fail(st, CX_EFLASH,
-		       "%s: flash gateway stuck busy: command 0x%08x still running after %u polls "
-		       "(the flash controller does not answer; a power cycle of the host may be needed)",
-		       gw->cr->cfg->bdf, cmd, FL_GW_BUSY_POLLS);
+	return wait_ready(gw, cmd, &v, st);
 }
 
 int fl_gw_get(struct fl_gw *gw, uint32_t cmd, uint32_t addr, uint8_t *buf, unsigned len,
@@ -97,4 +105,16 @@ int fl_gw_set(struct fl_gw *gw, uint32_t cmd, uint32_t addr, const uint8_t *buf,
 int fl_gw_end_command(struct fl_gw *gw, struct cx_status *st)
 {
 	return fl_gw_exec(gw, 0, st);
+}
+
+int fl_gw_end_left_command(struct fl_gw *gw, struct cx_status *st)
+{
+	uint32_t v;
+	int rc;
+
+	if ((rc = cr_read(gw->cr, FL_GW_CMD, &v, st)))
+		return rc;
+	if ((v & FL_GW_BUSY) && (rc = wait_ready(gw, v, &v, st)))
+		return rc;
+	return v & FL_GW_CS_HOLD ? fl_gw_end_command(gw, st) : CX_OK;
 }

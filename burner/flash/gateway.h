@@ -79,12 +79,30 @@ int fl_gw_get(struct fl_gw *gw, uint32_t cmd, uint32_t addr, uint8_t *buf, unsig
 int fl_gw_set(struct fl_gw *gw, uint32_t cmd, uint32_t addr, const uint8_t *buf, unsigned len,
 	      struct cx_status *st);
 
-/* A transaction with no phases and no CS_HOLD: it only lets chip select go
- * high. If a tool was killed between the pieces of a chained command, chip
- * select is still asserted, and our next opcode would reach the flash as more
- * data of that old command (a page program would write it). Issued first by
- * flash_open(). An unfinished page program that this ends does run: its data
- * is the killed tool's, and it only clears bits. */
+/* A transaction with no phases and no CS_HOLD (0x40002000 on bank 0): it only
+ * lets chip select go high. No mstflint sends one (3.8: every cntx_exec_cmd
+ * caller in src/mflash/mflash.c sets a cmd or data phase; 4.21 the same in
+ * mflash/mflash_gw.c), and what silicon does with it is UNCONFIRMED
+ * (sim/core/gateway.c models a deselect). So it is sent only where chip select
+ * is known to be held: by fl_gw_end_left_command(), and by a page program of
+ * ours that failed between its chained pieces (flash/program.c). An unfinished
+ * page program that this ends does run: its data is the killed tool's, and it
+ * only clears bits. */
 int fl_gw_end_command(struct fl_gw *gw, struct cx_status *st);
+
+/* flash_open()'s first step: a chained command another tool left open. A tool
+ * killed between the pieces of a page program leaves chip select asserted, and
+ * our next opcode would reach the flash as more data of that old command (the
+ * page program would write it). mstflint does nothing here (its f_reset is
+ * empty_reset for these chips: cntx_flash_init_direct_access in
+ * mflash/mflash.c, v4.21.0-1) and sends no command word that is not an SPI
+ * command of its own; so this reads the command word first, as mstflint's
+ * gw_wait_ready does, and writes nothing unless it shows a command left open:
+ * BUSY set (waited for as gw_wait_ready waits; stuck busy fails, nothing
+ * written) or, once idle, CS_HOLD set in the last command word (then
+ * fl_gw_end_command()). That the word reads back its CS_HOLD bit is
+ * UNCONFIRMED on silicon (mstflint reads only BUSY): if it does not, nothing
+ * is sent, which is what mstflint does. */
+int fl_gw_end_left_command(struct fl_gw *gw, struct cx_status *st);
 
 #endif

@@ -100,7 +100,8 @@ static int carry_rom(struct device *d, struct dev_image *cur, uint8_t **buf, siz
  * ops/guard.h (which `match` applies too), on the file, then on the image as it
  * will be written, with the card's ROM carried into it. */
 static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct dev_image *cur,
-		   const struct burn_opts *o, struct burn_result *r, struct cx_status *st)
+		   const struct burn_opts *o, const struct identity_opts *ident, struct burn_result *r,
+		   struct cx_status *st)
 {
 	struct device *d = w->d;
 	uint8_t *buf = *bufp;
@@ -141,8 +142,9 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 		snprintf(r->old_psid, sizeof(r->old_psid), "%s", now->info.psid);
 	}
 	struct guard_card gc = {d->chip.desc->hw_id, d->chip.rev, d->flash.size, d->chip.recovery, now};
-	go.ident = &o->ident;
+	go.ident = ident;
 	guard_check(&gc, &img[0], &go, &v);
+	r->guid_source = v.id.source;
 	if (v.code) {
 		free(img);
 		return cx_fail(st, v.code, "%s", v.reason);
@@ -168,7 +170,35 @@ struct burn_run {
 	size_t len;
 	struct dev_image cur;        /* the card's image, its meta read (not in recovery mode) */
 	struct failsafe_plan fp;
+	struct identity_opts ident;  /* o->ident, with what a recovery-mode card's flash still tells */
+	struct fs2_guids recovered;
 };
+
+/* A recovery-mode card's flash may still hold an image whose GUID section is
+ * whole (only its code is damaged, say): mstflint 3.8 reads those GUIDs and
+ * keeps them (hw-access.md §9.2 D6), and so do we, when its structure walks
+ * and the section's CRC is good (not the blank pattern). Read only when the
+ * burn was given no GUIDs; no image at all is no error here. */
+static int read_recovered(struct device *d, struct burn_run *x, struct cx_status *st)
+{
+	struct dev_image *c = &x->cur;
+	struct cx_status ignore = {0};
+	int rc;
+
+	if (x->o->ident.given.have_guids || x->o->ident.use_image_guids)
+		return CX_OK;
+	if ((rc = read_meta(d, c, true, &ignore)) == CX_EIMAGE)
+		return CX_OK;
+	if (rc)
+		return cx_fail(st, rc, "%s", ignore.msg);
+	const struct fs2_item *g = c->img.guid_sect >= 0 ? &c->img.items[c->img.guid_sect] : NULL;
+	if (c->parse_rc || !g || g->blank || g->crc_stored != g->crc_calc || c->img.guids.blank ||
+	    c->img.guids.n < GUIDS_NGUID)
+		return CX_OK;
+	x->recovered = c->img.guids;
+	x->ident.recovered = &x->recovered;
+	return CX_OK;
+}
 
 /* Where the image goes, from the patched image's own layout. */
 static int place(struct card_write *w, struct burn_run *x, struct cx_status *st)
@@ -203,14 +233,17 @@ static int check(struct card_write *w, struct cx_status *st)
 	/* The checks and the identity need the card's image structure, its GUID
 	 * and IMAGE_INFO sections: devimage_read_meta() reads those (~2.5 KiB),
 	 * not the whole image (0.87 s for 1 MiB through the gateway). */
+	x->ident = x->o->ident;
 	if (!d->chip.recovery) {
 		if ((rc = read_meta(d, &x->cur, true, st)))
 			return rc;
 		if (x->cur.parse_rc)
 			return cx_fail(st, CX_EIMAGE, "the card's image does not parse (%s); burning over it "
 				       "needs the recovery path", x->cur.parse_msg);
+	} else if ((rc = read_recovered(d, x, st))) {
+		return rc;
 	}
-	if ((rc = prepare(w, &x->buf, &x->len, d->chip.recovery ? NULL : &x->cur, x->o, x->r, st)))
+	if ((rc = prepare(w, &x->buf, &x->len, d->chip.recovery ? NULL : &x->cur, x->o, &x->ident, x->r, st)))
 		return rc;
 	return place(w, x, st);
 }

@@ -3,7 +3,8 @@
  *
  * burn_card() does, in order (fs2-format.md §3.3, §4.2): parse and verify the
  * image; read the structure, GUID and IMAGE_INFO sections of the card's
- * current image (devimage_read_meta; unless the card is in recovery mode);
+ * current image (devimage_read_meta; in recovery mode only for the GUIDs its
+ * damaged image may still hold, when none are given);
  * apply the rules of ops/guard.h, the ones `match` applies too (the image fits
  * the card, the PSID, the chunk size, the identity can be decided: ops/identity.h)
  * and ask the questions a PSID change or a downgrade needs; patch the identity;
@@ -53,6 +54,10 @@ struct burn_result {
 	uint16_t old_fw[3], new_fw[3];
 	char old_psid[17], new_psid[17];
 	uint64_t bytes_erased, bytes_programmed;
+	/* Where the burned GUIDs came from (ops/identity.h). ID_SRC_DAMAGED: the card
+	 * is in recovery mode and they were read from its damaged image, whose GUID
+	 * section's CRC is good; the wizard and `burn` say so. */
+	enum identity_source guid_source;
 	struct write_outcome out;    /* the card's state, what was read, erased, programmed */
 };
 

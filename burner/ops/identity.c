@@ -25,18 +25,22 @@ int identity_decide(const struct fs2_image *cur, const struct fs2_image *img,
 	if (o->use_image_ps && o->vsd)
 		return cx_fail(st, CX_EUSAGE, "--use_image_ps and --vsd exclude each other");
 
+	id->source = ID_SRC_IMAGE;
 	if (!o->use_image_guids) {
-		bool have_card = cur && !cur->guids.blank && cur->guids.n >= GUIDS_NGUID;
+		const struct fs2_guids *own = cur ? &cur->guids : o->recovered;
+		bool have_card = own && !own->blank && own->n >= GUIDS_NGUID;
 		if (!g->have_guids && !have_card)
 			return cx_fail(st, CX_EVALUE,
 				       cur ? "the card's GUIDs are blank: give --guid (from the card's sticker) or --use_image_guids"
-					   : "the card is in recovery mode and its GUIDs cannot be read: give --guid and --mac "
-					     "from the card's sticker, or --identity-from a backup of this card");
-		memcpy(id->guid, g->have_guids ? g->guid : cur->guids.guid, sizeof(id->guid));
+					   : "the card is in recovery mode and no GUIDs can be read from its flash (no image, "
+					     "or no GUID section whose CRC is good): give --guid and --mac from the card's "
+					     "sticker, or --identity-from a backup of this card");
+		memcpy(id->guid, g->have_guids ? g->guid : own->guid, sizeof(id->guid));
+		id->source = g->have_guids ? ID_SRC_GIVEN : cur ? ID_SRC_CARD : ID_SRC_DAMAGED;
 		if (g->have_macs)
 			memcpy(id->mac, g->mac, sizeof(id->mac));
 		else if (have_card && !g->have_guids)
-			memcpy(id->mac, cur->guids.mac, sizeof(id->mac)); /* stored, or derived as flint does */
+			memcpy(id->mac, own->mac, sizeof(id->mac)); /* stored, or derived as flint does */
 		else if (img->guids.n >= GUIDS_FULL)
 			return cx_fail(st, CX_EVALUE,
 				       "give --mac too: new GUIDs without MACs would leave the image's placeholder MACs");
@@ -64,6 +68,16 @@ int identity_decide(const struct fs2_image *cur, const struct fs2_image *img,
 		id->set_vsd = img->info.have[TAG_VSD];
 	}
 	return CX_OK;
+}
+
+/* Indexed by enum identity_source: the words of burn --json's "guids_from". */
+static const char *const source_names[] = {
+	[ID_SRC_CARD] = "card", [ID_SRC_GIVEN] = "given", [ID_SRC_DAMAGED] = "damaged-image", [ID_SRC_IMAGE] = "image",
+};
+
+const char *identity_source_name(enum identity_source s)
+{
+	return (unsigned)s < sizeof(source_names) / sizeof(source_names[0]) ? source_names[s] : "unknown";
 }
 
 int identity_apply(uint8_t *buf, const struct fs2_image *img, const struct identity *id,

@@ -4,9 +4,12 @@
  * By default a burn keeps the card's identity: its GUIDs, MACs and VSD are
  * copied into the new image. The user may replace either group (--guid(s),
  * --mac(s), --vsd) or keep the image's own (--use_image_guids,
- * --use_image_ps). A card in recovery mode has no readable identity, so it
- * must be given. Whatever the sources, a burn never ends with blank GUIDs
- * or with the image's placeholders on a card that had its own.
+ * --use_image_ps). A card in recovery mode has no image to read its identity
+ * from, so it must be given, unless its damaged image still holds a GUID
+ * section whose CRC is good: then those GUIDs and MACs are the card's, as
+ * mstflint 3.8 keeps them (hw-access.md §9.2 D6). Whatever the sources, a
+ * burn never ends with blank GUIDs or with the image's placeholders on a card
+ * that had its own; identity.source says where the GUIDs came from.
  */
 #ifndef CX_IDENTITY_H
 #define CX_IDENTITY_H
@@ -20,18 +23,36 @@ struct identity_opts {
 	struct guid_request given;   /* --guid(s)/--mac(s) */
 	const char *vsd;             /* --vsd */
 	bool use_image_guids, use_image_ps;
+	/* A recovery-mode card's own GUIDs and MACs, read from its damaged image
+	 * whose GUID section's CRC is good (ops/burn.c does); NULL: none. Taken
+	 * like a running card's when none are given. */
+	const struct fs2_guids *recovered;
+};
+
+/* Where a burn's GUIDs come from (its MACs come from --mac(s) when given,
+ * else from the same place). */
+enum identity_source {
+	ID_SRC_CARD,       /* the card's image */
+	ID_SRC_GIVEN,      /* --guid(s) (or a backup bundle, --identity-from, which fills them) */
+	ID_SRC_DAMAGED,    /* a recovery-mode card's damaged image, its GUID section's CRC good */
+	ID_SRC_IMAGE,      /* the new image's own (--use_image_guids) */
 };
 
 struct identity {
 	uint64_t guid[GUIDS_NGUID];
 	uint64_t mac[GUIDS_NMAC];
 	bool set_guids;              /* patch the GUID section */
+	enum identity_source source;
 	char vsd[INFO_VSD_LEN + 1];
 	bool set_vsd;
 };
 
-/* Decide the identity from the card's current image (NULL in recovery mode),
- * the new image and the options; refuses with one line when it cannot. */
+/* "card", "given", "damaged-image", "image": the JSON word for a source. */
+const char *identity_source_name(enum identity_source s);
+
+/* Decide the identity from the card's current image (NULL in recovery mode,
+ * where o->recovered may hold what its damaged image still tells), the new
+ * image and the options; refuses with one line when it cannot. */
 int identity_decide(const struct fs2_image *current, const struct fs2_image *img,
 		    const struct identity_opts *o, struct identity *id, struct cx_status *st);
 

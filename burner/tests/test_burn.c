@@ -16,6 +16,7 @@
 
 #include "image/zebra.h"
 #include "ops/burn.h"
+#include "util/bytes.h"
 #include "card_fixture.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
@@ -160,6 +161,51 @@ static void test_recovery_burn_with_given_identity(void **state)
 	cxsim_free(c);
 }
 
+/* A recovery-mode card whose image is damaged only in its code (BOOT2's CRC, as
+ * `cxsim create --corrupt` does) still holds a GUID section whose CRC is good:
+ * mstflint 3.8 keeps those GUIDs (hw-access.md §9.2 D6), and so does the burn,
+ * saying where they came from. With that section's CRC broken too, the GUIDs
+ * are not trusted: the burn refuses as before and writes nothing. */
+static void test_recovery_burn_keeps_readable_guids(void **state)
+{
+	(void)state;
+	for (int guid_ok = 1; guid_ok >= 0; guid_ok--) {
+		struct cxsim_card *c = card(CXSIM_CX3, "W25Q16",
+					    "--chip cx3 --ddr 2 --guid " CARD_GUID " --mac " CARD_MAC, 0);
+		struct burn_opts o = {0};
+		struct burn_result r;
+		struct cx_status st = {0};
+		size_t size;
+		uint8_t *m = cxsim_flash(c, &size);
+
+		m[FS2_BOOT2_START + 8] ^= 0xA5;          /* BOOT2's first code dword: nothing boots */
+		if (!guid_ok)
+			m[be32(m + FS2_OFF_GUID_PTR) + 3] ^= 0x01; /* a GUID byte: the section's CRC fails */
+		cxsim_flash_changed(c);
+		cxsim_power_cycle(c);
+		assert_int_equal(cxsim_pci_device_now(c), 0x01f6);
+		cxsim_counters_reset(c);
+		int rc = run_burn(c, "--chip cx3 --ddr 2 --fw 2.42.5000", &o, &r, &st);
+		if (!guid_ok) {
+			assert_int_equal(rc, CX_EVALUE);
+			assert_non_null(strstr(st.msg, "no GUIDs can be read"));
+			assert_int_equal(cxsim_counters(c)->erases, 0);
+			assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
+			cxsim_free(c);
+			continue;
+		}
+		assert_int_equal(rc, CX_OK);
+		assert_int_equal(r.guid_source, ID_SRC_DAMAGED);
+		assert_string_equal(identity_source_name(r.guid_source), "damaged-image");
+		cxsim_power_cycle(c);
+		assert_int_equal(cxsim_pci_device_now(c), 0x1003);
+		assert_int_equal(cxsim_boot_info(c)->guids[0], 0x0002c90300c0ffe0ull);
+		assert_int_equal(cxsim_boot_info(c)->guids[3], 0x0002c90300c0ffe3ull);
+		assert_int_equal(cxsim_boot_info(c)->macs[1], 0x0002c9c0ffe1ull);
+		cxsim_free(c);
+	}
+}
+
 /* A copy of the same image with one byte damaged (versions and the stored
  * CRCs of every header the checks read say "same") is found by comparing the
  * card's bytes, and burned again into the other slot. */
@@ -253,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_burn_switches_slots_and_keeps_identity),
 		cmocka_unit_test(test_refusals_write_nothing),
 		cmocka_unit_test(test_recovery_burn_with_given_identity),
+		cmocka_unit_test(test_recovery_burn_keeps_readable_guids),
 		cmocka_unit_test(test_damaged_copy_is_burned_again),
 		cmocka_unit_test(test_check_after_the_write),
 	};

@@ -744,6 +744,94 @@ static void test_chip_select_left_held(void **state)
 	done(&r);
 }
 
+/* Transactions started that had no command phase (cxflash's own phase-less word). */
+static uint64_t phaseless(struct rig *r)
+{
+	uint64_t with_opcode = 0;
+
+	for (int i = 0; i < 256; i++)
+		with_opcode += cnt(r)->gw_by_opcode[i];
+	return cnt(r)->gw_cmds - with_opcode;
+}
+
+/* No mstflint sends a command word without phases: flash_open sends one only when
+ * the gateway shows a chained command left open (CS_HOLD in its last word). */
+static void test_open_sends_no_command_of_its_own(void **state)
+{
+	static const uint32_t words[4] = {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
+	struct cxsim_params p = params("W25Q16");
+	struct rig r;
+	(void)state;
+
+	/* A clean card, and one whose last transaction ended its command: none. */
+	for (int finished = 0; finished < 2; finished++) {
+		attach(&r, cxsim_new(&p));
+		if (finished)
+			raw_gw(&r, RAW_JEDEC, 0, NULL);
+		assert_int_equal(flash_open(&r.f, &r.chip, &r.st), CX_OK);
+		assert_int_equal(phaseless(&r), 0);
+		done(&r);
+	}
+	/* A page program left with chip select held: exactly one, which ends it. */
+	attach(&r, cxsim_new(&p));
+	raw_gw(&r, RAW_WREN, 0, NULL);
+	raw_gw(&r, RAW_PP_FIRST_HOLD, 0x1230, words);
+	assert_int_equal(flash_open(&r.f, &r.chip, &r.st), CX_OK);
+	assert_int_equal(phaseless(&r), 1);
+	done(&r);
+}
+
+/* A command word left with BUSY set (the gateway never finished it): flash_open
+ * polls it as gw_wait_ready does and fails, writing nothing to the card. */
+static void test_gateway_found_busy(void **state)
+{
+	struct cxsim_params p = params("W25Q16");
+	struct rig r;
+	(void)state;
+
+	p.stuck_busy = true;
+	attach(&r, cxsim_new(&p));
+	raw_gw(&r, RAW_JEDEC, 0, NULL);         /* stays BUSY: the fault */
+	cxsim_params_mut(r.card)->stuck_busy = false;
+	uint64_t w0 = cnt(&r)->cr_writes;
+	assert_int_equal(flash_open(&r.f, &r.chip, &r.st), CX_EFLASH);
+	assert_non_null(strstr(r.st.msg, "stuck busy"));
+	assert_non_null(strstr(r.st.msg, "0x409f2215"));
+	assert_int_equal(r.f.gw.busy_polls, FL_GW_BUSY_POLLS);
+	assert_int_equal(cnt(&r)->cr_writes, w0);
+	done(&r);
+}
+
+/* mstflint's livefish workaround (0xf3834 bits 28:27 = 2) follows 0x41270 on every
+ * open, as in every mstflint, not the PCI ID: a card whose firmware is not up
+ * but that shows its normal ID gets it; a running card gets no write at all. */
+static void test_link_reset_follows_0x41270(void **state)
+{
+	(void)state;
+	for (int booted = 0; booted < 2; booted++) {
+		struct cxsim_params p = params("W25Q16");
+		struct cxsim_card *card = cxsim_new(&p);
+		struct rig r;
+		uint32_t v;
+
+		assert_non_null(card);
+		if (booted)
+			install_image(card);
+		memset(&r, 0, sizeof(r));
+		r.card = card;
+		sim_cfg_attach(&r.cfg, card, "0000:01:00.0");
+		/* The normal PCI ID whatever the state: only 0x41270 decides. */
+		assert_int_equal(chip_open(&r.chip, &r.cfg, 0x1003, 0, &r.st), CX_OK);
+		assert_false(r.chip.recovery);
+		assert_int_equal(cr_read(&r.chip.cr, 0xF3834, &v, &r.st), CX_OK);
+		assert_int_equal(v >> 27 & 3, booted ? 0 : 2);
+		if (booted)
+			assert_int_equal(cnt(&r)->cr_writes, 0);
+		chip_close(&r.chip);
+		cxsim_free(card);
+	}
+}
+
 /* An erase left running by another tool: flash_open waits for it (model time). */
 static void test_operation_left_running(void **state)
 {
@@ -840,6 +928,9 @@ int main(void)
 		cmocka_unit_test(test_card_gone),
 		cmocka_unit_test(test_wo_addr_window),
 		cmocka_unit_test(test_recovery_and_normal_mode),
+		cmocka_unit_test(test_open_sends_no_command_of_its_own),
+		cmocka_unit_test(test_gateway_found_busy),
+		cmocka_unit_test(test_link_reset_follows_0x41270),
 		cmocka_unit_test(test_chip_select_left_held),
 		cmocka_unit_test(test_operation_left_running),
 		cmocka_unit_test(test_cost_report),

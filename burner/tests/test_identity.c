@@ -100,6 +100,35 @@ static void test_old_card_macs_are_derived(void **state)
 	free(img.buf);
 }
 
+/* Recovery mode with GUIDs read from the card's damaged image (o.recovered):
+ * they and their MACs are kept like a running card's, and the source says so;
+ * given GUIDs still win over them. */
+static void test_recovered_guids_are_kept(void **state)
+{
+	(void)state;
+	struct img damaged, img;
+	struct fs2_image out;
+	struct identity id;
+	struct identity_opts o = {0};
+	struct cx_status st = {0};
+	gen("--chip cx3 --guid 0002c90300abcd00 --mac 0002c9abcd00", &damaged);
+	gen("--chip cx3 --fw 2.42.5000", &img);
+	o.recovered = &damaged.fs.guids;
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	assert_int_equal(id.source, ID_SRC_DAMAGED);
+	burn_identity(NULL, &img, &o, &out);
+	assert_int_equal(out.guids.guid[2], 0x0002c90300abcd02ull);
+	assert_int_equal(out.guids.mac[0], 0x0002c9abcd00ull);
+	o.given.have_guids = o.given.have_macs = true;
+	patch_expand_guid(0x0002c90300000100ull, o.given.guid);
+	patch_expand_mac(0x0002c9000100ull, o.given.mac);
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	assert_int_equal(id.source, ID_SRC_GIVEN);
+	assert_int_equal(id.guid[0], 0x0002c90300000100ull);
+	free(damaged.buf);
+	free(img.buf);
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -154,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_card_identity_is_kept),
 		cmocka_unit_test(test_given_and_image_values),
 		cmocka_unit_test(test_old_card_macs_are_derived),
+		cmocka_unit_test(test_recovered_guids_are_kept),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests_name("identity", tests, NULL, NULL);

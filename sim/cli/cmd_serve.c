@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_serve.c — `cxsim serve`: load cards, mount the fake sysfs tree, save everything on exit. */
+/* cmd_serve.c — `cxsim serve`: load cards, mount the fake sysfs tree (and, with --log,
+ * record every access to it: serve.h), save everything on exit. */
 #define FUSE_USE_VERSION 35
 #include <fuse.h>
 
@@ -182,7 +183,7 @@ unmount:
 int cmd_serve(int argc, char **argv)
 {
 	struct server s = { 0 };
-	const char *dir = NULL;
+	const char *dir = NULL, *log = NULL;
 	unsigned i, nstems = 0;
 	int a, rc;
 
@@ -192,6 +193,10 @@ int cmd_serve(int argc, char **argv)
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--wall-clock"))
 			s.wall_clock = true;
+		else if (!strcmp(argv[a], "--log") && a + 1 < argc)
+			log = argv[++a];
+		else if (!strcmp(argv[a], "--log"))
+			return free(s.cards), cli_usage(CMD, "--log needs a FILE");
 		else if (argv[a][0] == '-')
 			return free(s.cards), cli_usage(CMD, "unknown option %s", argv[a]);
 		else if (!dir)
@@ -218,10 +223,13 @@ int cmd_serve(int argc, char **argv)
 			cxsim_set_log(sc->card, log_msg, sc);
 		s.ncards = i + 1;
 	}
+	if (!rc && log)
+		rc = serve_log_open(&s, log);
 	if (!rc)
 		rc = prepare_dir(dir);
 	if (!rc)
 		rc = run_fuse(&s, dir);
+	serve_log_close(&s);
 	for (i = 0; i < s.ncards; i++) {
 		if (s.cards[i].card)
 			cxsim_free(s.cards[i].card);

@@ -373,6 +373,7 @@ static int config_read(struct served_card *sc, char *buf, size_t size, off_t off
 		unsigned len = piece(off + (off_t)done, size - done), k;
 		uint32_t v = cxsim_cfg_read(c, (unsigned)(off + (off_t)done), len);
 
+		serve_log(server(), sc, "cfg", 'r', (unsigned)(off + (off_t)done), len, v);
 		for (k = 0; k < len; k++)
 			buf[done + k] = (char)(v >> (8 * k));   /* little-endian, as sysfs */
 		done += len;
@@ -398,6 +399,7 @@ static int config_write(struct served_card *sc, const char *buf, size_t size, of
 		for (k = 0; k < len; k++)
 			v |= (uint32_t)(uint8_t)buf[done + k] << (8 * k);
 		cxsim_cfg_write(c, (unsigned)(off + (off_t)done), v, len);
+		serve_log(server(), sc, "cfg", 'w', (unsigned)(off + (off_t)done), len, v);
 		done += len;
 	}
 	serve_unlock(sc);
@@ -408,6 +410,7 @@ static int bar0_read(struct served_card *sc, char *buf, size_t size, off_t off)
 {
 	struct cxsim_card *c;
 	size_t done = 0;
+	uint32_t first = 0;
 
 	if (off >= CXSIM_BAR0_SIZE)
 		return 0;
@@ -418,11 +421,23 @@ static int bar0_read(struct served_card *sc, char *buf, size_t size, off_t off)
 		unsigned at = (unsigned)(off + (off_t)done), k = at & 3;
 		uint32_t v = cxsim_bar0_read(c, at & ~3u);
 
+		if (!done)
+			first = v;
 		for (; k < 4 && done < size; k++)
 			buf[done++] = (char)(v >> (8 * k));
 	}
+	serve_log(server(), sc, "bar0", 'r', (unsigned)off, (unsigned)size, first);
 	serve_unlock(sc);
 	return (int)done;
+}
+
+/* Memory decode is off: a write goes nowhere, but the log shows that it came. */
+static int bar0_write(struct served_card *sc, size_t size, off_t off)
+{
+	serve_lock(server(), sc);
+	serve_log(server(), sc, "bar0", 'w', (unsigned)off, (unsigned)size, 0);
+	serve_unlock(sc);
+	return (int)size;
 }
 
 static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -506,7 +521,7 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	if (h->node.kind == N_CARD_FILE && h->node.file == F_CONFIG)
 		return config_write(h->node.card, buf, size, off);
 	if (h->node.kind == N_CARD_FILE && h->node.file == F_RESOURCE0)
-		return (int)size;   /* memory decode is off: writes go nowhere */
+		return bar0_write(h->node.card, size, off);
 	if (h->node.kind != N_CTL_FILE || size > CTL_MAX_WRITE)
 		return h->node.kind == N_CTL_FILE ? -EFBIG : -EACCES;
 	memcpy(text, buf, size);
