@@ -23,6 +23,7 @@ struct probe_ctx {
 	struct probe *p;
 	uint8_t *reads[2];             /* the two whole reads of the flash */
 	struct dev_image di;
+	bool before_write;             /* probe_device_before_write(): no whole reads */
 	struct cx_status *st;          /* only CX_ENOMEM and CX_EINTR stop the probe */
 };
 
@@ -187,6 +188,9 @@ static void check_reads(struct probe_ctx *x, struct probe_check *c)
 
 	if (!p->have_flash)
 		return say(c, PROBE_SKIP, "not checked: no flash identified");
+	if (x->before_write)
+		return say(c, PROBE_SKIP, "not read here: the backup before the write reads the whole flash and "
+			   "compares it");
 	for (unsigned i = 0; i < 2; i++)
 		if (device_read_flash(x->d, &x->reads[i], &e))
 			return failed(x, c, &e);
@@ -201,12 +205,37 @@ static void check_reads(struct probe_ctx *x, struct probe_check *c)
 	    p->flash_sha256);
 }
 
+/* Before a write: the image's structure, GUIDs and IMAGE_INFO only (device_read_image_meta,
+ * ~2.5 KiB); the burn verifies the whole image, the backup reads the whole flash. */
+static void image_structure(struct probe_ctx *x, struct probe_check *c)
+{
+	struct probe *p = x->p;
+	struct cx_status e = {0};
+
+	if (!p->have_flash)
+		return say(c, PROBE_SKIP, "not checked: no flash identified");
+	int rc = device_read_image_meta(x->d, &x->di, &e);
+	if (rc == CX_ENOMEM || rc == CX_EINTR)
+		return failed(x, c, &e);
+	if (!rc && x->di.parse_rc)
+		rc = cx_fail(&e, x->di.parse_rc, "%s", x->di.parse_msg);
+	if (rc)
+		return say(c, PROBE_NOTE, "no valid image on the flash: %s", e.msg);
+	p->have_image = true;
+	p->image_start = x->di.start;
+	fmt_fw_version(p->fw_flash, sizeof(p->fw_flash), x->di.img.info.fw_ver);
+	say(c, PROBE_PASS, "FW %s at 0x%06x (slot %u%s), its structure read (the write verifies the whole image)",
+	    p->fw_flash, x->di.start, x->di.slot, x->di.failsafe ? ", failsafe" : "");
+}
+
 static void check_image(struct probe_ctx *x, struct probe_check *c)
 {
 	struct probe *p = x->p;
 	struct devimage_mem m = {x->reads[0], p->flash_size};
 	struct cx_status e = {0};
 
+	if (x->before_write)
+		return image_structure(x, c);
 	if (!p->reads_agree)
 		return say(c, PROBE_SKIP, "not checked: no trustworthy read of the flash");
 	int rc = devimage_read(&x->di, devimage_mem_read, &m, p->flash_size, x->d->chip.desc->start_positions, &e);
@@ -280,9 +309,9 @@ static const struct {
 	/* To come with the settings issue: "settings", the settings interface answering. */
 };
 
-int probe_device(struct device *d, struct probe *p, struct cx_status *st)
+static int run_checks(struct device *d, struct probe *p, bool before_write, struct cx_status *st)
 {
-	struct probe_ctx x = {.d = d, .p = p, .st = st};
+	struct probe_ctx x = {.d = d, .p = p, .before_write = before_write, .st = st};
 	_Static_assert(sizeof(checks) / sizeof(checks[0]) <= sizeof(p->checks) / sizeof(p->checks[0]),
 		       "room for every check");
 
@@ -297,6 +326,16 @@ int probe_device(struct device *d, struct probe *p, struct cx_status *st)
 	free(x.reads[1]);
 	devimage_free(&x.di);
 	return st->code;
+}
+
+int probe_device(struct device *d, struct probe *p, struct cx_status *st)
+{
+	return run_checks(d, p, false, st);
+}
+
+int probe_device_before_write(struct device *d, struct probe *p, struct cx_status *st)
+{
+	return run_checks(d, p, true, st);
 }
 
 int probe_card(const char *sysfs, const char *bdf, struct probe *p, struct cx_status *st)

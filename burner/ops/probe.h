@@ -88,6 +88,13 @@ int probe_card(const char *sysfs, const char *bdf, struct probe *p, struct cx_st
  * with its flash: then the semaphores are checked and the flash is kept). */
 int probe_device(struct device *d, struct probe *p, struct cx_status *st);
 
+/* The same without the whole-flash reads, for a write about to happen (the wizard): the
+ * backup before the write reads the whole flash and compares it with a second read or with
+ * the bundle it equals, and the burn verifies the whole image, so reading it here too would
+ * read a 2 MiB flash twice more for nothing. "reads" is skipped, "image" reads only the
+ * image's structure. */
+int probe_device_before_write(struct device *d, struct probe *p, struct cx_status *st);
+
 /* No check failed. */
 bool probe_safe(const struct probe *p);
 

@@ -46,7 +46,7 @@ void wiz_probe_first(struct wizard *w, int card)
 		snprintf(w->probed[w->nprobed++], sizeof(w->probed[0]), "%s", bdf);
 	int rc = wiz_open(w, card, &d, &st);
 	if (!rc)
-		rc = probe_device(&d, &p, &st);
+		rc = probe_device_before_write(&d, &p, &st);
 	device_close(&d);
 	if (rc)
 		wiz_say(w, "Before writing, card %s was checked (read-only): PROBLEM: %s", bdf, st.msg);
