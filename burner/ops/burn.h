@@ -33,11 +33,20 @@
 #include "ops/identity.h"
 #include "ops/write.h"
 
+/* The expansion ROM of the burned image (burn --rom, the wizard's choice, jobs' rom=):
+ * ROM_KEEP the card's current ROM, as flint's burn keeps it (the default); ROM_IMAGE the
+ * image's as it is, none if it has none (flint's --use_image_rom); ROM_NONE no ROM;
+ * ROM_FILE the ROM in rom_file. (Issue 19: ROM_NONE and ROM_FILE are being built.) */
+enum rom_pick { ROM_KEEP, ROM_IMAGE, ROM_NONE, ROM_FILE };
+
 struct burn_opts {
 	struct identity_opts ident;
 	struct guard_opts guard;
 	bool dry_run;
 	bool use_image_rom;          /* burn the image's ROM (or none) even if the card has one */
+	enum rom_pick rom;           /* ROM_KEEP unless asked */
+	const uint8_t *rom_file;     /* ROM_FILE: the ROM's bytes (checked by the burn) */
+	size_t rom_file_len;
 	bool nofs;                   /* not failsafe: the image at the first slot (flint's -nofs) */
 	/* confirm: the PSID-change, downgrade and --nofs questions; before_write: the
 	 * backup, after the checks pass and before the first write; progress; after:
