@@ -20,6 +20,11 @@ struct rom_info {
 	int has_dev;         /* the third dword is present (product >= 0x10) */
 	uint16_t devid;
 	uint8_t port, cpu, proto;
+	/* Issue 19 (being built): the PCI option-ROM image (0x55AA header) that holds this
+	 * record, as an offset and length within the ROM section's data, and its checksum
+	 * as mstflint judges it: 1 good, 0 bad ("Bad ROM Checksum"), -1 not checkable. */
+	uint32_t off, len;
+	int csum_ok;
 };
 
 /* Scan a ROM section's data for version records; returns how many were found
