@@ -70,7 +70,7 @@ def card(cxsim, images, name="card", fw="2.40.7000", extra=()):
                         "--mac", MAC, *extra)
 
 
-@pytest.mark.parametrize("command", [["q"], ["v"]])
+@pytest.mark.parametrize("command", [["q"], ["v"], ["probe"]])
 def test_reads_replay_on_model_and_without_card(cxsim, images, tmp_path, command):
     stem = card(cxsim, images)
     fresh = snapshot(stem, "fresh")

@@ -62,14 +62,15 @@ int device_open_flash(struct device *d, struct cx_status *st)
 	int rc;
 
 	/* Identification touches the gateway: hold the semaphore while we do it. */
-	if ((rc = chip_lock(&d->chip, st)))
-		return rc;
-	rc = flash_open(&d->flash, &d->chip, st);
-	chip_unlock(&d->chip);
-	if (rc)
-		return rc;
-	d->have_flash = true;
-	return CX_OK;
+	if (!(rc = chip_lock(&d->chip, st))) {
+		rc = flash_open(&d->flash, &d->chip, st);
+		chip_unlock(&d->chip);
+		d->have_flash = !rc;
+	}
+	/* Here too, not only in open_bdf: probe opens the chip first and the flash later,
+	 * and a trace must still name the part it talked to. */
+	device_trace_ident(d, rc);
+	return rc;
 }
 
 int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, const struct pci_card *pci,
@@ -136,8 +137,9 @@ static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, b
 		return rc;
 	rc = attach_chip(d, cfg, mem, &pci, clear_sem, st);
 	if (!rc && with_flash)
-		rc = device_open_flash(d, st);
-	device_trace_ident(d, rc);
+		rc = device_open_flash(d, st);   /* which notes the ident itself */
+	else
+		device_trace_ident(d, rc);
 	return rc ? lockdown_explain(st, pci.bdf) : CX_OK;
 }
 
