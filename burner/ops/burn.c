@@ -177,16 +177,15 @@ struct burn_run {
 /* A recovery-mode card's flash may still hold an image whose GUID section is
  * whole (only its code is damaged, say): mstflint 3.8 reads those GUIDs and
  * keeps them (hw-access.md §9.2 D6), and so do we, when its structure walks
- * and the section's CRC is good (not the blank pattern). Read only when the
- * burn was given no GUIDs; no image at all is no error here. */
-static int read_recovered(struct device *d, struct burn_run *x, struct cx_status *st)
+ * and the section's CRC is good (not the blank pattern). No image at all is
+ * no error here. */
+static int recovered_into(struct device *d, struct dev_image *c, struct fs2_guids *out, bool *found,
+			  struct cx_status *st)
 {
-	struct dev_image *c = &x->cur;
 	struct cx_status ignore = {0};
 	int rc;
 
-	if (x->o->ident.given.have_guids || x->o->ident.use_image_guids)
-		return CX_OK;
+	*found = false;
 	if ((rc = read_meta(d, c, true, &ignore)) == CX_EIMAGE)
 		return CX_OK;
 	if (rc)
@@ -195,7 +194,30 @@ static int read_recovered(struct device *d, struct burn_run *x, struct cx_status
 	if (c->parse_rc || !g || g->blank || g->crc_stored != g->crc_calc || c->img.guids.blank ||
 	    c->img.guids.n < GUIDS_NGUID)
 		return CX_OK;
-	x->recovered = c->img.guids;
+	*out = c->img.guids;
+	*found = true;
+	return CX_OK;
+}
+
+int burn_recovered_guids(struct device *d, struct fs2_guids *out, bool *found, struct cx_status *st)
+{
+	struct dev_image c = {0};
+	int rc = recovered_into(d, &c, out, found, st);
+
+	devimage_free(&c);
+	return rc;
+}
+
+/* Read only when the burn was given no GUIDs. */
+static int read_recovered(struct device *d, struct burn_run *x, struct cx_status *st)
+{
+	bool found;
+	int rc;
+
+	if (x->o->ident.given.have_guids || x->o->ident.use_image_guids)
+		return CX_OK;
+	if ((rc = recovered_into(d, &x->cur, &x->recovered, &found, st)) || !found)
+		return rc;
 	x->ident.recovered = &x->recovered;
 	return CX_OK;
 }

@@ -73,6 +73,13 @@ struct burn_result {
 int burn_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
 	      struct burn_result *r, struct cx_status *st);
 
+/* What a recovery-mode card's damaged flash still tells of its identity, as burn_card()
+ * reads it when given no GUIDs: *found when an image's structure walks and its GUID
+ * section's CRC is good (then *out holds its GUIDs and MACs). The wizard offers them
+ * before it asks for a backup or the sticker. Reads only; CX_OK with !*found when the
+ * flash holds no such image. */
+int burn_recovered_guids(struct device *d, struct fs2_guids *out, bool *found, struct cx_status *st);
+
 /* What the card held before the burn, for both front ends' "before -> after" line:
  * "FW 2.40.5030", or "recovery mode, no readable image" (never a made-up 0.0.0).
  * Returns buf. */

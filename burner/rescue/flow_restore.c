@@ -240,15 +240,71 @@ static int choose_image(struct wizard *w, int i, const struct match_result *mr, 
 	return CX_OK;
 }
 
-int flow_unbrick(struct wizard *w, struct cx_status *st)
+/* The GUIDs a recovery-mode card's damaged flash still holds (burn_recovered_guids), or
+ * none: read before the question, so that the user is offered them first. A read that
+ * fails leaves the other ways, and says why. */
+static bool damaged_guids(struct wizard *w, int i, struct fs2_guids *g)
 {
-	static const char *const ways[] = {
+	struct cx_status st = {0};
+	struct device d;
+	bool found = false;
+
+	if (wiz_open(w, i, &d, &st) || burn_recovered_guids(&d, g, &found, &st))
+		wiz_say(w, "  could not look for GUIDs on the card's flash: %s", st.msg);
+	device_close(&d);
+	return found;
+}
+
+enum unbrick_way { WAY_RESTORE, WAY_BUNDLE_IDS, WAY_STICKER, WAY_BACK, WAY_DAMAGED };
+
+/* The ways to unbrick card i; with GUIDs still on its flash, keeping them comes first. */
+static int choose_way(struct wizard *w, const struct fs2_guids *g, bool have, enum unbrick_way *way,
+		      struct cx_status *st)
+{
+	static const char *const base[] = {
 		"Restore a backup of this card (firmware and identity as they were)",
 		"Burn a library image, with the GUIDs/MACs from a backup of this card",
 		"Burn a library image, with the GUID and MAC typed from the card's sticker",
 		"Back to the menu",
 	};
-	int i, way, rc;
+	const char *items[5];
+	char kept[160];
+	int n = 0, choice, rc;
+
+	if (have) {
+		snprintf(kept, sizeof(kept), "Burn a library image, keeping the GUIDs/MACs its flash still holds "
+			 "(node GUID %016llx)", (unsigned long long)g->guid[0]);
+		items[n++] = kept;
+	}
+	for (int k = 0; k < 4; k++)
+		items[n++] = base[k];
+	if ((rc = prompt_menu(&w->p, "How?", items, n, 0, &choice, st)))
+		return rc;
+	*way = have ? (choice ? (enum unbrick_way)(choice - 1) : WAY_DAMAGED) : (enum unbrick_way)choice;
+	return CX_OK;
+}
+
+static void say_recovery(struct wizard *w, int i, const struct fs2_guids *g, bool have)
+{
+	const struct wizard_card *c = &w->cards[i];
+
+	fprintf(w->out, "\nCard %s (%s) is in recovery mode: it runs no firmware.\n", c->ci.pci.bdf, c->ci.chip);
+	if (have)
+		fprintf(w->out, "Its flash still holds the GUID section of an image whose CRC is good: node GUID\n"
+				"%016llx, port GUIDs %016llx %016llx, MACs %012llx %012llx.\n"
+				"Check them against the card's sticker; they are kept unless you choose otherwise.\n",
+			(unsigned long long)g->guid[0], (unsigned long long)g->guid[1], (unsigned long long)g->guid[2],
+			(unsigned long long)g->mac[0], (unsigned long long)g->mac[1]);
+	else
+		fprintf(w->out, "Its GUIDs and MACs cannot be read from it.\n");
+	fprintf(w->out, "If you set its flash-not-present jumper, leave it on until the machine is off again.\n");
+}
+
+int flow_unbrick(struct wizard *w, struct cx_status *st)
+{
+	struct fs2_guids g;
+	enum unbrick_way way;
+	int i, rc;
 
 	bool any = false;
 	for (int k = 0; k < w->ncards; k++)
@@ -259,18 +315,17 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 	}
 	if ((rc = wiz_choose_card(w, "Unbrick which card?", in_recovery, "no card in recovery mode", &i, st)))
 		return rc;
-	fprintf(w->out, "\nCard %s (%s) is in recovery mode: it runs no firmware, and its GUIDs and MACs\n"
-			"cannot be read from it. If you set its flash-not-present jumper, leave it on until the\n"
-			"machine is off again.\n", w->cards[i].ci.pci.bdf, w->cards[i].ci.chip);
-	if ((rc = prompt_menu(&w->p, "How?", ways, 4, 0, &way, st)))
+	bool have = damaged_guids(w, i, &g);
+	say_recovery(w, i, &g, have);
+	if ((rc = choose_way(w, &g, have, &way, st)))
 		return rc;
-	if (way == 3)
+	if (way == WAY_BACK)
 		return cx_fail(st, CX_EDECLINED, "back to the menu");
 	const struct backup_entry *e = NULL;
-	if (way == 0 || way == 1) {
+	if (way == WAY_RESTORE || way == WAY_BUNDLE_IDS) {
 		if ((rc = choose_bundle(w, i, "Which backup?", &e, st)))
 			return rc;
-		if (way == 0)
+		if (way == WAY_RESTORE)
 			return wiz_restore(w, i, e->path, "unbrick", true, NULL, st);
 	}
 
@@ -300,6 +355,13 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 			rc = identity_from_bundle(e->path, false, &d, &id, &bid, st);
 		device_close(&d);
 		snprintf(note, sizeof(note), "bundle:%s", e->path);
+	} else if (!rc && way == WAY_DAMAGED) {
+		/* No GUIDs given: burn_card() reads the same section again and keeps it. The job
+		 * record holds the values, for a power cut that takes that section with it. */
+		id.recovered = &g;
+		snprintf(note, sizeof(note), PENDING_DAMAGED_FMT, (unsigned long long)g.guid[0],
+			 (unsigned long long)g.guid[1], (unsigned long long)g.guid[2], (unsigned long long)g.guid[3],
+			 (unsigned long long)g.mac[0], (unsigned long long)g.mac[1]);
 	} else if (!rc) {
 		rc = sticker_identity(w, &id, note, sizeof(note), st);
 	}

@@ -87,6 +87,10 @@ static void show_plan(struct wizard *w, const struct write_request *rq)
 	if (id && id->given.have_macs)
 		fprintf(o, ", MACs %012llx %012llx\n", (unsigned long long)id->given.mac[0],
 			(unsigned long long)id->given.mac[1]);
+	if (id && !id->given.have_guids && id->recovered)
+		fprintf(o, "  identity: kept from the card's damaged flash (its GUID section's CRC is good): node GUID "
+			"%016llx, MACs %012llx %012llx\n", (unsigned long long)id->recovered->guid[0],
+			(unsigned long long)id->recovered->mac[0], (unsigned long long)id->recovered->mac[1]);
 	if (!id && c->ci.have_image && !c->ci.f.img.guids.blank)
 		fprintf(o, "  identity: the card keeps its own GUIDs and MACs (node GUID %016llx)\n",
 			(unsigned long long)c->ci.f.img.guids.guid[0]);
@@ -193,6 +197,8 @@ static void say_done(struct wizard *w, struct burn_ctx *b, const struct burn_res
 		change, (unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
 	if (r->rom_carried)
 		wiz_say(w, "  the card's expansion ROM was carried into the new image");
+	if (r->guid_source == ID_SRC_DAMAGED)
+		wiz_say(w, "  its GUIDs and MACs were kept from its damaged flash (the GUID section's CRC was good)");
 	wiz_write_wrote(&b->x);
 }
 

@@ -39,6 +39,10 @@
 #define PENDING_MAX 64        /* records looked at; more are left for later */
 #define PENDING_PATH_MAX 1024
 
+/* The identity of an unbrick that kept what the card's damaged flash held: the values
+ * themselves, since an interrupted burn may have erased the section they came from. */
+#define PENDING_DAMAGED_FMT "damaged-image:%016llx,%016llx,%016llx,%016llx,%012llx,%012llx"
+
 struct pending {
 	char state[16];                 /* "writing", "written", "checked" */
 	char action[16];                /* the history action: "update", "crossflash", "burn", "restore", ... */
@@ -48,7 +52,8 @@ struct pending {
 	char file[PENDING_PATH_MAX];    /* the image, or the bundle restored */
 	char sha256[SHA256_HEX_LEN + 1];/* of the image file, or the bundle's flash.bin */
 	char to_psid[17], to_fw[24];    /* "" for a restore */
-	char identity[PENDING_PATH_MAX];/* "card", "bundle:PATH" or "sticker:GUID,MAC" */
+	char identity[PENDING_PATH_MAX];/* "card", "bundle:PATH", "sticker:GUID,MAC" or
+					 * PENDING_DAMAGED_FMT's 4 GUIDs and 2 MACs */
 	char time[32];                  /* when it started, UTC */
 	char boot_id[40];               /* "checked": the boot it was checked in (/proc/sys/kernel/random/boot_id) */
 	char name[96];                  /* the record's file name (set by the calls below) */

@@ -123,9 +123,17 @@ static void check_written(struct wizard *w, const struct pending *p)
 static int identity_of(struct wizard *w, int i, const struct pending *p, struct identity_opts *id,
 		       struct backup_identity *bid, struct cx_status *st)
 {
-	unsigned long long g, m;
+	unsigned long long g, m, v[GUIDS_FULL];
 
 	memset(id, 0, sizeof(*id));
+	if (sscanf(p->identity, PENDING_DAMAGED_FMT, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == GUIDS_FULL) {
+		for (int k = 0; k < GUIDS_NGUID; k++)
+			id->given.guid[k] = v[k];
+		id->given.mac[0] = v[GUIDS_NGUID];
+		id->given.mac[1] = v[GUIDS_NGUID + 1];
+		id->given.have_guids = id->given.have_macs = true;
+		return CX_OK;
+	}
 	if (!strncmp(p->identity, "bundle:", 7)) {
 		struct device d;
 		int rc = wiz_open(w, i, &d, st);

@@ -818,6 +818,53 @@ static void test_unbrick_image_with_bundle_identity(void **state)
 	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_PSID "\"");
 }
 
+/* ---- 4b. unbrick keeping the GUIDs a damaged flash still holds ------------------------- */
+
+/* BOOT2's code changed, so its CRC fails (fs2-format.md §1.3): the card comes up in recovery
+ * mode, but the GUID section after it is whole. */
+#define BOOT2_CODE_BYTE (0x38 + 0x20) /* a byte inside the first BOOT2 (fs2-format.md §1.2, §1.3) */
+
+static void test_unbrick_keeps_the_damaged_flash_guids(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	cxsim_flash(c, &n)[BOOT2_CODE_BYTE] ^= 0xFF;
+	cxsim_flash_changed(c);
+	cxsim_power_cycle(c);
+	assert_false(cxsim_boot_info(c)->booted);
+
+	/* 5 unbrick, 1 keep the GUIDs the flash holds (offered first), 1 the image, the word, Enter. */
+	int rc = run(r, "5\n1\n1\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "Its flash still holds the GUID section of an image whose CRC is good: node GUID\n"
+		       "0002c90300c0ffe0");
+	expect_said(r, "  1. Burn a library image, keeping the GUIDs/MACs its flash still holds (node GUID "
+		       "0002c90300c0ffe0)");
+	expect_said(r, "identity: kept from the card's damaged flash (its GUID section's CRC is good): node GUID "
+		       "0002c90300c0ffe0");
+	expect_said(r, "its GUIDs and MACs were kept from its damaged flash");
+	expect_not_said(r, "sticker shows");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_PSID "\"");
+}
+
+/* An erased flash holds no GUIDs: the menu is the usual one, and says they cannot be read. */
+static void test_unbrick_erased_flash_offers_no_kept_guids(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	brick(c);
+	int rc = run(r, "5\n4\n");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "Its GUIDs and MACs cannot be read from it.");
+	expect_not_said(r, "keeping the GUIDs/MACs its flash still holds");
+}
+
 /* ---- 5. unbrick from the sticker ------------------------------------------------------ */
 
 static void test_unbrick_from_sticker(void **state)
@@ -1075,6 +1122,28 @@ static void test_pending_sticker_unbrick(void **state)
 	expect_said(r, "The card is in recovery mode now.");
 	expect_said(r, "identity: node GUID 0002c90300123450");
 	expect_said(r, "REMOVE IT now");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
+}
+
+/* The same with the values an unbrick kept from the damaged flash: the record holds them,
+ * since the interrupted burn may have erased the section they came from (here: all of it). */
+static void test_pending_damaged_image_unbrick(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	char image[256], id[160];
+
+	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
+	brick(c);
+	snprintf(id, sizeof(id), PENDING_DAMAGED_FMT, (unsigned long long)STICKER_G, (unsigned long long)STICKER_G + 1,
+		 (unsigned long long)STICKER_G + 2, (unsigned long long)STICKER_G + 3, (unsigned long long)STICKER_M,
+		 (unsigned long long)STICKER_M + 1);
+	pend(r, "unbrick", 0, image, true, id);
+
+	int rc = run(r, "y\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "identity: node GUID 0002c90300123450");
 	expect_not_said(r, "FAILED");
 	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
 }
@@ -2503,6 +2572,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_burn_file_lists_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbrick_from_backup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbrick_image_with_bundle_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbrick_keeps_the_damaged_flash_guids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbrick_erased_flash_offers_no_kept_guids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbrick_from_sticker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_risky_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_risky_allowed, setup, teardown),
@@ -2511,6 +2582,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_refuses_recovery_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_finished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_sticker_unbrick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_damaged_image_unbrick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_bundle_identity_unbrick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_held_elsewhere, setup, teardown),
