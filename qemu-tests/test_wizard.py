@@ -128,7 +128,9 @@ def test_unbrick_from_the_backup_on_the_stick(tmp_path, guests):
     screen = g.front_end()
     assert "RECOVERY MODE" in screen, screen
     g.choose("unbrick")
-    g.answer(r"How\?.*?Choose 1-4 \[1\]: ", "1")
+    # --corrupt breaks BOOT2 only: the GUID section is whole, so keeping it comes first (1).
+    g.answer(r"How\?\s+1\. Burn a library image, keeping the GUIDs/MACs its flash still holds \(node GUID "
+             + GUID + r"\).*?Choose 1-5 \[1\]: ", "2")
     g.answer(r"Which backup\?.*?Choose 1-2 \[1\]: ", "1")
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
     g.expect(r"OK: the backup is on the flash, read back and verified", timeout=WRITE_TIMEOUT)
@@ -160,7 +162,7 @@ def test_unbrick_with_the_identity_from_the_sticker(tmp_path, guests):
     guests.append(g)
     g.front_end()
     g.choose("unbrick")
-    g.answer(r"How\?.*?Choose 1-4 \[1\]: ", "3")
+    g.answer(r"How\?.*?Choose 1-5 \[1\]: ", "4")   # the sticker, not the GUIDs its flash still holds
     g.answer(r"Burn which image\?.*?Choose 1-2 \[1\]: ", "1")
     g.answer(r"node GUID \(16 hex digits[^:]*: ", "0002C903-00C0FFEE")
     g.answer(r"Type the node GUID again to confirm: ", "0002c90300c0ffee")
