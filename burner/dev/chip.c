@@ -14,21 +14,18 @@
 #define LINK_RESET_SHIFT 27
 #define LINK_RESET_MASK (3u << LINK_RESET_SHIFT)
 #define LINK_RESET_OFF (2u << LINK_RESET_SHIFT)
-#define SEM_GPIO 0xF03FC           /* SEMAP63, §3.5 */
-#define SEM_FLASHPROG 0xF03A0      /* HCR flash programming, CX3/Pro, §3.5 */
 #define SEM_GPIO_TRIES 1024        /* GPIO_SEM_TRIES, 1 ms apart, §3.5 */
 #define SEM_FLASHPROG_TRIES 40     /* MAX_FLASH_PROG_SEM_RETRY_CNT, 500 ms apart, §3.5 */
 #define SEM_FLASHPROG_SLEEP_US 500000
 #define SEM_GPIO_SLEEP_US 1000
 #define CR_FW_VERSION 0x1F064      /* running FW version: MAJOR 31:16, then MINOR 31:16 | SUBMINOR, §1.2 */
-#define CR_BOOT_ADDR 0xF0000       /* boot address register, §4.4 */
-/* The value is start << 8, a plain dword write (§4.4, mf_update_boot_addr): what
+/* CHIP_CR_BOOT_ADDR's value is start << 8 (CHIP_BOOT_ADDR_SHIFT), a plain dword
+ * write (§4.4, mf_update_boot_addr): what
  * mstflint 4.9.0-1 and later write (4.21's mflash/mflash.c: boot_addr << 8 for
  * CX2/CX3/CX3 Pro). mstflint 3.8 and 4.x up to 4.8.0-2 wrote (start << 8) | 0x06:
  * bits 2:1 set, 0x08000006 for the slot at 0x80000 (src/mflash/mflash.c:2648;
  * hw-access.md §9.2 D2). What bits 2:1 mean is UNCONFIRMED (§6 item 7); both were
  * shipped for years for these cards, and a cold boot scans the flash anyway. */
-#define BOOT_ADDR_SHIFT 8
 
 /* One row per family, in enum order (chip_by_family indexes it). */
 static const struct chip_desc chips[CXF_COUNT] = {
@@ -150,9 +147,9 @@ int chip_lock(struct chip *c, struct cx_status *st)
 	int rc;
 
 	if (c->desc->flashprog_sem && !c->held_flashprog &&
-	    (rc = take(c, SEM_FLASHPROG, SEM_FLASHPROG_TRIES, SEM_FLASHPROG_SLEEP_US, &c->held_flashprog, st)))
+	    (rc = take(c, CHIP_SEM_FLASHPROG, SEM_FLASHPROG_TRIES, SEM_FLASHPROG_SLEEP_US, &c->held_flashprog, st)))
 		return rc;
-	if (!c->held_gpio && (rc = take(c, SEM_GPIO, SEM_GPIO_TRIES, SEM_GPIO_SLEEP_US, &c->held_gpio, st))) {
+	if (!c->held_gpio && (rc = take(c, CHIP_SEM_GPIO, SEM_GPIO_TRIES, SEM_GPIO_SLEEP_US, &c->held_gpio, st))) {
 		chip_unlock(c);
 		return rc;
 	}
@@ -164,9 +161,9 @@ void chip_unlock(struct chip *c)
 	struct cx_status ignore = {0};
 
 	if (c->held_gpio)
-		cr_write(&c->cr, SEM_GPIO, 0, &ignore);
+		cr_write(&c->cr, CHIP_SEM_GPIO, 0, &ignore);
 	if (c->held_flashprog)
-		cr_write(&c->cr, SEM_FLASHPROG, 0, &ignore);
+		cr_write(&c->cr, CHIP_SEM_FLASHPROG, 0, &ignore);
 	c->held_gpio = c->held_flashprog = false;
 }
 
@@ -184,14 +181,14 @@ int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st)
 
 int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st)
 {
-	return cr_write(&c->cr, CR_BOOT_ADDR, start << BOOT_ADDR_SHIFT, st);
+	return cr_write(&c->cr, CHIP_CR_BOOT_ADDR, start << CHIP_BOOT_ADDR_SHIFT, st);
 }
 
 int chip_clear_semaphores(struct chip *c, struct cx_status *st)
 {
-	if (cr_write(&c->cr, SEM_GPIO, 0, st))
+	if (cr_write(&c->cr, CHIP_SEM_GPIO, 0, st))
 		return st->code;
-	if (c->desc->flashprog_sem && cr_write(&c->cr, SEM_FLASHPROG, 0, st))
+	if (c->desc->flashprog_sem && cr_write(&c->cr, CHIP_SEM_FLASHPROG, 0, st))
 		return st->code;
 	c->held_gpio = c->held_flashprog = false;
 	return CX_OK;

@@ -24,6 +24,12 @@
 
 #include "dev/crspace.h"
 
+/* The registers the read-only probe (ops/probe.c) looks at as well (hw-access.md). */
+#define CHIP_SEM_GPIO 0xF03FC       /* SEMAP63, the flash-gateway semaphore, §3.5 */
+#define CHIP_SEM_FLASHPROG 0xF03A0  /* HCR flash programming, CX3/Pro only, §3.5 */
+#define CHIP_CR_BOOT_ADDR 0xF0000   /* boot address register, §4.4 */
+#define CHIP_BOOT_ADDR_SHIFT 8      /* it holds start << 8 (chip.c says which mstflint wrote what) */
+
 /* The supported families; CXF_COUNT is how many, not a family. */
 enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_COUNT };
 

@@ -13,10 +13,6 @@
 /* The flash semaphores in the order dev/chip.c takes them (hw-access.md §3.5). The
  * addresses are chip.c's too; they are repeated here because the probe reads them
  * one at a time, once, where chip_lock() spins until it owns them. */
-#define SEM_FLASHPROG 0xF03A0      /* HCR flash programming, CX3/Pro only, §3.5 */
-#define SEM_GPIO 0xF03FC           /* SEMAP63, the flash-gateway semaphore, §3.5 */
-#define CR_BOOT_ADDR 0xF0000       /* boot address register, §4.4 */
-#define BOOT_ADDR_SHIFT 8          /* start << 8 on CX2/CX3/CX3 Pro, §4.4 */
 
 struct probe_ctx {
 	struct device *d;
@@ -98,8 +94,8 @@ static void check_semaphores(struct probe_ctx *x, struct probe_check *c)
 	char each[PROBE_TEXT_MAX] = "";
 	bool any_held = false;
 
-	p->sems[0] = (struct probe_sem){.addr = SEM_FLASHPROG, .present = x->d->chip.desc->flashprog_sem};
-	p->sems[1] = (struct probe_sem){.addr = SEM_GPIO, .present = true};
+	p->sems[0] = (struct probe_sem){.addr = CHIP_SEM_FLASHPROG, .present = x->d->chip.desc->flashprog_sem};
+	p->sems[1] = (struct probe_sem){.addr = CHIP_SEM_GPIO, .present = true};
 	for (unsigned i = 0; i < PROBE_NSEMS; i++) {
 		struct probe_sem *s = &p->sems[i];
 		if (!s->present)
@@ -281,10 +277,10 @@ static void check_boot_addr(struct probe_ctx *x, struct probe_check *c)
 	struct probe *p = x->p;
 	struct cx_status e = {0};
 
-	if (cr_read(&x->d->chip.cr, CR_BOOT_ADDR, &p->boot_addr, &e))
+	if (cr_read(&x->d->chip.cr, CHIP_CR_BOOT_ADDR, &p->boot_addr, &e))
 		return failed(x, c, &e);
 	p->have_boot_addr = true;
-	uint32_t want = p->image_start << BOOT_ADDR_SHIFT;
+	uint32_t want = p->image_start << CHIP_BOOT_ADDR_SHIFT;
 	/* What it holds at power-on is UNCONFIRMED (§4.4): a mismatch is only a note. */
 	if (p->have_image && p->boot_addr != want)
 		return say(c, PROBE_NOTE, "0x%08x, not the image's start 0x%06x << 8 (0x%08x)", p->boot_addr,
