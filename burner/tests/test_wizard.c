@@ -1104,19 +1104,16 @@ static void test_pending_finished(void **state)
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", NULL);
 }
 
-/* An unbrick from the sticker a power cut interrupted: the same values go on the card. */
-static void test_pending_sticker_unbrick(void **state)
+/* An interrupted unbrick whose job record names its identity as id: the wiped card is
+ * written again with the sticker's values (STICKER_G, STICKER_M). */
+static void resume_unbrick(struct rig *r, const char *id)
 {
-	struct rig *r = *state;
 	struct cxsim_card *c = hp_card(r);
-	char image[256], id[64];
+	char image[256];
 
 	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
 	brick(c);
-	snprintf(id, sizeof(id), "sticker:%016llx,%012llx", (unsigned long long)STICKER_G,
-		 (unsigned long long)STICKER_M);
 	pend(r, "unbrick", 0, image, true, id);
-
 	int rc = run(r, "y\nFLASH\n\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "The card is in recovery mode now.");
@@ -1126,26 +1123,26 @@ static void test_pending_sticker_unbrick(void **state)
 	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
 }
 
+/* An unbrick from the sticker a power cut interrupted: the same values go on the card. */
+static void test_pending_sticker_unbrick(void **state)
+{
+	char id[64];
+
+	snprintf(id, sizeof(id), "sticker:%016llx,%012llx", (unsigned long long)STICKER_G,
+		 (unsigned long long)STICKER_M);
+	resume_unbrick(*state, id);
+}
+
 /* The same with the values an unbrick kept from the damaged flash: the record holds them,
  * since the interrupted burn may have erased the section they came from (here: all of it). */
 static void test_pending_damaged_image_unbrick(void **state)
 {
-	struct rig *r = *state;
-	struct cxsim_card *c = hp_card(r);
-	char image[256], id[160];
+	char id[160];
 
-	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
-	brick(c);
 	snprintf(id, sizeof(id), PENDING_DAMAGED_FMT, (unsigned long long)STICKER_G, (unsigned long long)STICKER_G + 1,
 		 (unsigned long long)STICKER_G + 2, (unsigned long long)STICKER_G + 3, (unsigned long long)STICKER_M,
 		 (unsigned long long)STICKER_M + 1);
-	pend(r, "unbrick", 0, image, true, id);
-
-	int rc = run(r, "y\nFLASH\n\n");
-	expect_rc(r, rc, CX_OK);
-	expect_said(r, "identity: node GUID 0002c90300123450");
-	expect_not_said(r, "FAILED");
-	expect_boots(c, STOCK_PSID, 42, 5000, STICKER_G, STICKER_M);
+	resume_unbrick(*state, id);
 }
 
 /* The same with the GUIDs/MACs of a backup. */
