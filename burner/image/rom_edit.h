@@ -2,12 +2,12 @@
 /* rom_edit.h — removing or replacing an image's expansion ROM (flint's drom and brom),
  * judging a ROM file before it goes in, and the room rule (fs2-format.md §4.5, §9, §1.5).
  *
- * THE EDITS. flint's FwDeleteRom and FwBurnRom (mstflint v4.21.0-1 fs2_ops.cpp 2188-2260
+ * THE EDITS. flint's FwDeleteRom and FwBurnRom (mstflint v4.21.0-1 fs2_ops.cpp 2188-2262
  * and 2086-2186) both rebuild the image with UpdateRomInImage: rom_remove() and
  * rom_replace() are that, through rom_update() (image/rom_insert.h, which documents
  * where the ROM goes, how 0x2C/0x30/0x34, every section CRC and the full-image CRC
  * follow, and where we differ from flint). flint does them on a card only ("Delete/Burn
- * ROM not supported for FS2 image", 2095, 2197); these work on any image in memory, so
+ * ROM not supported for FS2 image", 2098, 2197); these work on any image in memory, so
  * a library image can be prepared on a file.
  *
  * THE GATES flint applies first, each one function here so the file verbs and the card
@@ -68,7 +68,7 @@ int rom_file_check(const uint8_t *rom, size_t len, const struct fs2_image *img, 
  * Product Version tag and allow (--allow_rom_change) is false. */
 int rom_change_allowed(const struct fs2_image *img, bool allow, struct cx_status *st);
 
-/* GetMaxImageSize (fs2_ops.cpp 983-1029; fs2-format.md §1.5) for an image like img on a
+/* GetMaxImageSize (fs2_ops.cpp 983-1030; fs2-format.md §1.5) for an image like img on a
  * flash of flash_size bytes: sector S = the image's fw_sector_size (tag 19) or 64 KiB,
  * reserve = min(config_sectors * S, 64 KiB); failsafe: flash/2 - reserve - config_pad*S,
  * else flash - 2*reserve - config_pad*S (0 when that is negative). flint takes the larger
