@@ -47,8 +47,8 @@
 #define NEW_VSD "set by sv during a power-cut campaign"
 #define MIN_CUTS 2000
 #define TARGET_CUTS 2200 /* cut points aimed at: MIN_CUTS and a margin */
-#define ROM_MIN_CUTS 600 /* each of drom and brom: 1,200 at least between them */
-#define ROM_TARGET_CUTS 660
+#define ROM_MIN_CUTS 800 /* each of drom and brom: 1,600 at least between them */
+#define ROM_TARGET_CUTS 880
 
 /* What a card boots, as far as these campaigns tell states apart. */
 struct state {
