@@ -49,7 +49,7 @@ static void list_text(const struct rom_index *ix)
 
 static void list_json(struct cli *c, const struct rom_index *ix)
 {
-	char t[12], ver[24], name[24];
+	char t[12], ver[24], name[40];
 	struct json j;
 
 	json_begin(&j, stdout);

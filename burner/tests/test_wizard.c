@@ -1476,7 +1476,7 @@ static void test_placeholder_identity_offers_set_ids(void **state)
 		       "    NO IDENTITY OF ITS OWN: its node GUID is a release image's placeholder (illumos MELLANOX.h");
 	expect_said(r, "Next: choose \"Set a card's GUIDs/MACs\"");
 	expect_said(r, "  6. Set a card's GUIDs/MACs\n");
-	expect_said(r, "Choose 1-8 [6]: ");
+	expect_said(r, "Choose 1-9 [6]: ");
 	expect_said(r, "Card 0000:01:00.0 now has node GUID 0002c9000100d050");
 	expect_said(r, "GUIDs/MACs set");
 	expect_not_said(r, "FAILED");
@@ -1599,11 +1599,11 @@ static void test_menu_power_off(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
 	cxsim_counters_reset(c);
-	int rc = run(r, "9\n8\n");
+	int rc = run(r, "10\n9\n");
 	expect_rc(r, rc, CX_OK);
-	expect_said(r, "  8. Power off\n");
-	expect_said(r, "Choose 1-8 [1]: ");
-	expect_said(r, "Please type a number from 1 to 8");
+	expect_said(r, "  9. Power off\n");
+	expect_said(r, "Choose 1-9 [1]: ");
+	expect_said(r, "Please type a number from 1 to 9");
 	expect_not_said(r, "Shell");
 	expect_not_said(r, "Power off for a cold restart"); /* nothing was written */
 	expect_said(r, "Powering off.");
@@ -1611,7 +1611,7 @@ static void test_menu_power_off(void **state)
 	free(orig);
 }
 
-/* Two cards: the card is chosen from a menu; the inventory is read again (7); after the
+/* Two cards: the card is chosen from a menu; the inventory is read again (8); after the
  * write the user goes back to the menu first, then powers off. The session lock and the
  * prompt mark are used. */
 static void test_two_cards_interactive(void **state)
@@ -1630,8 +1630,8 @@ static void test_two_cards_interactive(void **state)
 	uint8_t *orig = flash_copy(hp, &n);
 	cxsim_counters_reset(hp);
 
-	/* 7 list, 2 update, card 2, the word, 2 back to the menu, 8 power off. */
-	int rc = run(r, "7\n2\n2\nFLASH\n2\n8\n");
+	/* 8 list, 2 update, card 2, the word, 2 back to the menu, 9 power off. */
+	int rc = run(r, "8\n2\n2\nFLASH\n2\n9\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "Which card?");
 	expect_said(r, "  1. 0000:01:00.0  ConnectX-3 A1  " HP_PSID "  FW 2.40.5030");
@@ -1659,8 +1659,8 @@ static void test_restore_after_crossflash(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
 	/* 1 back up, 2 update, the word, 2 back to the menu, 4 restore, 1 the newest bundle, the
-	 * word (the power-off screen came already), 8 power off. */
-	int rc = run(r, "1\n2\nFLASH\n2\n4\n1\nFLASH\n8\n");
+	 * word (the power-off screen came already), 9 power off. */
+	int rc = run(r, "1\n2\nFLASH\n2\n4\n1\nFLASH\n9\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "Restore which backup?");
 	expect_said(r, "== restore: card 0000:01:00.0");
@@ -1733,10 +1733,10 @@ static void test_menu_with_shell(void **state)
 
 	hp_card(r);
 	r->o.shell = "/bin/true";
-	int rc = run(r, "8\n9\n");
+	int rc = run(r, "9\n10\n");
 	expect_rc(r, rc, CX_OK);
-	expect_said(r, "  8. Shell (type exit to come back)\n");
-	expect_said(r, "  9. Power off\n");
+	expect_said(r, "  9. Shell (type exit to come back)\n");
+	expect_said(r, " 10. Power off\n");
 	expect_said(r, "Powering off.");
 }
 
