@@ -237,3 +237,14 @@ def test_bad_input_one_line_exit_code_no_output(images, tmp_path, name):
     assert img.read_bytes() == before
     j = cx(*args, *[e for e in extra if e != "NO-O"], "--json")
     assert j.returncode == code and json.loads(j.stdout)["exit_code"] == code
+
+
+def test_drom_on_a_striped_dump_writes_the_contiguous_image(images, tmp_path):
+    """A raw flash dump (--striped_image, image in slot 1): OUT is the contiguous image
+    without its ROM, the same bytes as from the contiguous file mkfs2 makes alike."""
+    dump, flat = images.make("--chip cx3 --dump 1"), images.make("--chip cx3")
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    assert cx("-i", dump, "--striped_image", "drom", "-o", a, ALLOW, asan=True).returncode == 0
+    assert cx("-i", flat, "drom", "-o", b, ALLOW, asan=True).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+    agree(a)

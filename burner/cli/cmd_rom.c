@@ -4,9 +4,9 @@
  * the rules, the gates and the exit codes). The input is never changed; OUT is written
  * through a temporary file renamed over it, so it is the old OUT or the whole new image.
  *
- * The room rule needs a flash size, and a file has no card: it is the board .ini's
- * [FW] log_flashdev_size (the flash the image was built for), or without one only the
- * format's limit. A ROM for another device id is warned about on stderr ("-W- ...", and
+ * The room rule needs a flash size, and a file has no card: a raw dump's own size
+ * (--striped_image), else the board .ini's [FW] log_flashdev_size (the flash the image
+ * was built for), else only the format's limit. The output is always contiguous. A ROM for another device id is warned about on stderr ("-W- ...", and
  * "warning" in --json) and the image is written: a file is not a card, the input stays. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,7 @@
 #define LOG_FLASH_MIN 16 /* 64 KiB: the smallest flash a .ini could name and we believe */
 #define LOG_FLASH_MAX 25 /* 32 MiB: FS2_MAX_IMAGE */
 
-/* The flash the image was made for, from its .ini; FS2_MAX_IMAGE if it does not say. */
+/* The flash the image was made for (above). */
 static uint32_t image_flash_size(const struct imgfile *f)
 {
 	uint32_t size = FS2_MAX_IMAGE;
@@ -30,6 +30,8 @@ static uint32_t image_flash_size(const struct imgfile *f)
 	char *text = NULL;
 	size_t len;
 
+	if (f->striped)
+		return (uint32_t)f->raw_len;
 	if (f->img.fwconf_sect < 0)
 		return size;
 	const struct fs2_item *s = &f->img.items[f->img.fwconf_sect];
