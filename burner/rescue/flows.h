@@ -9,6 +9,7 @@
 #ifndef CX_RESCUE_FLOWS_H
 #define CX_RESCUE_FLOWS_H
 
+#include "image/rom.h"
 #include "ops/burn.h"
 #include "ops/restore.h"
 #include "rescue/pending.h"
@@ -140,6 +141,27 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 extern const struct guard_opts wiz_burn_guard;
 int flow_update(struct wizard *w, struct cx_status *st);
 int flow_burn_file(struct wizard *w, struct cx_status *st);
+
+/* flow_rom.c: the boot ROM of a burn of library image img (len bytes) onto rq's card: the
+ * card's, the image's, none, or a job's ROM file (wizard_opts.rom); asked when rq->ask and
+ * the two differ (the rule is at the top of flow_rom.c). from/to name them for the plan. */
+struct wiz_rom {
+	enum rom_pick pick;
+	const uint8_t *file;             /* ROM_FILE: the bytes (owned) */
+	size_t file_len;
+	uint8_t *owned;
+	char from[160], to[200], img_text[160];
+	int card_n;
+	struct rom_info card_roms[ROM_MAX_IMAGES];
+	bool img_uefi;
+};
+int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t *img, size_t len,
+		 struct wiz_rom *r, struct cx_status *st);
+void wiz_rom_free(struct wiz_rom *r);
+/* "CLP 8025, UEFI 14.11.49, PXE 3.4.754", or "none". */
+void wiz_roms_text(char *out, size_t n, int nroms, const struct rom_info *roms);
+/* The menu's "Boot ROM: remove or replace". */
+int flow_boot_rom(struct wizard *w, struct cx_status *st);
 
 /* flow_restore.c */
 /* Write the bundle back onto card i; backup_out (may be NULL) gets the backup made first. */
