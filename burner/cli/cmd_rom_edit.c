@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_rom.c — `-i FILE drom -o OUT` and `-i FILE brom ROMFILE -o OUT`: flint's ROM removal
+/* cmd_rom_edit.c — `-i FILE drom -o OUT` and `-i FILE brom ROMFILE -o OUT`: flint's ROM removal
  * and replacement, which flint does on a card only, on an image file (image/rom_edit.h has
  * the rules, the gates and the exit codes). The input is never changed; OUT is written
  * through a temporary file renamed over it, so it is the old OUT or the whole new image.
