@@ -43,4 +43,9 @@ void cli_json_write_end(struct json *j, const struct cli *c, uint64_t erased, ui
 /* The text label column flint uses: 23 characters. */
 #define LABEL "%-23s"
 
+/* The ROM lines of q (cmd_query.c), one per ROM under a LABEL-padded label, as mstflint
+ * shows them plus devid= and checksum=; and the same as a JSON array named key. */
+void cli_print_roms(const char *label, const struct rom_info *r, int n);
+void cli_json_roms(struct json *j, const char *key, const struct rom_info *r, int n);
+
 #endif

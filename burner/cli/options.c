@@ -38,6 +38,7 @@ struct option_row {
 static const struct option_row options[] = {
 	{"i", "image", ARG_WORD, AT(image), "FILE", "the firmware image file to work on"},
 	{"d", "device", ARG_WORD, AT(device), "BDF", "the card at PCI address BDF (see 'cxflash list')"},
+	{"o", "output", ARG_WORD, AT(output), "OUT", "drom, brom -i FILE: write the new image to OUT (atomically)"},
 	{NULL, "sysfs", ARG_WORD, AT(sysfs), "DIR",
 	 "find cards under DIR instead of /sys/bus/pci ($CXFLASH_SYSFS)"},
 	{NULL, "record", ARG_WORD, AT(record), "FILE",
@@ -59,6 +60,8 @@ static const struct option_row options[] = {
 	 "burn: keep the image's GUIDs/MACs instead of the card's"},
 	{NULL, "use_image_ps", ARG_FLAG, AT(use_image_ps), NULL, "burn: keep the image's VSD instead of the card's"},
 	{NULL, "use_image_rom", ARG_FLAG, AT(use_image_rom), NULL, "burn: the image's ROM (or none), not the card's"},
+	{NULL, "allow_rom_change", ARG_FLAG, AT(allow_rom_change), NULL,
+	 "drom, brom: change the ROM of an image with a Product Version (flint's gate)"},
 	{NULL, "allow_psid_change", ARG_FLAG, AT(allow_psid_change), NULL,
 	 "burn: allow a cross-flash to another PSID (asks first)"},
 	{NULL, "backup-dir", ARG_WORD, AT(backup_dir), "DIR",
