@@ -2604,13 +2604,22 @@ static void test_crossflash_rom_image_or_none(void **state)
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, stock_rom, stock_len);
 
-	/* Burn the file again, now without a ROM: 3 burn a file, stock.bin, 3 none. */
-	expect_rc(r, run(r, "3\n1\n3\nFLASH\n\n"), CX_OK);
-	expect_said(r, "boot ROM: PXE 3.4.752 -> none");
+	free(rom);
+	free(stock_rom);
+}
+
+static void test_crossflash_rom_none(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len;
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
+
+	expect_rc(r, run(r, "2\n3\nFLASH\n\n"), CX_OK);
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, NULL, 0);
 	free(rom);
-	free(stock_rom);
 }
 
 /* The same ROM on both sides: no question. */
@@ -2751,6 +2760,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_crossflash_keeps_uefi_rom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crossflash_rom_image_or_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crossflash_rom_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_rom_no_question, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_crossflash_rom_default_and_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_rom_none, setup, teardown),
