@@ -7,7 +7,7 @@
 #include "cli/common.h"
 #include "dev/lockdown.h"
 #include "image/info.h"
-#include "library/rom_index.h"
+#include "image/rom.h"
 #include "ops/cardinfo.h"
 #include "ops/placeholder.h"
 

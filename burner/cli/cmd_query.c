@@ -7,7 +7,7 @@
 
 #include "cli/common.h"
 #include "image/info.h"
-#include "library/rom_index.h"
+#include "image/rom.h"
 
 #define VSD_VENDOR_MLNX 0x15B3 /* tag 8: VSD and PSID are Mellanox's, §3.2 */
 

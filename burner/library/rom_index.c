@@ -13,8 +13,6 @@
 #include "ops/backup.h"
 #include "util/fileio.h"
 
-#define ROM_PRODUCT_FREE_STR 0x0F /* a CLP whose version is one string, fs2-format.md §4.5 */
-
 static bool is_dir(const char *path)
 {
 	struct stat sb;
@@ -190,12 +188,4 @@ int rom_source_find(const struct rom_source *s, const char *type)
 		if (s->rom_sha256[i][0] && !strcasecmp(rom_type_name(s->roms[i].product, t), type))
 			return i;
 	return -1;
-}
-
-void rom_fmt_version(char *out, size_t n, const struct rom_info *r)
-{
-	if (r->product == ROM_PRODUCT_FREE_STR)
-		snprintf(out, n, "%u", r->ver[0]);
-	else
-		snprintf(out, n, "%u.%u.%u", r->ver[0], r->ver[1], r->ver[2]);
 }

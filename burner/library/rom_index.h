@@ -81,8 +81,4 @@ int rom_index_pick(const struct rom_index *ix, const char *name, const struct ro
  * case; -1 when none is, or its extent is unknown. */
 int rom_source_find(const struct rom_source *s, const char *type);
 
-/* A ROM's version as flint shows it: "3.4.752", or "8025" for a CLP with a
- * version string (product 0x0F, §4.5). */
-void rom_fmt_version(char *out, size_t n, const struct rom_info *r);
-
 #endif

@@ -26,17 +26,10 @@
 
 void wiz_roms_text(char *out, size_t n, int nroms, const struct rom_info *roms)
 {
-	char t[12], ver[24];
-	size_t at = 0;
+	struct rom_set set = {.n = nroms, .len = nroms > 0};
 
-	snprintf(out, n, "none");
-	for (int i = 0; i < nroms && at < n; i++) {
-		rom_fmt_version(ver, sizeof(ver), &roms[i]);
-		int k = snprintf(out + at, n - at, "%s%s %s", i ? ", " : "", rom_type_name(roms[i].product, t), ver);
-		if (k < 0)
-			break;
-		at += (size_t)k;
-	}
+	memcpy(set.roms, roms, sizeof(set.roms));
+	rom_set_text(&set, out, n);
 }
 
 static bool has_uefi(int n, const struct rom_info *r)
