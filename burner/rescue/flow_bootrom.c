@@ -106,12 +106,15 @@ static int choose(struct wizard *w, const struct wizard_card *c, const struct ro
 	return CX_OK;
 }
 
-/* burn_card()'s one question here, "the same FW version again?", is what a ROM change is:
- * the typed word answered it. */
+/* burn_card()'s questions: "the same FW version again?" is what a ROM change is, the typed
+ * word answered it; a ROM for another device id (flint's brom asks too) is asked, default no. */
 static int same_fw(void *ctx, const char *question, struct cx_status *st)
 {
-	(void)st;
-	wiz_say(ctx, "  confirmed with %s: %s", CONFIRM_WORD, question);
+	struct wizard *w = ctx;
+
+	if (strstr(question, "Burn it anyway?"))
+		return prompt_yes_no(&w->p, question, true, st);
+	wiz_say(w, "  confirmed with %s: %s", CONFIRM_WORD, question);
 	return CX_OK;
 }
 
