@@ -91,7 +91,8 @@ static void json_rom(struct json *j, const char *key, const struct rom_info *r)
 	json_obj(j, key);
 	json_str(j, "type", rom_type_name(r->product, t));
 	json_str(j, "version", ver);
-	json_int(j, "devid", r->devid);
+	if (!key) /* "roms" entries; "rom" keeps the keys it always had */
+		json_int(j, "devid", r->devid);
 	json_close(j);
 }
 
