@@ -5,8 +5,9 @@ on every file they make, `mstflint -i OUT v` and `q full` agree with `cxflash -i
 flint itself refuses both on a file ("not supported for FS2 image"), so the files are its
 oracle only through v and q.
 
-The multi-ROM ROM files (CLP + UEFI + PXE, as HP's 544+) are built here from the PCI
-Firmware Specification, independently of cxflash and mkfs2. Known differences, normalised
+The multi-ROM images and ROM files come from mkfs2 --roms (hp544: CLP 8025 + UEFI 14.11.49
++ PXE 3.4.754, as HP's 544+), and are also built here from the PCI Firmware Specification,
+independently of cxflash and mkfs2 (the bad ones: truncated, bad sums, no record). Known differences, normalised
 as in test_oracle.py: cxflash adds `devid=` and `checksum=` to each ROM line, `HW IDs`, and
 in `q full` the image size, chunk size and failsafe lines.
 
@@ -29,6 +30,8 @@ VARIANTS = {
     "cx2-old-guids": "--chip cx2 --old-guids",
     "cx3-nomic-noini": "--chip cx3 --no-mic --no-fw-conf",
     "cx3-blank": "--chip cx3 --blank-guids",
+    "hp544": "--chip cx3pro --psid HP_1380110017 --fw 2.42.5700 --roms hp544",
+    "two-roms": "--chip cx3 --roms uefi:14.11.45,pxe:3.4.752 --no-product-ver",
 }
 CX_ONLY = ("HW IDs", "Image Size", "Chunk Size", "Failsafe")
 BLOCK = 512
@@ -237,3 +240,44 @@ def test_bad_input_one_line_exit_code_no_output(images, tmp_path, name):
     assert img.read_bytes() == before
     j = cx(*args, *[e for e in extra if e != "NO-O"], "--json")
     assert j.returncode == code and json.loads(j.stdout)["exit_code"] == code
+
+
+def test_drom_on_a_striped_dump_writes_the_contiguous_image(images, tmp_path):
+    """A raw flash dump (--striped_image, image in slot 1): OUT is the contiguous image
+    without its ROM, the same bytes as from the contiguous file mkfs2 makes alike."""
+    dump, flat = images.make("--chip cx3 --dump 1"), images.make("--chip cx3")
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    assert cx("-i", dump, "--striped_image", "drom", "-o", a, ALLOW, asan=True).returncode == 0
+    assert cx("-i", flat, "drom", "-o", b, ALLOW, asan=True).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+    agree(a)
+
+
+def test_hp544_rom_into_a_stock_image(images, tmp_path):
+    """The cross-flash of issue 19 on files: HP's three ROMs (mkfs2 --rom-only, as flint rrom
+    writes them) into the stock image; mstflint reads what cxflash reads, and the ROM
+    section holds the file's bytes."""
+    rom = tmp_path / "hp544.rom"
+    hp = images.make(f"--chip cx3pro --psid HP_1380110017 --fw 2.42.5700 --roms hp544 --rom-only {rom}")
+    stock = images.make("--chip cx3pro")
+    out = tmp_path / "stock-hp-rom.bin"
+    r = cx("-i", stock, "brom", rom, "-o", out, ALLOW, asan=True)
+    assert r.returncode == 0, r.stderr
+    q = agree(out)
+    assert q["Rom Info"] == agree(hp)["Rom Info"] == (
+        "version_id=8025 type=CLP | type=UEFI version=14.11.49 cpu=AMD64 | type=PXE version=3.4.754")
+    back = tmp_path / "hp.rom"
+    assert cx("-i", out, "rrom", back).returncode == 0
+    assert back.read_bytes() == rom.read_bytes()
+
+
+def test_bad_pxe_sum_beside_uefi_refused_though_mstflint_is_silent(images, tmp_path):
+    """mstflint sums only the first ROM, and none beside a UEFI ROM: it says nothing of this
+    PXE's bad sum. cxflash judges each ROM: q shows checksum=bad, brom refuses it (20)."""
+    rom = tmp_path / "bad.rom"
+    img = images.make(f"--chip cx3pro --roms clp:8025,uefi:14.11.49,pxe:3.4.754:badsum --rom-only {rom}")
+    assert "Bad ROM Checksum" not in mstflint("-i", img, "q").stdout
+    assert fields(cx("-i", img, "q").stdout)["Rom Info"].endswith("checksum=bad")
+    out = tmp_path / "out.bin"
+    r = cx("-i", images.make("--chip cx3pro"), "brom", rom, "-o", out, ALLOW, asan=True)
+    assert r.returncode == E_CHECKSUM and "PXE ROM" in r.stderr and not out.exists()

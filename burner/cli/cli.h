@@ -113,6 +113,7 @@ int cmd_backup(struct cli *c, struct cx_status *st);
 int cmd_restore(struct cli *c, struct cx_status *st);
 int cmd_library(struct cli *c, struct cx_status *st);
 int cmd_match(struct cli *c, struct cx_status *st);
+int cmd_rom(struct cli *c, struct cx_status *st);
 int cmd_rescue(struct cli *c, struct cx_status *st);
 
 #endif

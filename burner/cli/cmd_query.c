@@ -7,6 +7,7 @@
 
 #include "cli/common.h"
 #include "image/info.h"
+#include "image/rom.h"
 
 #define VSD_VENDOR_MLNX 0x15B3 /* tag 8: VSD and PSID are Mellanox's, §3.2 */
 
@@ -37,22 +38,13 @@ static const char *proto_name(uint8_t p)
 	return p == 0 ? "IB" : p == 1 ? "ETH" : p == 2 ? "VPI" : "N/A";
 }
 
-/* mstflint's version string: three fields, or one for a free-string record (0xF). */
-static void rom_version(const struct rom_info *r, char out[24])
-{
-	if (ROM_ONE_VERSION_FIELD(r))
-		snprintf(out, 24, "%d", r->ver[0]);
-	else
-		snprintf(out, 24, "%d.%d.%d", r->ver[0], r->ver[1], r->ver[2]);
-}
-
 /* One ROM as mstflint's displayOneExpRomInfo shows it (subcommands.cpp 1134-1173), then
  * ours: devid= and checksum= (good, bad; none where mstflint does not judge). */
 static void print_rom(const struct rom_info *r)
 {
 	char t1[12], t2[12], ver[24];
 
-	rom_version(r, ver);
+	rom_fmt_version(ver, sizeof(ver), r);
 	if (ROM_ONE_VERSION_FIELD(r))
 		printf("version_id=%s type=%s", ver, rom_type_name(r->product, t1));
 	else
@@ -91,7 +83,7 @@ void cli_json_roms(struct json *j, const char *key, const struct rom_info *r, in
 	for (int i = 0; i < n; i++) {
 		json_obj(j, NULL);
 		json_str(j, "type", rom_type_name(r[i].product, t));
-		rom_version(&r[i], ver);
+		rom_fmt_version(ver, sizeof(ver), &r[i]);
 		json_str(j, "version", ver);
 		if (r[i].has_dev) {
 			json_int(j, "devid", r[i].devid);

@@ -1,147 +1,189 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_rom.c — `-i FILE drom -o OUT` and `-i FILE brom ROMFILE -o OUT`: flint's ROM removal
- * and replacement, which flint does on a card only, on an image file (image/rom_edit.h has
- * the rules, the gates and the exit codes). The input is never changed; OUT is written
- * through a temporary file renamed over it, so it is the old OUT or the whole new image.
+/* cmd_rom.c — `rom list` and `rom extract`: the boot ROMs of the library and the backups.
  *
- * The room rule needs a flash size, and a file has no card: it is the board .ini's
- * [FW] log_flashdev_size (the flash the image was built for), or without one only the
- * format's limit. A ROM for another device id is warned about on stderr ("-W- ...", and
- * "warning" in --json) and the image is written: a file is not a card, the input stays. */
+ *   rom list                       every ROM of every library image and backup bundle,
+ *                                  one line each, named N.K (library/rom_index.h)
+ *   rom extract SOURCE OUT [TYPE]  write one out. SOURCE: N (a whole ROM section,
+ *                                  as rrom writes it) or N.K (one ROM) from rom list,
+ *                                  or an image file, a raw flash dump or a backup
+ *                                  bundle (its ROM section); TYPE (pxe, uefi, clp...)
+ *                                  keeps only that source's first ROM of that type
+ *
+ * The backups are the bundles in --backup-dir DIR, else in the wizard's data folder:
+ * $CXR_DATA/backups, else ./cxrescue/backups.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/common.h"
-#include "image/ini.h"
-#include "image/rom_edit.h"
-#include "image/rom_insert.h"
-#include "library/ini_diff.h"
+#include "library/library.h"
+#include "library/rom_index.h"
 #include "util/fileio.h"
 
-#define LOG_FLASH_MIN 16 /* 64 KiB: the smallest flash a .ini could name and we believe */
-#define LOG_FLASH_MAX 25 /* 32 MiB: FS2_MAX_IMAGE */
+#define DEFAULT_DATA "cxrescue" /* the wizard's data folder without $CXR_DATA (cmd_rescue.c) */
 
-/* The flash the image was made for, from its .ini; FS2_MAX_IMAGE if it does not say. */
-static uint32_t image_flash_size(const struct imgfile *f)
+static const char *csum_name(int ok)
 {
-	uint32_t size = FS2_MAX_IMAGE;
-	struct cx_status st = {0};
-	struct ini_doc d = {0};
-	char *text = NULL;
-	size_t len;
-
-	if (f->img.fwconf_sect < 0)
-		return size;
-	const struct fs2_item *s = &f->img.items[f->img.fwconf_sect];
-	if (!ini_inflate(f->cont + s->data_off, s->data_len, &text, &len, &st) &&
-	    !ini_doc_parse(text, len, &d, &st)) {
-		const char *v = ini_doc_get(&d, "FW", "log_flashdev_size");
-		long n = v ? strtol(v, NULL, 0) : 0;
-		if (n >= LOG_FLASH_MIN && n <= LOG_FLASH_MAX)
-			size = 1u << n;
-	}
-	ini_doc_free(&d);
-	free(text);
-	return size;
+	return ok > 0 ? "ok" : ok == 0 ? "BAD" : "-";
 }
 
-/* The input: -o given, the image sound (blank GUIDs are fine, as for sg). */
-static int open_input(struct cli *c, struct imgfile *f, struct cx_status *st)
+static void list_text(const struct rom_index *ix)
 {
-	memset(f, 0, sizeof(*f));
-	if (!c->output)
-		return cx_fail(st, CX_EUSAGE, "%s on a file needs -o OUT: the input is not changed", c->command);
-	int rc = cli_open_image(c, f, st);
-	if (!rc && fs2_verdict(&f->img, st) == CX_EIMAGE)
-		rc = CX_EIMAGE;
+	char t[12], ver[24];
+
+	printf("%-5s %-5s %-9s %-5s %-4s %-64s %s\n", "ROM", "type", "version", "devid", "csum", "SHA-256", "from");
+	for (size_t i = 0; i < ix->n; i++) {
+		const struct rom_source *s = &ix->s[i];
+		for (int k = 0; k < s->nroms; k++) {
+			const struct rom_info *r = &s->roms[k];
+			rom_fmt_version(ver, sizeof(ver), r);
+			printf("%zu.%-3d %-5s %-9s %-5u %-4s %-64s %s %s (%s %u.%u.%u)\n", i + 1, k + 1,
+			       rom_type_name(r->product, t), ver, r->devid, csum_name(r->csum_ok),
+			       s->rom_sha256[k][0] ? s->rom_sha256[k] : "-", s->backup ? "backup" : "library", s->path,
+			       s->psid, s->fw_ver[0], s->fw_ver[1], s->fw_ver[2]);
+		}
+	}
+	printf("%zu image%s with a ROM", ix->n, ix->n == 1 ? "" : "s");
+	printf(ix->skipped ? ", %u skipped (unreadable, or a bad ROM section)\n" : "\n", ix->skipped);
+}
+
+static void list_json(struct cli *c, const struct rom_index *ix)
+{
+	char t[12], ver[24], name[40];
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_arr(&j, "roms");
+	for (size_t i = 0; i < ix->n; i++)
+		for (int k = 0; k < ix->s[i].nroms; k++) {
+			const struct rom_source *s = &ix->s[i];
+			const struct rom_info *r = &s->roms[k];
+			json_obj(&j, NULL);
+			snprintf(name, sizeof(name), "%zu.%d", i + 1, k + 1);
+			json_str(&j, "rom", name);
+			json_str(&j, "type", rom_type_name(r->product, t));
+			rom_fmt_version(ver, sizeof(ver), r);
+			json_str(&j, "version", ver);
+			json_int(&j, "devid", r->devid);
+			json_str(&j, "cpu", r->cpu ? rom_cpu_name(r->cpu, t) : NULL);
+			json_str(&j, "checksum", r->csum_ok > 0 ? "ok" : r->csum_ok ? NULL : "bad");
+			json_int(&j, "size", r->len);
+			json_str(&j, "sha256", s->rom_sha256[k][0] ? s->rom_sha256[k] : NULL);
+			json_str(&j, "from", s->backup ? "backup" : "library");
+			json_str(&j, "path", s->path);
+			json_str(&j, "psid", s->psid);
+			fmt_fw_version(ver, sizeof(ver), s->fw_ver);
+			json_str(&j, "fw_version", ver);
+			json_str(&j, "section_sha256", s->sha256);
+			json_close(&j);
+		}
+	json_close(&j);
+	json_int(&j, "skipped", ix->skipped);
+	json_end(&j);
+	c->json_done = true;
+}
+
+/* The index of the library (--firmware DIR..., as `library list`) and the backups. */
+static int open_index(struct cli *c, struct rom_index *ix, struct cx_status *st)
+{
+	char dir[BACKUP_PATH_MAX];
+	const char *data = getenv("CXR_DATA");
+	struct library l;
+	int rc = library_open(c->boards, c->firmware, (size_t)c->nfirmware, &l, st);
+
+	if (!rc && !c->backup_dir)
+		rc = path_join(dir, sizeof(dir), data && *data ? data : DEFAULT_DATA, "backups", st);
+	if (!rc)
+		rc = rom_index_scan(ix, &l.m, c->backup_dir ? c->backup_dir : dir, st);
+	library_close(&l);
 	return rc;
 }
 
-/* The new image (out, len; taken over): it fits, then OUT is replaced, then we say so. */
-static int finish(struct cli *c, const struct imgfile *f, uint8_t *out, size_t len, const char *warn,
-		  struct cx_status *st)
+static int write_out(struct cli *c, const struct rom_source *s, int k, const uint8_t *p, size_t len,
+		     const char *out, struct cx_status *st)
 {
-	struct fs2_image *p = malloc(sizeof(*p));
-	int rc = p ? CX_OK : cx_fail(st, CX_ENOMEM, "out of memory");
+	char t[12], ver[24], hex[SHA256_HEX_LEN + 1];
+	uint8_t d[SHA256_LEN];
+	int rc = file_write(out, p, len, st);
 
-	if (!rc)
-		rc = fs2_parse(out, len, p, st);
-	if (!rc)
-		rc = rom_fits(p, len, image_flash_size(f), st);
-	if (!rc)
-		rc = file_replace(c->output, out, len, st);
-	if (!rc && warn[0])
-		fprintf(stderr, "%s\n", warn);
-	if (!rc && c->json) {
+	if (rc)
+		return rc;
+	sha256(p, len, d);
+	sha256_hex(d, hex);
+	if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);
-		json_str(&j, "wrote", "image");
-		json_str(&j, "file", c->output);
+		json_str(&j, "wrote", "rom");
+		json_str(&j, "file", out);
 		json_int(&j, "size", (long long)len);
-		cli_json_roms(&j, "roms", p->roms, p->rom_sect >= 0 ? p->nroms : 0);
-		json_str(&j, "warning", warn[0] ? warn : NULL);
+		json_str(&j, "sha256", hex);
+		json_str(&j, "from", s->path);
+		json_arr(&j, "roms");
+		for (int i = k < 0 ? 0 : k; i < (k < 0 ? s->nroms : k + 1); i++) {
+			json_obj(&j, NULL);
+			json_str(&j, "type", rom_type_name(s->roms[i].product, t));
+			rom_fmt_version(ver, sizeof(ver), &s->roms[i]);
+			json_str(&j, "version", ver);
+			json_close(&j);
+		}
+		json_close(&j);
 		json_end(&j);
 		c->json_done = true;
-	} else if (!rc) {
-		if (p->rom_sect >= 0)
-			cli_print_roms("New ROM info:", p->roms, p->nroms);
-		printf("-I- Wrote %s: 0x%zx bytes (the input is unchanged)\n", c->output, len);
+		return CX_OK;
 	}
-	free(p);
-	free(out);
+	printf("wrote %s: %zu bytes, SHA-256 %s, from %s:", out, len, hex, s->path);
+	for (int i = k < 0 ? 0 : k; i < (k < 0 ? s->nroms : k + 1); i++) {
+		rom_fmt_version(ver, sizeof(ver), &s->roms[i]);
+		printf(" %s %s", rom_type_name(s->roms[i].product, t), ver);
+	}
+	printf("\n");
+	return CX_OK;
+}
+
+static int extract(struct cli *c, struct cx_status *st)
+{
+	const char *src = c->params[1], *out = c->params[2], *type = c->nparams > 3 ? c->params[3] : NULL;
+	const struct rom_source *s;
+	const uint8_t *p;
+	struct rom_index ix;
+	size_t len;
+	int k, rc;
+
+	/* A name as rom list gives it, else a path ("./3" for a file called 3). */
+	bool named = strspn(src, "0123456789.") == strlen(src);
+	memset(&ix, 0, sizeof(ix));
+	rc = named ? open_index(c, &ix, st) : rom_index_add(&ix, src, false, st);
+	if (!rc && named)
+		rc = rom_index_pick(&ix, src, &s, &k, &p, &len, st);
+	else if (!rc)
+		s = &ix.s[0], k = -1, p = s->data, len = s->len;
+	if (!rc && type && k < 0 && (k = rom_source_find(s, type)) < 0)
+		rc = cx_fail(st, CX_EABSENT, "%s has no %s ROM", s->path, type);
+	else if (!rc && type)
+		p = s->data + s->roms[k].off, len = s->roms[k].len;
+	if (!rc)
+		rc = write_out(c, s, k, p, len, out, st);
+	rom_index_free(&ix);
 	return rc;
 }
 
-int cmd_drom(struct cli *c, struct cx_status *st)
+int cmd_rom(struct cli *c, struct cx_status *st)
 {
-	if (c->device) /* on the card (cmd_rom_card.c) */
-		return cli_rom_card(c, false, st);
-	struct imgfile f;
-	uint8_t *out = NULL;
-	size_t len = 0;
-	const uint8_t *rom;
-	size_t rom_len;
-	int rc = open_input(c, &f, st);
+	const char *sub = c->params[0];
+	struct rom_index ix;
+	int rc;
 
-	if (!rc)
-		rc = rom_sect_data(&f.img, &rom, &rom_len, st);
-	if (!rc)
-		rc = rom_change_allowed(&f.img, c->allow_rom_change, st);
-	if (!rc)
-		rc = rom_remove(f.cont, f.img.last_addr, &out, &len, st);
-	if (!rc) {
-		if (!c->json)
-			cli_print_roms("Removed ROM info:", f.img.roms, f.img.nroms);
-		rc = finish(c, &f, out, len, "", st);
-	}
-	imgfile_close(&f);
-	return rc;
-}
-
-int cmd_brom(struct cli *c, struct cx_status *st)
-{
-	if (c->device)
-		return cli_rom_card(c, true, st);
-	struct imgfile f;
-	struct cx_status check = {0};
-	uint8_t *rom = NULL, *out = NULL;
-	size_t rom_len = 0, len = 0;
-	int rc = open_input(c, &f, st);
-
-	if (!rc)
-		rc = file_read(c->params[0], FS2_MAX_IMAGE, &rom, &rom_len, st);
-	if (!rc && (rc = rom_file_check(rom, rom_len, &f.img, &check)))
-		cx_fail(st, rc, "%s: %s", c->params[0], check.msg);
-	if (!rc)
-		rc = rom_change_allowed(&f.img, c->allow_rom_change, st);
-	if (!rc)
-		rc = rom_replace(f.cont, f.img.last_addr, rom, rom_len, &out, &len, st);
-	if (!rc) {
-		if (!c->json && f.img.rom_sect >= 0)
-			cli_print_roms("Current ROM info:", f.img.roms, f.img.nroms);
-		rc = finish(c, &f, out, len, check.msg, st);
-	}
-	free(rom);
-	imgfile_close(&f);
-	return rc;
+	if (!strcmp(sub, "extract"))
+		return c->nparams < 3 ? cx_fail(st, CX_EUSAGE, "usage: cxflash rom extract SOURCE OUT [TYPE]")
+				      : extract(c, st);
+	if (strcmp(sub, "list") || c->nparams != 1)
+		return cx_fail(st, CX_EUSAGE, "usage: cxflash rom list | rom extract SOURCE OUT [TYPE]");
+	if ((rc = open_index(c, &ix, st)))
+		return rc;
+	if (c->json)
+		list_json(c, &ix);
+	else
+		list_text(&ix);
+	rom_index_free(&ix);
+	return CX_OK;
 }

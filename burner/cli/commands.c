@@ -53,6 +53,8 @@ const struct command cli_commands[] = {
 	 "-d BDF only: write a backup bundle back, checked before and after"},
 	{"library", cmd_library, CMD_JSON, 1, CLI_MAX_PARAMS, "library list|check [DIR...] | show FILE|PSID",
 	 "the firmware library: its images, what each is, whether each is sound and as pinned"},
+	{"rom", cmd_rom, CMD_JSON, 1, 4, "rom list | extract SOURCE OUT [TYPE]",
+	 "the boot ROMs of the library's images and the backups; write one out (N.K, an image, a bundle)"},
 	{"match", cmd_match, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "match [--expert]",
 	 "-d BDF (or -i the card's image): every library image ranked OK / RISKY / REFUSED, with reasons"},
 	{"rescue", cmd_rescue, 0, 0, CLI_MAX_PARAMS, "rescue [job=J] [card=BDF|all] [yes=1] [allow_risky=1]",

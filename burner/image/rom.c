@@ -195,3 +195,11 @@ const char *rom_cpu_name(uint8_t cpu, char tmp[12])
 {
 	return lookup(rom_cpus, sizeof(rom_cpus) / sizeof(rom_cpus[0]), cpu, tmp);
 }
+
+void rom_fmt_version(char *out, size_t n, const struct rom_info *r)
+{
+	if (ROM_ONE_VERSION_FIELD(r))
+		snprintf(out, n, "%u", r->ver[0]);
+	else
+		snprintf(out, n, "%u.%u.%u", r->ver[0], r->ver[1], r->ver[2]);
+}

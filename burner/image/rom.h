@@ -76,6 +76,10 @@ int rom_parse(const uint8_t *rom, size_t len, struct rom_info out[ROM_MAX_IMAGES
 /* The record has mstflint's one-field free-string version (product 0xF, old CLP). */
 #define ROM_ONE_VERSION_FIELD(ri) ((ri)->product == 0xF)
 
+/* A ROM's version as flint shows it: "3.4.752", or "8025" for a CLP with a
+ * version string (ROM_ONE_VERSION_FIELD). */
+void rom_fmt_version(char *out, size_t n, const struct rom_info *r);
+
 /* "PXE", "UEFI", ... or "0x%x" in tmp. */
 const char *rom_type_name(uint16_t product, char tmp[12]);
 /* "AMD64", "IA32", ... or "0x%x" in tmp. */

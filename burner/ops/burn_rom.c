@@ -78,9 +78,10 @@ int rom_pick_apply(const struct rom_choice *c, const uint8_t *card_rom, size_t c
 
 const char *rom_info_text(const struct rom_info *r, char *buf, size_t n)
 {
-	char tmp[12];
+	char tmp[12], ver[24];
 
-	snprintf(buf, n, "%s %u.%u.%u", rom_type_name(r->product, tmp), r->ver[0], r->ver[1], r->ver[2]);
+	rom_fmt_version(ver, sizeof(ver), r); /* "8025" for HP's CLP, as flint */
+	snprintf(buf, n, "%s %s", rom_type_name(r->product, tmp), ver);
 	return buf;
 }
 
