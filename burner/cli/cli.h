@@ -34,7 +34,8 @@ struct cli {
 	bool clear_sem;             /* --clear-semaphore */
 	bool use_image_guids;       /* --use_image_guids (burn) */
 	bool use_image_ps;          /* --use_image_ps (burn) */
-	bool use_image_rom;         /* --use_image_rom (burn) */
+	bool use_image_rom;         /* --use_image_rom (burn): flint's spelling of --rom image */
+	const char *rom;            /* --rom keep|image|none|FILE (burn) */
 	bool allow_psid_change;     /* --allow_psid_change (burn) */
 	bool allow_rom_change;      /* --allow_rom_change (drom, brom): flint's Product Version gate */
 	bool no_backup;             /* --no-backup (burn) */

@@ -49,7 +49,7 @@ static void list_text(const struct rom_index *ix)
 
 static void list_json(struct cli *c, const struct rom_index *ix)
 {
-	char t[12], ver[24], name[24];
+	char t[12], ver[24], name[40];
 	struct json j;
 
 	json_begin(&j, stdout);
@@ -153,8 +153,6 @@ static int extract(struct cli *c, struct cx_status *st)
 	bool named = strspn(src, "0123456789.") == strlen(src);
 	memset(&ix, 0, sizeof(ix));
 	rc = named ? open_index(c, &ix, st) : rom_index_add(&ix, src, false, st);
-	if (!rc && !named && !ix.n)
-		rc = st->code ? st->code : CX_EIMAGE; /* unusable: st says why */
 	if (!rc && named)
 		rc = rom_index_pick(&ix, src, &s, &k, &p, &len, st);
 	else if (!rc)

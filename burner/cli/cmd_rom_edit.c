@@ -96,6 +96,8 @@ static int finish(struct cli *c, const struct imgfile *f, uint8_t *out, size_t l
 
 int cmd_drom(struct cli *c, struct cx_status *st)
 {
+	if (c->device) /* on the card (cmd_rom_card.c) */
+		return cli_rom_card(c, false, st);
 	struct imgfile f;
 	uint8_t *out = NULL;
 	size_t len = 0;
@@ -120,6 +122,8 @@ int cmd_drom(struct cli *c, struct cx_status *st)
 
 int cmd_brom(struct cli *c, struct cx_status *st)
 {
+	if (c->device)
+		return cli_rom_card(c, true, st);
 	struct imgfile f;
 	struct cx_status check = {0};
 	uint8_t *rom = NULL, *out = NULL;

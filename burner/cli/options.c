@@ -59,7 +59,10 @@ static const struct option_row options[] = {
 	{NULL, "use_image_guids", ARG_FLAG, AT(use_image_guids), NULL,
 	 "burn: keep the image's GUIDs/MACs instead of the card's"},
 	{NULL, "use_image_ps", ARG_FLAG, AT(use_image_ps), NULL, "burn: keep the image's VSD instead of the card's"},
-	{NULL, "use_image_rom", ARG_FLAG, AT(use_image_rom), NULL, "burn: the image's ROM (or none), not the card's"},
+	{NULL, "rom", ARG_WORD, AT(rom), "WHICH",
+	 "burn: the ROM of the result: keep (the card's if the image has none:\n"
+	 "the default, as flint), image (as it is), none, or a ROM FILE"},
+	{NULL, "use_image_rom", ARG_FLAG, AT(use_image_rom), NULL, "burn: --rom image (flint's spelling)"},
 	{NULL, "allow_rom_change", ARG_FLAG, AT(allow_rom_change), NULL,
 	 "drom, brom: change the ROM of an image with a Product Version (flint's gate)"},
 	{NULL, "allow_psid_change", ARG_FLAG, AT(allow_psid_change), NULL,

@@ -97,11 +97,19 @@ int rom_index_add(struct rom_index *ix, const char *path, bool backup, struct cx
 	if (!rc && !(rc = grow(ix, st)) && !(rc = take(&ix->s[ix->n], &f, path, backup, st)))
 		ix->n++;
 	imgfile_close(&f);
-	if (rc == CX_EIO || rc == CX_EIMAGE || rc == CX_EBLANK) {
-		ix->skipped++;
-		return CX_OK;
-	}
+	ix->skipped += rc == CX_EIO || rc == CX_EIMAGE || rc == CX_EBLANK;
 	return rc;
+}
+
+/* rom_index_add() in a scan: an unusable file or one without a ROM is no failure. */
+static int add_quiet(struct rom_index *ix, const char *path, bool backup, struct cx_status *st)
+{
+	struct cx_status one = {0};
+	int rc = rom_index_add(ix, path, backup, &one);
+
+	if (rc == CX_ENOMEM || rc == CX_EUNSUPPORTED)
+		return cx_fail(st, rc, "%s", one.msg);
+	return CX_OK;
 }
 
 static int visible(const struct dirent *de)
@@ -118,10 +126,8 @@ static int scan_backups(struct rom_index *ix, const char *dir, struct cx_status 
 	if (n < 0)
 		return errno == ENOENT ? CX_OK : cx_fail(st, CX_EIO, "cannot read %s: %s", dir, strerror(errno));
 	for (int i = 0; i < n; i++) {
-		if (!rc && !(rc = path_join(path, sizeof(path), dir, names[i]->d_name, st)) && is_dir(path)) {
-			rc = rom_index_add(ix, path, true, st);
-			rc = rc == CX_EABSENT ? CX_OK : rc;
-		}
+		if (!rc && !(rc = path_join(path, sizeof(path), dir, names[i]->d_name, st)) && is_dir(path))
+			rc = add_quiet(ix, path, true, st);
 		free(names[i]);
 	}
 	free(names);
@@ -135,10 +141,8 @@ int rom_index_scan(struct rom_index *ix, const struct manifest *m, const char *b
 
 	memset(ix, 0, sizeof(*ix));
 	for (size_t i = 0; m && i < m->n && !rc; i++)
-		if (m->e[i].status == CX_OK && m->e[i].nroms) {
-			rc = rom_index_add(ix, m->e[i].path, false, st);
-			rc = rc == CX_EABSENT ? CX_OK : rc;
-		}
+		if (m->e[i].status == CX_OK && m->e[i].nroms)
+			rc = add_quiet(ix, m->e[i].path, false, st);
 	if (!rc && backups_dir)
 		rc = scan_backups(ix, backups_dir, st);
 	if (rc)

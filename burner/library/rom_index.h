@@ -63,9 +63,10 @@ struct rom_index {
 int rom_index_scan(struct rom_index *ix, const struct manifest *m, const char *backups_dir,
 		   struct cx_status *st);
 
-/* Add one image file (released or a raw flash dump) or bundle folder. CX_OK
- * with ix->skipped counted when it is unusable (st says why), CX_EABSENT when
- * it has no ROM section; CX_ENOMEM, CX_EUNSUPPORTED. */
+/* Add one image file (released or a raw flash dump) or bundle folder. CX_OK;
+ * CX_EABSENT when it has no ROM section; CX_EIO or CX_EIMAGE (ix->skipped
+ * counted) when it cannot be read or parsed or its ROM section's CRC is wrong;
+ * CX_ENOMEM, CX_EUNSUPPORTED. st says why. */
 int rom_index_add(struct rom_index *ix, const char *path, bool backup, struct cx_status *st);
 
 void rom_index_free(struct rom_index *ix);

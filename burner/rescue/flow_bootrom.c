@@ -181,13 +181,7 @@ int flow_boot_rom(struct wizard *w, struct cx_status *st)
 	x.ok_note = msg;
 	rc = write_rom(&x, rom, len, &r, st);
 	free(rom);
-	if ((rc = wiz_write_end(&x, rc, st, &r.out, NULL, "the card already has this boot ROM")))
-		return rc;
-	if (r.nothing_to_do) {
-		wiz_say(w, "card %s already has this boot ROM: nothing written", c->ci.pci.bdf);
-		return CX_OK;
-	}
-	wiz_say(w, "card %s: OK: %s, written and verified", c->ci.pci.bdf, msg);
-	wiz_write_wrote(&x);
-	return CX_OK;
+	char done[sizeof(msg) + 32];
+	snprintf(done, sizeof(done), "%s, written and verified", msg);
+	return wiz_write_finish(&x, rc, st, &r.out, r.nothing_to_do, "already has this boot ROM", done);
 }

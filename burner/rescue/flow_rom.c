@@ -62,13 +62,13 @@ static void sect_of(const struct fs2_image *img, const uint8_t **p, size_t *len)
  * PXE server sent), a path is taken as it is. */
 static int read_rom_file(struct wizard *w, const char *name, struct wiz_rom *r, struct cx_status *st)
 {
-	char path[JOURNAL_PATH_MAX + 64];
+	char dir[JOURNAL_PATH_MAX + 16], path[JOURNAL_PATH_MAX + 64];
 	int rc;
 
 	if (strchr(name, '/'))
 		snprintf(path, sizeof(path), "%s", name);
-	else if ((rc = path_join(path, sizeof(path), w->o.data_dir, "firmware", st)) ||
-		 (rc = path_join(path, sizeof(path), path, name, st)))
+	else if ((rc = path_join(dir, sizeof(dir), w->o.data_dir, "firmware", st)) ||
+		 (rc = path_join(path, sizeof(path), dir, name, st)))
 		return rc;
 	if ((rc = file_read(path, ROM_FILE_MAX, &r->owned, &r->file_len, st)))
 		return rc;

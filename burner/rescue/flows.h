@@ -111,6 +111,11 @@ const struct history_from *wiz_write_from(struct wiz_write *x, struct history_fr
 int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
 		  const struct history_to *to, const char *nothing);
 void wiz_write_wrote(struct wiz_write *x);
+/* The end of a write that changes only part of the card's image (GUIDs, boot ROM): wiz_write_end()
+ * (no "to"; nothing the history's message when nothing_to_do), then "card BDF <nothing>: nothing
+ * written" or "card BDF: OK: <done>" and wiz_write_wrote(). */
+int wiz_write_finish(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
+		     bool nothing_to_do, const char *nothing, const char *done);
 
 /* write_trace.c: every session that writes a card is recorded (README: Traces) into
  * DATA/traces/<UTC>-<action>-<bdf>.trace, from before the card is opened until after it
