@@ -341,7 +341,8 @@ def test_list_json_keys(cxsim, images):
     """README: every card in `list --json` has the same keys; a missing value is null."""
     keys = {"bdf", "family", "chip", "pci_device", "subsys_vendor", "subsys_device", "oem",
             "recovery", "flash", "psid", "fw_version", "fw_running", "guids", "macs", "rom", "error",
-            "identity", "placeholder"}  # identity/placeholder: a release image's placeholder GUIDs (issue 18)
+            "identity", "placeholder",  # identity/placeholder: a release image's placeholder GUIDs (issue 18)
+            "roms"}  # every ROM of the card (issue 19, h-rom-lib)
     plain = Card(cxsim, images, "cx3pro", "W25Q80", 0, rom=False)
     livefish = cxsim.create("livefish", "--chip", "cx3", "--empty")
     s = cxsim.serve(plain.stem, livefish)
