@@ -274,3 +274,54 @@ def test_power_cut_during_a_burn_is_finished_at_the_next_boot(tmp_path, guests):
     assert b["booted"] is True and b["fw_version"] == "2.42.5000", b
     assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
     g.close()
+
+
+HP_ROMS = "--roms clp:8025,uefi:14.11.49,pxe:3.4.754"   # HP's 544+ boot ROMs (sim/mkfs2/README.md)
+HP_ROM_TEXT = "CLP 8025, UEFI 14.11.49, PXE 3.4.754"
+
+
+def card_rom(flash, out):
+    """The ROM section of a card's flash, read on the host with cxflash (striped: a flash dump)."""
+    r = subprocess.run([str(qh.ROOT / "burner" / "cxflash"), "-i", str(flash), "--striped_image", "rrom", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out.read_bytes()
+
+
+def test_cross_flash_keeps_the_cards_uefi_rom(tmp_path, guests):
+    """Issue 19: a card with HP's 544+ boot ROMs (CLP 8025, UEFI 14.11.49, PXE 3.4.754) is
+    cross-flashed to a stock image that has PXE 3.4.752 only; the wizard asks, and Enter keeps
+    the card's ROMs. After power-off, `cxsim boot-check` and `cxflash -i` on the card's flash
+    show the stock PSID and FW, the card's own GUIDs/MACs and its ROM section byte for byte.
+    (A ConnectX-3 with PSID HP_0280210019: the board table maps no stock PSID for the 544+'s
+    HP_1380110017, so the library would refuse that cross-flash.)"""
+    card = Card(tmp_path, "hp544", "--chip", "cx3", "--subsys", "103c:18d6", "--guid", GUID, "--mac", MAC,
+                image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {SMALL} {HP_ROMS}")
+    before = card_rom(card.flash, tmp_path / "before.rom")
+    stock = image(tmp_path, "mcx354a-stock.bin", f"--chip cx3 --psid {STOCK_PSID} --fw {STOCK_FW} {SMALL}")
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx354a-stock.bin")])
+    guests.append(g)
+    g.front_end()
+    g.choose("update")
+    g.expect(r"== crossflash: card ")
+    g.expect(r"the card's has UEFI, the image's has not")
+    g.answer(r"Boot ROM of the new firmware\?.*?Choose 1-3 \[1\]: ", "")
+    g.expect(re.escape(f"boot ROM: {HP_ROM_TEXT} -> {HP_ROM_TEXT} (the card's)"))
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"card \S+: OK: FW 2\.40\.5030 -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.expect(r"Power off for a cold restart")
+    g.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g.wait_power_off() == 0
+    b = card.boot_check()
+    assert b["booted"] is True and b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
+    assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
+    q = subprocess.run([str(qh.ROOT / "burner" / "cxflash"), "-i", str(card.flash), "--striped_image", "q"],
+                       capture_output=True, text=True)
+    assert q.returncode == 0, q.stderr
+    assert re.search(rf"^PSID: +{STOCK_PSID}$", q.stdout, re.M) and re.search(r"^FW Version: +2\.42\.5000$",
+                                                                             q.stdout, re.M), q.stdout
+    assert "version_id=8025 type=CLP" in q.stdout and "type=UEFI version=14.11.49" in q.stdout, q.stdout
+    assert "type=PXE version=3.4.754" in q.stdout and "3.4.752" not in q.stdout, q.stdout
+    assert card_rom(card.flash, tmp_path / "after.rom") == before
+    h = history(g)
+    assert h[-1]["action"] == "crossflash" and h[-1]["result"] == "ok", h

@@ -23,4 +23,10 @@ done <<'LIST'
 --chip cx3 --chunk-log 0 --dump 1 --flash-size 131072 --no-rom
 --chip cx2 --chunk-log 0 --dump 0 --flash-size 131072 --no-rom
 LIST
+# A ROM file by itself (the ROM section's data), for rom_file_check's PCI image walk.
+"$M" -o "$OUT/rom-src.tmp" "${small[@]}" --map "$OUT/rom-src.map"
+read -r _ off size < <(grep '^sect_ROM ' "$OUT/rom-src.map")
+tail -c +$((off + 16 + 1)) "$OUT/rom-src.tmp" | head -c $((size - 20)) >"$OUT/seed-rom.bin"
+rm -f "$OUT/rom-src.tmp" "$OUT/rom-src.map"
+i=$((i + 1))
 echo "fuzz corpus: $i seeds in $OUT"

@@ -249,6 +249,7 @@ def test_read_and_burn(cxsim, images, tmp_path, chip, part, slot):
     j = list_card(card, s)
     assert j["fw_version"] == card.new_fw and j["fw_running"] == card.old_fw
     assert j["rom"] == ({"type": "PXE", "version": "3.4.752"} if carry else None), j["rom"]
+    assert j["roms"] == ([{"type": "PXE", "version": "3.4.752", "devid": card.pci}] if carry else []), j["roms"]
     after = query(card, s, card.new_fw)
     assert identity(after) == identity(before)
     verify_and_ri(s, tmp_path, want, target)
@@ -339,8 +340,8 @@ def test_rom_kept_like_mstflint(cxsim, images, tmp_path):
 def test_list_json_keys(cxsim, images):
     """README: every card in `list --json` has the same keys; a missing value is null."""
     keys = {"bdf", "family", "chip", "pci_device", "subsys_vendor", "subsys_device", "oem",
-            "recovery", "flash", "psid", "fw_version", "fw_running", "guids", "macs", "rom", "error",
-            "identity", "placeholder"}  # identity/placeholder: a release image's placeholder GUIDs (issue 18)
+            "recovery", "flash", "psid", "fw_version", "fw_running", "guids", "macs", "rom", "roms",
+            "error", "identity", "placeholder"}  # identity/placeholder: a release image's placeholder GUIDs (issue 18)
     plain = Card(cxsim, images, "cx3pro", "W25Q80", 0, rom=False)
     livefish = cxsim.create("livefish", "--chip", "cx3", "--empty")
     s = cxsim.serve(plain.stem, livefish)

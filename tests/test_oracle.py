@@ -3,7 +3,7 @@
 `rrom`, `sg` and `sv` must agree field by field (fs2-format.md §6).
 
 Known, intended differences, normalised here and documented in README.md:
-  * cxflash adds `devid=` to the ROM line, an `HW IDs:` line, and in `q full` the
+  * cxflash adds `devid=` and `checksum=` to the ROM line, an `HW IDs:` line, and in `q full` the
     image size, chunk size and failsafe lines;
   * on 4-GUID images cxflash shows the MACs flint would derive; flint shows a warning.
 """

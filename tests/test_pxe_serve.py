@@ -165,6 +165,11 @@ BAD_JOBS = [
     ("bundle with a path", f"{M2} restore yes=1 bundle=../../etc/passwd\n", 1, "bundle=../../etc/passwd"),
     ("bundle on backup", f"{M1} backup bundle=latest\n", 1, "bundle= is for restore only"),
     ("menu with card", f"{M1} menu card=all\n", 1, "menu is the interactive wizard"),
+    ("rom on backup", f"{M1} backup rom=none\n", 1, "rom= is for update and crossflash only"),
+    ("rom file missing", f"{M1} crossflash yes=1 rom=uefi.rom\n", 1,
+     "rom=uefi.rom: no such *.rom in the --firmware folder"),
+    ("rom with a path", f"{M1} crossflash yes=1 rom=../x.rom\n", 1, "rom=../x.rom: no such *.rom"),
+    ("rom of another kind", f"{M1} update yes=1 rom=mine\n", 1, "rom=mine: keep, image, none or a *.rom"),
 ]
 
 
@@ -218,12 +223,15 @@ aa:bb:cc:dd:ee:04 restore bundle=cx3-old.tar yes=1
 aa:bb:cc:dd:ee:05 update card=all yes=1 upload=optional
 aa:bb:cc:dd:ee:06 menu console=serial
 aa:bb:cc:dd:ee:07 backup card=01:00.0
+aa:bb:cc:dd:ee:08 crossflash yes=1 rom=hp-uefi.rom
+aa:bb:cc:dd:ee:09 update yes=1 rom=none
 """)
     (up / "cx3-old.tar").write_bytes(b"named")
     uploads_before = snapshot(up)
     fw = tmp_path / "firmware"
     fw.mkdir()
-    bins = {"mcx354a-stock.bin": os.urandom(5000), "fw_2.42.5000.bin": os.urandom(3000)}
+    bins = {"mcx354a-stock.bin": os.urandom(5000), "fw_2.42.5000.bin": os.urandom(3000),
+            "hp-uefi.rom": os.urandom(2048)}
     for name, data in bins.items():
         (fw / name).write_bytes(data)
     (fw / "README.txt").write_text("not an image\n")
@@ -253,6 +261,8 @@ LABEL cxrescue
         "05": f"{both} {base} cxrescue.job=update cxrescue.card=all cxrescue.yes=1 cxrescue.upload=optional",
         "06": f"console=ttyS0,115200n8 {base}",
         "07": f"{both} {base} cxrescue.job=backup cxrescue.card=01:00.0",
+        "08": f"{both} {base} cxrescue.job=crossflash cxrescue.yes=1 cxrescue.rom=hp-uefi.rom",
+        "09": f"{both} {base} cxrescue.job=update cxrescue.yes=1 cxrescue.rom=none",
     }
     for k, append in want.items():
         assert appends(cfg / f"01-aa-bb-cc-dd-ee-{k}") == [append], k
@@ -542,7 +552,8 @@ def uploads(tmp_path):
     files = {
         "aa-bb-cc-dd-ee-01_20261130T150110Z-crossflash.json": report("crossflash", "2026-11-30T15:01:10Z", [
             card(to=("MT_1090120019", "2.42.5000"), backup="cx3-HP-0002c90300c0ffe0-20261130T150010Z",
-                 message="MT_1090120019 2.42.5000 written and verified")]),
+                 message="MT_1090120019 2.42.5000 written and verified",
+                 rom_before="CLP 8025, UEFI 14.11.49, PXE 3.4.754", rom_after="CLP 8025, UEFI 14.11.49, PXE 3.4.754")]),
         # node 2: the later report's file name sorts first; its update failed; the earlier
         # backup's bundle never reached the server
         "aa-bb-cc-dd-ee-02_1-update.json": report("update", "2026-11-30T16:00:00Z", [
@@ -551,7 +562,7 @@ def uploads(tmp_path):
             result="failed"),
         "aa-bb-cc-dd-ee-02_2-backup.json": report("backup", "2026-11-30T15:00:00Z", [
             card(psid="MT_1090120019", fw="2.40.7000", guid="0002c90300000002",
-                 backup="cx3-MT-0002c90300000002-20261130T145900Z")]),
+                 backup="cx3-MT-0002c90300000002-20261130T145900Z", rom_before="PXE 3.4.752")]),
         # node 3: a card in recovery mode brought back from a bundle; unknown keys tolerated
         "aa-bb-cc-dd-ee-03_r.json": report("restore", "2026-11-30T15:30:00Z", [
             card(bdf="0000:00:05.0", psid=None, fw=None, guid=None, to=("HP_0280210019", "2.40.5030"),
@@ -570,14 +581,16 @@ def uploads(tmp_path):
 
 ROWS = [
     ["aa:bb:cc:dd:ee:01", "crossflash", "0000:00:04.0 ConnectX-3 A1 HP_0280210019 0002c90300c0ffe0",
-     "HP_0280210019 2.40.5030", "MT_1090120019 2.42.5000", "ok", "yes", "2026-11-30T15:01:10Z"],
+     "HP_0280210019 2.40.5030", "MT_1090120019 2.42.5000",
+     "CLP 8025, UEFI 14.11.49, PXE 3.4.754 -> CLP 8025, UEFI 14.11.49, PXE 3.4.754", "ok", "yes",
+     "2026-11-30T15:01:10Z"],
     ["aa:bb:cc:dd:ee:02", "backup", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
-     "MT_1090120019 2.40.7000", "-", "ok", "no", "2026-11-30T15:00:00Z"],
+     "MT_1090120019 2.40.7000", "-", "PXE 3.4.752", "ok", "no", "2026-11-30T15:00:00Z"],
     ["aa:bb:cc:dd:ee:02", "update", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
-     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "failed", "-", "2026-11-30T16:00:00Z"],
+     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "-", "failed", "-", "2026-11-30T16:00:00Z"],
     ["aa:bb:cc:dd:ee:03", "restore", "0000:00:05.0 ConnectX-3 A1 recovery", "recovery",
-     "HP_0280210019 2.40.5030", "ok", "-", "2026-11-30T15:30:00Z"],
-    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z"],
+     "HP_0280210019 2.40.5030", "-", "ok", "-", "2026-11-30T15:30:00Z"],
+    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z"],
 ]
 
 
@@ -589,7 +602,7 @@ def test_report_table(uploads, tmp_path):
     r = run([REPORT, tmp_path / "root"])
     assert r.returncode == 1, r.stdout + r.stderr            # node 2's update failed
     lines = cells(r.stdout)
-    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "RESULT", "BACKUP", "ENDED"]
+    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "ROM", "RESULT", "BACKUP", "ENDED"]
     assert lines[1:6] == ROWS
     assert r.stdout.splitlines()[6:] == [
         "aa:bb:cc:dd:ee:02 0000:00:04.0: failed: verify failed at 0x10000",
@@ -604,16 +617,17 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     r = run([REPORT, "--jobs", jf, uploads])           # the uploads folder itself
     assert r.returncode == 1
     lines = cells(r.stdout)
-    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "no report", "-", "-"],
-                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "no report", "-", "-"]]
+    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "-", "no report", "-", "-"],
+                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "-", "no report", "-", "-"]]
     assert r.stdout.splitlines()[-1] == \
         "6 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed; 2 nodes without a report"
 
     r = run([REPORT, "--json", "--jobs", jf, tmp_path / "root"])
     assert r.returncode == 1
     rows = json.loads(r.stdout)
-    assert [[x[k] for k in ("node", "job", "card", "from", "to", "result", "backup", "ended")]
+    assert [[x[k] for k in ("node", "job", "card", "from", "to", "rom", "result", "backup", "ended")]
             for x in rows] == ROWS + lines[6:8]
+    assert rows[1]["rom_before"] == "PXE 3.4.752" and rows[1]["rom_after"] is None
     assert rows[2]["message"] == "verify failed at 0x10000" and rows[2]["bdf"] == "0000:00:04.0"
     assert rows[3]["psid"] == "recovery" and rows[3]["node_guid"] is None
     assert rows[0]["report"] == "aa-bb-cc-dd-ee-01_20261130T150110Z-crossflash.json"

@@ -27,14 +27,17 @@
 struct cli {
 	const char *image;          /* -i FILE */
 	const char *device;         /* -d BDF */
+	const char *output;         /* -o OUT (drom, brom on a file) */
 	const char *sysfs;          /* --sysfs DIR (or $CXFLASH_SYSFS): libpci's sysfs.path */
 	const char *record;         /* --record FILE: every access to the card (ops/device_trace.h) */
 	const char *replay;         /* --replay FILE: the card's accesses answered from FILE */
 	bool clear_sem;             /* --clear-semaphore */
 	bool use_image_guids;       /* --use_image_guids (burn) */
 	bool use_image_ps;          /* --use_image_ps (burn) */
-	bool use_image_rom;         /* --use_image_rom (burn) */
+	bool use_image_rom;         /* --use_image_rom (burn): flint's spelling of --rom image */
+	const char *rom;            /* --rom keep|image|none|FILE (burn) */
 	bool allow_psid_change;     /* --allow_psid_change (burn) */
+	bool allow_rom_change;      /* --allow_rom_change (drom, brom): flint's Product Version gate */
 	bool no_backup;             /* --no-backup (burn) */
 	bool dry_run;               /* --dry-run (burn) */
 	const char *backup_dir;     /* --backup-dir DIR (burn, restore) */
@@ -98,6 +101,8 @@ int cmd_verify(struct cli *c, struct cx_status *st);
 int cmd_query(struct cli *c, struct cx_status *st);
 int cmd_dc(struct cli *c, struct cx_status *st);
 int cmd_rrom(struct cli *c, struct cx_status *st);
+int cmd_drom(struct cli *c, struct cx_status *st);
+int cmd_brom(struct cli *c, struct cx_status *st);
 int cmd_extract(struct cli *c, struct cx_status *st);
 int cmd_sg(struct cli *c, struct cx_status *st);
 int cmd_sv(struct cli *c, struct cx_status *st);
@@ -108,6 +113,7 @@ int cmd_backup(struct cli *c, struct cx_status *st);
 int cmd_restore(struct cli *c, struct cx_status *st);
 int cmd_library(struct cli *c, struct cx_status *st);
 int cmd_match(struct cli *c, struct cx_status *st);
+int cmd_rom(struct cli *c, struct cx_status *st);
 int cmd_rescue(struct cli *c, struct cx_status *st);
 
 #endif

@@ -7,15 +7,17 @@
 #include "cli/common.h"
 #include "dev/lockdown.h"
 #include "image/info.h"
+#include "image/rom.h"
 #include "ops/cardinfo.h"
 #include "ops/placeholder.h"
 
 struct card_view {
 	struct pci_card pci;
 	char chip[40], flash[48], fw[24], running[24], psid[17], error[CX_MSG_MAX];
-	bool recovery, have_image, have_rom;
+	bool recovery, have_image;
 	struct fs2_guids guids;
-	struct rom_info rom;
+	int nroms;
+	struct rom_info roms[ROM_MAX_IMAGES];
 	const char *oem;
 	const struct placeholder_id *placeholder; /* the image's identity is a release placeholder */
 };
@@ -41,9 +43,8 @@ static int inspect(struct cli *c, const struct pci_card *pci, struct card_view *
 		snprintf(v->psid, sizeof(v->psid), "%s", img->info.psid);
 		v->guids = img->guids;
 		v->placeholder = placeholder_find(&img->guids);
-		v->have_rom = img->nroms > 0;
-		if (v->have_rom)
-			v->rom = img->roms[0];
+		v->nroms = img->nroms;
+		memcpy(v->roms, img->roms, sizeof(v->roms));
 	} else if (!ci.recovery) {
 		snprintf(v->error, sizeof(v->error), "%s", ci.image_error);
 	}
@@ -53,7 +54,7 @@ static int inspect(struct cli *c, const struct pci_card *pci, struct card_view *
 
 static void print_text(const struct card_view *v)
 {
-	char t[12];
+	char t[12], ver[24];
 
 	printf("%s  %s  %04x:%04x  subsystem %04x:%04x  %s\n", v->pci.bdf,
 	       v->chip[0] ? v->chip : v->pci.family, 0x15b3, v->pci.device, v->pci.subsys_vendor,
@@ -72,17 +73,31 @@ static void print_text(const struct card_view *v)
 			       "every card burned with the image's GUIDs; set the card's own from its sticker or a "
 			       "backup (sg, or the wizard's Set GUIDs/MACs)\n", v->placeholder->what,
 			       v->placeholder->source);
-		if (v->have_rom)
-			printf("    ROM %s %d.%d.%d\n", rom_type_name(v->rom.product, t), v->rom.ver[0],
-			       v->rom.ver[1], v->rom.ver[2]);
+		for (int i = 0; i < v->nroms; i++) {
+			rom_fmt_version(ver, sizeof(ver), &v->roms[i]);
+			printf("%s%s %s%s", i ? ", " : "    ROM ", rom_type_name(v->roms[i].product, t), ver,
+			       i + 1 < v->nroms ? "" : "\n");
+		}
 	}
 	if (v->error[0])
 		printf("    error: %s\n", v->error);
 }
 
-static void print_json(struct json *j, const struct card_view *v)
+static void json_rom(struct json *j, const char *key, const struct rom_info *r)
 {
 	char t[12], ver[24];
+
+	rom_fmt_version(ver, sizeof(ver), r);
+	json_obj(j, key);
+	json_str(j, "type", rom_type_name(r->product, t));
+	json_str(j, "version", ver);
+	if (!key) /* "roms" entries; "rom" keeps the keys it always had */
+		json_int(j, "devid", r->devid);
+	json_close(j);
+}
+
+static void print_json(struct json *j, const struct card_view *v)
+{
 	static const char *const gname[GUIDS_NGUID] = {"node", "port1", "port2", "sys_image"};
 
 	json_obj(j, NULL);
@@ -123,16 +138,15 @@ static void print_json(struct json *j, const struct card_view *v)
 	} else {
 		json_null(j, "placeholder");
 	}
-	if (v->have_rom) {
-		snprintf(ver, sizeof(ver), "%d.%d.%d", v->rom.ver[0], v->rom.ver[1], v->rom.ver[2]);
-		json_obj(j, "rom");
-		json_str(j, "type", rom_type_name(v->rom.product, t));
-		json_str(j, "version", ver);
-		json_close(j);
-	} else {
+	/* "rom": the first ROM, as before issue 19; "roms": every one. */
+	if (v->nroms)
+		json_rom(j, "rom", &v->roms[0]);
+	else
 		json_null(j, "rom");
-	}
-	json_str(j, "error", v->error[0] ? v->error : NULL);
+	json_arr(j, "roms");
+	for (int i = 0; i < v->nroms; i++)
+		json_rom(j, NULL, &v->roms[i]);
+	json_close(j);	json_str(j, "error", v->error[0] ? v->error : NULL);
 	json_close(j);
 }
 

@@ -11,7 +11,7 @@
  * there is a recommendation, CX_EABSENT when every image is refused. A verdict
  * is judged with the rules `burn` applies (ops/guard.h) and this command line's
  * identity options (--guid/--mac, --vsd, --use_image_guids, --use_image_ps) and
- * --use_image_rom, as burn would get them.
+ * --rom / --use_image_rom, as burn would get them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -270,11 +270,16 @@ int cmd_match(struct cli *c, struct cx_status *st)
 	 * the identity is judged on a card that has one to keep and no --identity-from
 	 * (a card in recovery mode needs --guid/--mac or a backup, named when it burns). */
 	struct guard_opts burn = {.allow_psid_change = true};
-	struct match_opts o = {.expert = c->expert, .burn = &burn, .use_image_rom = c->use_image_rom};
+	struct match_opts o = {.expert = c->expert, .burn = &burn};
+	uint8_t *rom = NULL;
 	int rc;
 
 	if (!s)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
+	if ((rc = cli_rom_choice(c, &o.rom, &rom, st))) {
+		free(s);
+		return rc;
+	}
 	memset(&l, 0, sizeof(l));
 	memset(&r, 0, sizeof(r));
 	if (c->identity_from && !c->device)
@@ -303,5 +308,6 @@ int cmd_match(struct cli *c, struct cx_status *st)
 	cardinfo_free(&s->ci);
 	card_facts_free(&s->k);
 	free(s);
+	free(rom);
 	return rc;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_query.c — `q [full]`: what the image is and whose identity it carries.
  * Text lines follow flint's `q` for FS2 (labels padded to 23 columns); cxflash
- * adds HW IDs, the ROM's device id, derived MACs, and in `full` the image
- * size, chunk size and failsafe flag. */
+ * adds HW IDs, each ROM's device id and checksum verdict, derived MACs, and in
+ * `full` the image size, chunk size and failsafe flag. */
 #include <string.h>
 
 #include "cli/common.h"
 #include "image/info.h"
+#include "image/rom.h"
 
 #define VSD_VENDOR_MLNX 0x15B3 /* tag 8: VSD and PSID are Mellanox's, §3.2 */
 
@@ -37,12 +38,17 @@ static const char *proto_name(uint8_t p)
 	return p == 0 ? "IB" : p == 1 ? "ETH" : p == 2 ? "VPI" : "N/A";
 }
 
+/* One ROM as mstflint's displayOneExpRomInfo shows it (subcommands.cpp 1134-1173), then
+ * ours: devid= and checksum= (good, bad; none where mstflint does not judge). */
 static void print_rom(const struct rom_info *r)
 {
-	char t1[12], t2[12];
+	char t1[12], t2[12], ver[24];
 
-	printf("type=%s version=%d.%d.%d", rom_type_name(r->product, t1), r->ver[0], r->ver[1],
-	       r->ver[2]);
+	rom_fmt_version(ver, sizeof(ver), r);
+	if (ROM_ONE_VERSION_FIELD(r))
+		printf("version_id=%s type=%s", ver, rom_type_name(r->product, t1));
+	else
+		printf("type=%s version=%s", rom_type_name(r->product, t1), ver);
 	if (r->has_dev) {
 		if (r->port)
 			printf(" port=%d", r->port);
@@ -52,6 +58,43 @@ static void print_rom(const struct rom_info *r)
 			printf(" cpu=%s", rom_cpu_name(r->cpu, t2));
 		printf(" devid=%d", r->devid);
 	}
+	if (r->csum_ok >= 0)
+		printf(" checksum=%s", r->csum_ok ? "good" : "bad");
+}
+
+void cli_print_roms(const char *label, const struct rom_info *r, int n)
+{
+	printf(LABEL, label);
+	if (!n)
+		printf("N/A (no version record in the ROM)");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			printf("\n" LABEL, "");
+		print_rom(&r[i]);
+	}
+	printf("\n");
+}
+
+void cli_json_roms(struct json *j, const char *key, const struct rom_info *r, int n)
+{
+	char t[12], ver[24];
+
+	json_arr(j, key);
+	for (int i = 0; i < n; i++) {
+		json_obj(j, NULL);
+		json_str(j, "type", rom_type_name(r[i].product, t));
+		rom_fmt_version(ver, sizeof(ver), &r[i]);
+		json_str(j, "version", ver);
+		if (r[i].has_dev) {
+			json_int(j, "devid", r[i].devid);
+			json_int(j, "port", r[i].port);
+			json_str(j, "proto", r[i].proto == 0xff ? NULL : proto_name(r[i].proto));
+			json_str(j, "cpu", r[i].cpu ? rom_cpu_name(r[i].cpu, t) : NULL);
+		}
+		json_str(j, "checksum", r[i].csum_ok < 0 ? NULL : r[i].csum_ok ? "good" : "bad");
+		json_close(j);
+	}
+	json_close(j);
 }
 
 static void print_text(const struct imgfile *f, bool full, const struct query_view *v)
@@ -75,17 +118,8 @@ static void print_text(const struct imgfile *f, bool full, const struct query_vi
 		printf(LABEL "%s\n", "PRS Name:", in->prs_name);
 	if (in->product_ver[0])
 		printf(LABEL "%s\n", "Product Version:", in->product_ver);
-	if (img->rom_sect >= 0) {
-		printf(LABEL, "Rom Info:");
-		if (!img->nroms)
-			printf("N/A (no version record in the ROM)");
-		for (int i = 0; i < img->nroms; i++) {
-			if (i)
-				printf("\n" LABEL, "");
-			print_rom(&img->roms[i]);
-		}
-		printf("\n");
-	}
+	if (img->rom_sect >= 0)
+		cli_print_roms("Rom Info:", img->roms, img->nroms);
 	printf(LABEL "%d\n", "Device ID:", in->dev_type);
 	if (in->nhw_ids) {
 		printf(LABEL, "HW IDs:");
@@ -124,29 +158,13 @@ static void print_json(const struct imgfile *f, bool full, const struct query_vi
 	const struct fs2_guids *g = &img->guids;
 	static const char *const gname[GUIDS_NGUID] = {"node", "port1", "port2", "sys_image"};
 	struct json j;
-	char t[12], ver[24];
 
 	json_begin(&j, stdout);
 	json_str(&j, "image_type", "FS2");
 	json_str(&j, "fw_version", v->fw[0] ? v->fw : NULL);
 	json_str(&j, "fw_release_date", v->date[0] ? v->date : NULL);
 	json_str(&j, "product_version", in->product_ver[0] ? in->product_ver : NULL);
-	json_arr(&j, "roms");
-	for (int i = 0; i < img->nroms; i++) {
-		const struct rom_info *r = &img->roms[i];
-		json_obj(&j, NULL);
-		json_str(&j, "type", rom_type_name(r->product, t));
-		snprintf(ver, sizeof(ver), "%d.%d.%d", r->ver[0], r->ver[1], r->ver[2]);
-		json_str(&j, "version", ver);
-		if (r->has_dev) {
-			json_int(&j, "devid", r->devid);
-			json_int(&j, "port", r->port);
-			json_str(&j, "proto", r->proto == 0xff ? NULL : proto_name(r->proto));
-			json_str(&j, "cpu", r->cpu ? rom_cpu_name(r->cpu, t) : NULL);
-		}
-		json_close(&j);
-	}
-	json_close(&j);
+	cli_json_roms(&j, "roms", img->roms, img->nroms);
 	json_int(&j, "device_id", in->dev_type);
 	json_arr(&j, "hw_ids");
 	for (int i = 0; i < in->nhw_ids; i++) {

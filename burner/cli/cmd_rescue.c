@@ -3,10 +3,12 @@
  *
  *   cxflash rescue [job=inventory|backup|update|crossflash|restore] [card=BDF|all] [yes=1]
  *                  [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
+ *                  [rom=keep|image|none|FILE]
  *
  * The parameters are the kernel command line's cxrescue.* options without the
  * prefix (/init passes them on); bundle= is the backup folder job=restore writes
- * back, and after=exit ends the command when the job is done (status 0: every step
+ * back; rom= the boot ROM an update or crossflash job burns (rescue/flow_rom.c); after=exit
+ * ends the command when the job is done (status 0: every step
  * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
  * each backup is handed to (rescue/upload.c: the PXE server). The data folder
  * is $CXR_DATA (the rescue image's /init sets it: the stick's cxrescue/), else
@@ -64,6 +66,10 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 			o->yes = flag(v);
 		} else if (k == 11 && !strncmp(p, "allow_risky", k)) {
 			o->allow_risky = flag(v);
+		} else if (k == 3 && !strncmp(p, "rom", k)) {
+			if (!*v)
+				return cx_fail(st, CX_EVALUE, "rom=: keep, image, none or a ROM file");
+			o->rom = v;
 		} else if (k == 6 && !strncmp(p, "bundle", k)) {
 			o->bundle = v;
 		} else if (k == 6 && !strncmp(p, "upload", k)) {
@@ -80,6 +86,8 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 	}
 	if (o->job == JOB_RESTORE && (!o->bundle || !*o->bundle))
 		return cx_fail(st, CX_EUSAGE, "job=restore needs bundle=DIR, the backup to write back");
+	if (o->rom && o->job != JOB_UPDATE && o->job != JOB_CROSSFLASH)
+		return cx_fail(st, CX_EUSAGE, "rom= goes with job=update or job=crossflash only");
 	if (o->bundle && o->job != JOB_RESTORE)
 		return cx_fail(st, CX_EUSAGE, "bundle= goes with job=restore only");
 	if (o->job_card && strcmp(o->job_card, "all") && !bdf_syntax(o->job_card))

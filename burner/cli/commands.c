@@ -33,6 +33,11 @@ const struct command cli_commands[] = {
 	 "write the board .ini stored in the image (to standard output without FILE)"},
 	{"rrom", cmd_rrom, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "rrom FILE",
 	 "write the expansion ROM (PXE/UEFI) to FILE"},
+	{"drom", cmd_drom, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_WRITES_CARD | CMD_JSON, 0, 0, "drom -o OUT",
+	 "write the image without its expansion ROM to OUT (flint's drom, on a file); -d BDF: on the card "
+	 "(backup, failsafe re-burn)"},
+	{"brom", cmd_brom, CMD_NEEDS_IMAGE | CMD_WRITES_IMAGE | CMD_WRITES_CARD | CMD_JSON, 1, 1, "brom ROMFILE -o OUT",
+	 "write the image with ROMFILE as its expansion ROM to OUT (flint's brom, on a file); -d BDF: on the card"},
 	{"extract", cmd_extract, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "extract FILE",
 	 "write the contiguous image of a raw flash dump (--striped_image) to FILE"},
 	{"ri", cmd_extract, CMD_NEEDS_IMAGE | CMD_JSON, 1, 1, "ri FILE", "same as extract"},
@@ -48,6 +53,8 @@ const struct command cli_commands[] = {
 	 "-d BDF only: write a backup bundle back, checked before and after"},
 	{"library", cmd_library, CMD_JSON, 1, CLI_MAX_PARAMS, "library list|check [DIR...] | show FILE|PSID",
 	 "the firmware library: its images, what each is, whether each is sound and as pinned"},
+	{"rom", cmd_rom, CMD_JSON, 1, 4, "rom list | extract SOURCE OUT [TYPE]",
+	 "the boot ROMs of the library's images and the backups; write one out (N.K, an image, a bundle)"},
 	{"match", cmd_match, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "match [--expert]",
 	 "-d BDF (or -i the card's image): every library image ranked OK / RISKY / REFUSED, with reasons"},
 	{"rescue", cmd_rescue, 0, 0, CLI_MAX_PARAMS, "rescue [job=J] [card=BDF|all] [yes=1] [allow_risky=1]",
@@ -63,7 +70,8 @@ void cli_usage(FILE *out)
 	for (const struct command *c = cli_commands; c->name; c++)
 		fprintf(out, "  %-58s %s\n", c->usage, c->help);
 	fprintf(out, "\nExit codes: 0 ok, 2 usage, 3 I/O, 4 bad image, 5 absent, 6 bad value,\n"
-		     "7 blank GUIDs, 8 unsupported, 9 out of memory, 19 probe: not safe to write\n"
+		     "7 blank GUIDs, 8 unsupported, 9 out of memory, 19 probe: not safe to write,\n"
+		     "20 bad ROM checksum "
 		     "(README.md has the table).\n");
 }
 

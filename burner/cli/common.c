@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "ops/device.h"
+#include "util/fileio.h"
 
 /* From a card: read its image (ops/devimage.h) and parse it like a file. */
 static int open_from_device(struct cli *c, struct imgfile *f, struct cx_status *st)
@@ -45,6 +46,28 @@ void cli_identity_opts(const struct cli *c, struct identity_opts *o)
 	o->vsd = c->vsd;
 	o->use_image_guids = c->use_image_guids;
 	o->use_image_ps = c->use_image_ps;
+}
+
+int cli_rom_choice(const struct cli *c, struct rom_choice *r, uint8_t **file, struct cx_status *st)
+{
+	static const char *const words[] = {"keep", "image", "none"}; /* enum rom_pick's order */
+
+	memset(r, 0, sizeof(*r));
+	*file = NULL;
+	r->pick = c->use_image_rom ? ROM_IMAGE : ROM_KEEP;
+	if (!c->rom)
+		return CX_OK;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(c->rom, words[i])) {
+			if (c->use_image_rom && i != ROM_IMAGE)
+				return cx_fail(st, CX_EUSAGE, "--use_image_rom is --rom image: not with --rom %s", c->rom);
+			r->pick = (enum rom_pick)i;
+			return CX_OK;
+		}
+	if (c->use_image_rom)
+		return cx_fail(st, CX_EUSAGE, "--use_image_rom is --rom image: not with --rom FILE");
+	r->pick = ROM_FILE;
+	return file_read(c->rom, IMGFILE_MAX, file, &r->file_len, st) ? st->code : (r->file = *file, CX_OK);
 }
 
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st)

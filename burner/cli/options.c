@@ -38,6 +38,7 @@ struct option_row {
 static const struct option_row options[] = {
 	{"i", "image", ARG_WORD, AT(image), "FILE", "the firmware image file to work on"},
 	{"d", "device", ARG_WORD, AT(device), "BDF", "the card at PCI address BDF (see 'cxflash list')"},
+	{"o", "output", ARG_WORD, AT(output), "OUT", "drom, brom -i FILE: write the new image to OUT (atomically)"},
 	{NULL, "sysfs", ARG_WORD, AT(sysfs), "DIR",
 	 "find cards under DIR instead of /sys/bus/pci ($CXFLASH_SYSFS)"},
 	{NULL, "record", ARG_WORD, AT(record), "FILE",
@@ -58,7 +59,12 @@ static const struct option_row options[] = {
 	{NULL, "use_image_guids", ARG_FLAG, AT(use_image_guids), NULL,
 	 "burn: keep the image's GUIDs/MACs instead of the card's"},
 	{NULL, "use_image_ps", ARG_FLAG, AT(use_image_ps), NULL, "burn: keep the image's VSD instead of the card's"},
-	{NULL, "use_image_rom", ARG_FLAG, AT(use_image_rom), NULL, "burn: the image's ROM (or none), not the card's"},
+	{NULL, "rom", ARG_WORD, AT(rom), "WHICH",
+	 "burn: the ROM of the result: keep (the card's if the image has none:\n"
+	 "the default, as flint), image (as it is), none, or a ROM FILE"},
+	{NULL, "use_image_rom", ARG_FLAG, AT(use_image_rom), NULL, "burn: --rom image (flint's spelling)"},
+	{NULL, "allow_rom_change", ARG_FLAG, AT(allow_rom_change), NULL,
+	 "drom, brom: change the ROM of an image with a Product Version (flint's gate)"},
 	{NULL, "allow_psid_change", ARG_FLAG, AT(allow_psid_change), NULL,
 	 "burn: allow a cross-flash to another PSID (asks first)"},
 	{NULL, "backup-dir", ARG_WORD, AT(backup_dir), "DIR",
@@ -225,6 +231,8 @@ static int check(struct cli *c, bool want_help, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "--replay FILE needs -d BDF (the card the recording was made on)");
 	if (c->device && c->striped)
 		return cx_fail(st, CX_EUSAGE, "--striped_image is for dump files, not for -d");
+	if (c->output && !want_help && (c->device || !cmd || (cmd->run != cmd_drom && cmd->run != cmd_brom)))
+		return cx_fail(st, CX_EUSAGE, "-o OUT is for drom and brom on a file (-i FILE)");
 	return CX_OK;
 }
 

@@ -1,15 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_image.c — libFuzzer target over everything cxflash does with an untrusted image:
  * locating it (contiguous and striped), parsing, verifying, reading the GUIDs,
- * tags and ROM records, inflating the .ini, reading and comparing it, and
- * patching a copy. */
+ * tags and ROM records, inflating the .ini, reading and comparing it,
+ * patching a copy, judging the input as a ROM file, and drom/brom on the image. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "image/imgfile.h"
 #include "image/ini.h"
 #include "image/patch.h"
+#include "image/rom_edit.h"
 #include "library/ini_diff.h"
+
+/* drom, then brom of the image's own ROM data (or of a tiny one). */
+static void rom_edits(const struct imgfile *f)
+{
+	static const uint8_t tiny[4] = {0x55, 0xAA, 1, 0};
+	const struct fs2_item *r = f->img.rom_sect >= 0 ? &f->img.items[f->img.rom_sect] : NULL;
+	struct cx_status st = {0};
+	uint8_t *out = NULL;
+	size_t out_len;
+
+	if (rom_remove(f->cont, f->img.last_addr, &out, &out_len, &st) == CX_OK)
+		free(out);
+	cx_status_clear(&st);
+	if (rom_replace(f->cont, f->img.last_addr, r && r->data_len ? f->cont + r->data_off : tiny,
+			r && r->data_len ? r->data_len : sizeof(tiny), &out, &out_len, &st) == CX_OK)
+		free(out);
+}
 
 static void exercise(const uint8_t *data, size_t size, bool striped)
 {
@@ -40,6 +58,7 @@ static void exercise(const uint8_t *data, size_t size, bool striped)
 		patch_guids(f.cont, &f.img, &req, &st);
 		cx_status_clear(&st);
 		patch_vsd(f.cont, &f.img, "fuzz", &st);
+		rom_edits(&f);
 	}
 	imgfile_close(&f);
 }
@@ -48,6 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct cx_status st = {0};
+
+	rom_file_check(data, size, NULL, &st);
 	exercise(data, size, false);
 	exercise(data, size, true);
 	return 0;

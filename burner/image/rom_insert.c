@@ -50,12 +50,13 @@ bool rom_carry_needed(const struct fs2_image *card, const struct fs2_image *img,
 }
 
 /* The new chain as item indexes (ROM_SLOT for the new ROM): flint's walk, which puts the
- * ROM before the 2nd section or in place of an (empty) old ROM section, whichever comes
- * first, and drops old ROM sections. A one-section chain gets the ROM appended. */
-static int make_plan(const struct fs2_image *p, int *plan)
+ * ROM before the 2nd section or in place of an old ROM section, whichever comes first,
+ * and drops old ROM sections. A one-section chain gets the ROM appended. Without a new
+ * ROM (rom_remove), the old ones are only dropped. */
+static int make_plan(const struct fs2_image *p, int *plan, bool with_rom)
 {
 	int k = 0, n = 0;
-	bool placed = false;
+	bool placed = !with_rom;
 
 	for (int i = 0; i < p->nitems; i++) {
 		const struct fs2_item *it = &p->items[i];
@@ -128,8 +129,10 @@ static void build(uint8_t *o, uint32_t total, const struct fs2_image *p, const i
 static int check_args(const uint8_t *img, const uint8_t *rom, size_t rom_len, uint8_t **out,
 		      size_t *out_len, struct cx_status *st)
 {
-	if (!img || !rom || !out || !out_len)
-		return cx_fail(st, CX_EVALUE, "internal: rom_insert called without an image, ROM or output");
+	if (!img || (!rom && rom_len) || !out || !out_len)
+		return cx_fail(st, CX_EVALUE, "internal: rom_update called without an image, ROM or output");
+	if (!rom)
+		return CX_OK; /* removing */
 	if (rom_len == 0)
 		return cx_fail(st, CX_EVALUE, "the ROM is empty: nothing to add");
 	if (rom_len % 4)
@@ -142,9 +145,10 @@ static int check_args(const uint8_t *img, const uint8_t *rom, size_t rom_len, ui
 	return CX_OK;
 }
 
-/* The input must be a sound image without ROM data; blank GUIDs are fine (the burn sets
- * them later). */
-static int check_image(const uint8_t *img, size_t len, struct fs2_image *p, struct cx_status *st)
+/* The input must be a sound image; blank GUIDs are fine (the burn sets them later). Per
+ * mode: ROM_ADD wants no ROM data, ROM_DROP wants some, ROM_SWAP either. */
+static int check_image(const uint8_t *img, size_t len, struct fs2_image *p, enum rom_mode mode,
+		       struct cx_status *st)
 {
 	struct cx_status why = {0};
 	int rc = fs2_parse(img, len, p, &why);
@@ -152,12 +156,15 @@ static int check_image(const uint8_t *img, size_t len, struct fs2_image *p, stru
 	if (rc == CX_OK)
 		rc = fs2_verdict(p, &why);
 	if (rc != CX_OK && rc != CX_EBLANK)
-		return cx_fail(st, rc, "cannot add a ROM to this image: %s", why.msg);
+		return cx_fail(st, rc, "cannot %s this image: %s", mode == ROM_DROP ? "remove the ROM of" : "add a ROM to",
+			       why.msg);
 	int r = first_rom(p);
-	if (r >= 0)
+	if (r >= 0 && mode == ROM_ADD)
 		return cx_fail(st, CX_EUNSUPPORTED,
 			       "the image already has a ROM (0x%x bytes at 0x%x): it is burned as it is",
 			       p->items[r].data_len, p->items[r].off);
+	if (r < 0 && mode == ROM_DROP)
+		return cx_fail(st, CX_EABSENT, "the image has no expansion ROM: nothing to remove");
 	return CX_OK;
 }
 
@@ -182,7 +189,7 @@ static int splice(struct fs2_image *p, const uint8_t *img, const uint8_t *rom, s
 	bool blank_full = p->items[p->nitems - 1].blank; /* full CRC stays 0xFFFF, §3.1 */
 	int last = p->nitems - 2; /* the last section: the items end with the full-image one */
 	uint32_t chain_end = be32(img + p->items[last].off + GPH_OFF_NEXT);
-	int n = make_plan(p, plan);
+	int n = make_plan(p, plan, rom != NULL);
 	uint64_t total = new_size(p, plan, n, rom_len);
 
 	/* Beyond 16 MiB the 24-bit IMAGE_INFO pointer could not name its section. */
@@ -215,7 +222,7 @@ static int splice(struct fs2_image *p, const uint8_t *img, const uint8_t *rom, s
 	return CX_OK;
 }
 
-int rom_insert(const uint8_t *img, size_t len, const uint8_t *rom, size_t rom_len,
+int rom_update(const uint8_t *img, size_t len, const uint8_t *rom, size_t rom_len, enum rom_mode mode,
 	       uint8_t **out, size_t *out_len, struct cx_status *st)
 {
 	struct fs2_image *p;
@@ -223,13 +230,21 @@ int rom_insert(const uint8_t *img, size_t len, const uint8_t *rom, size_t rom_le
 
 	if (out)
 		*out = NULL;
+	if (!rom != (mode == ROM_DROP))
+		return cx_fail(st, CX_EVALUE, "internal: rom_update given a ROM to remove or none to add");
 	if ((rc = check_args(img, rom, rom_len, out, out_len, st)))
 		return rc;
 	if (!(p = malloc(sizeof(*p))))
-		return cx_fail(st, CX_ENOMEM, "out of memory adding the ROM");
-	rc = check_image(img, len, p, st);
+		return cx_fail(st, CX_ENOMEM, "out of memory rebuilding the image");
+	rc = check_image(img, len, p, mode, st);
 	if (rc == CX_OK)
 		rc = splice(p, img, rom, rom_len, out, out_len, st);
 	free(p);
 	return rc;
+}
+
+int rom_insert(const uint8_t *img, size_t len, const uint8_t *rom, size_t rom_len,
+	       uint8_t **out, size_t *out_len, struct cx_status *st)
+{
+	return rom_update(img, len, rom, rom_len, ROM_ADD, out, out_len, st);
 }

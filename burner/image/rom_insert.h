@@ -55,8 +55,9 @@
  *   - Two GUID or two IMAGE_INFO sections: flint points 0x34/0x2C at the last one, we at
  *     the first (the one fs2_parse() requires them to name).
  *   - An image whose ROM section holds data: rom_insert() refuses it. (UpdateRomInImage
- *     would replace that ROM, but flint 4.21 never asks it to on FS2: the path that keeps
- *     the card's ROM over the image's, BRO_FROM_DEV_IF_EXIST, is unreachable, see above.)
+ *     would replace that ROM, but flint 4.21 never asks it to during a burn on FS2: the
+ *     path that keeps the card's ROM over the image's, BRO_FROM_DEV_IF_EXIST, is
+ *     unreachable, see above. brom and drom do: rom_update() below.)
  *     A ROM section with no data counts as no ROM, as in flint (exp_rom_found is
  *     "ROM data not empty"): it is dropped, and the new ROM goes to the second position or
  *     to the empty one's place, whichever comes first (1507, 1524).
@@ -89,6 +90,16 @@ bool rom_carry_needed(const struct fs2_image *card, const struct fs2_image *img,
  * CRC and the full-image CRC set; the caller frees it. On failure *out is NULL, st holds
  * one line, nothing was allocated. img and rom are only read (they may overlap). */
 int rom_insert(const uint8_t *img, size_t len, const uint8_t *rom, size_t rom_len,
+	       uint8_t **out, size_t *out_len, struct cx_status *st);
+
+/* UpdateRomInImage in full, the one walker behind rom_insert() and image/rom_edit.h:
+ *   ROM_ADD   rom_insert(): refuses an image that has ROM data (CX_EUNSUPPORTED);
+ *   ROM_SWAP  every old ROM section dropped, rom put where the first was or second
+ *             (flint's brom);
+ *   ROM_DROP  rom NULL and rom_len 0: every ROM section dropped, the rest re-linked and
+ *             re-pointed exactly as above (flint's drom); CX_EABSENT without ROM data. */
+enum rom_mode { ROM_ADD, ROM_SWAP, ROM_DROP };
+int rom_update(const uint8_t *img, size_t len, const uint8_t *rom, size_t rom_len, enum rom_mode mode,
 	       uint8_t **out, size_t *out_len, struct cx_status *st);
 
 #endif

@@ -100,25 +100,19 @@ static void fmt_ver(char *out, size_t n, const uint16_t v[3])
 	snprintf(out, n, "%u.%u.%u", v[0], v[1], v[2]);
 }
 
-/* The image as the burn would write it: the card's expansion ROM carried into
- * an image that has none (image/rom_insert.h). The card's image is whole in memory. */
-static int with_card_rom(const struct fs2_image *now, uint8_t **buf, size_t *len, struct fs2_image *img,
-			 struct cx_status *st)
+/* The image as the burn would write it: with the ROM o->rom picks, by the burn's own
+ * rule (ops/burn_rom.h). The card's image, its ROM too, is whole in memory. */
+static int with_rom(const struct fs2_image *now, const struct match_opts *o, uint8_t **buf, size_t *len,
+		    struct fs2_image *img, struct cx_status *st)
 {
-	const uint8_t *rom;
-	uint8_t *out;
-	size_t rom_len, out_len;
-	struct cx_status pst = {0};
-	int rc;
+	const uint8_t *rom = NULL;
+	size_t rom_len = 0;
+	bool changed;
+	struct cx_status none = {0};
 
-	if ((rc = rom_sect_data(now, &rom, &rom_len, st)) || (rc = rom_insert(*buf, *len, rom, rom_len, &out, &out_len, st)))
-		return rc;
-	free(*buf);
-	*buf = out;
-	*len = out_len;
-	if (fs2_parse(out, out_len, img, &pst))
-		return cx_fail(st, CX_EIMAGE, "internal error: the image with the card's ROM does not parse (%s)", pst.msg);
-	return CX_OK;
+	if (now)
+		(void)rom_sect_data(now, &rom, &rom_len, &none);
+	return rom_pick_apply(&o->rom, rom, rom_len, buf, len, img, &changed, NULL, st);
 }
 
 static void refused_by_burn(struct match_candidate *c, int code, enum guard_rule rule, const char *why)
@@ -147,7 +141,7 @@ static void judge_fit(const struct match_card *card, const struct manifest_entry
 		return;
 	}
 	guard_check_file(buf, len, img, &v);
-	if (!v.code && rom_carry_needed(now, img, o->use_image_rom) && (rc = with_card_rom(now, &buf, &len, img, &st))) {
+	if (!v.code && (rc = with_rom(now, o, &buf, &len, img, &st))) {
 		refused_by_burn(c, rc, GUARD_NRULES, st.msg);
 	} else if (!v.code) {
 		struct guard_card g = {

@@ -22,9 +22,9 @@
  *            differs between the card's board .ini and the image's.
  *   OK       none of the above.
  *
- * The burn's rules see the image as the burn would write it: with the card's
- * expansion ROM carried into an image that has none (image/rom_insert.h), so
- * the size rule counts it. A verdict of OK or RISKY is therefore never followed
+ * The burn's rules see the image as the burn would write it: with the expansion
+ * ROM match_opts.rom chooses, by the burn's own rule (ops/burn_rom.h: by default
+ * the card's carried into an image that has none), so the size rule counts it. A verdict of OK or RISKY is therefore never followed
  * by a refusal of burn_card() given the options of match_opts.burn.
  *
  * The .ini report counts on a cross-flash (another PSID). On the card's own
@@ -47,6 +47,7 @@
 #include "library/boards.h"
 #include "library/ini_diff.h"
 #include "library/manifest.h"
+#include "ops/burn_rom.h"
 #include "ops/guard.h"
 #include "util/status.h"
 
@@ -77,7 +78,9 @@ struct match_opts {
 	 * table judges it here; the burn asks) and the identity not judged (whoever
 	 * burns gives what the card needs). */
 	const struct guard_opts *burn;
-	bool use_image_rom;             /* the burn's --use_image_rom: the card's ROM is not carried */
+	/* The ROM the burn will be given (burn_opts.rom, ops/burn_rom.h): the plan applies
+	 * the burn's own rule. ROM_KEEP when zeroed. */
+	struct rom_choice rom;
 };
 
 enum match_verdict { MATCH_OK, MATCH_RISKY, MATCH_REFUSED };

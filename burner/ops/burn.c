@@ -66,46 +66,69 @@ static int ask_all(const struct card_write *w, const struct guard_verdict *v, st
 	return CX_OK;
 }
 
-/* flint's rule (image/rom_insert.h): the new image has no expansion ROM and the
- * card's has one, so the card's ROM goes into the new image. The meta read did not
- * fetch the ROM's bytes: they are read now. */
-static int carry_rom(struct device *d, struct dev_image *cur, uint8_t **buf, size_t *len, struct cx_status *st)
+/* The card's ROM section data, read now: the meta read fetched only its header. *rom
+ * NULL: the card's image has no ROM. It is read whenever there is one, a few KiB to
+ * ~200 KiB, because the result says which ROM the card had (burn_result.rom_before). */
+static int card_rom(struct device *d, struct dev_image *cur, const uint8_t **rom, size_t *len, struct cx_status *st)
 {
 	const struct fs2_image *now = &cur->img;
-	const uint8_t *rom;
-	uint8_t *out;
-	size_t rom_len, out_len;
+	struct reading x = {d, true};
+	struct cx_status none = {0};
 	int rc, i;
 
+	*rom = NULL;
+	*len = 0;
 	for (i = 0; i < now->nitems; i++)
 		if (now->items[i].kind == FS2_ITEM_SECTION && now->items[i].type == FS2_ROM && now->items[i].data_len)
 			break;
-	struct reading x = {d, true};
 	if (i == now->nitems)
-		return cx_fail(st, CX_EIMAGE, "internal error: the card's ROM section is gone");
+		return CX_OK;
 	if ((rc = device_lock(d, st)))
 		return rc;
 	rc = devimage_read_more(cur, card_read, &x, now->items[i].data_off, now->items[i].data_len, st);
 	device_unlock(d);
-	if (rc || (rc = rom_sect_data(now, &rom, &rom_len, st)) ||
-	    (rc = rom_insert(*buf, *len, rom, rom_len, &out, &out_len, st)))
+	if (!rc && rom_sect_data(now, rom, len, &none))
+		return cx_fail(st, CX_EIMAGE, "internal error: the card's ROM section is gone");
+	return rc;
+}
+
+/* The ROM the burned image carries (ops/burn_rom.h), and the ROMs before and after. */
+static int pick_rom(struct device *d, struct dev_image *cur, const struct burn_opts *o, uint8_t **bufp,
+		    size_t *lenp, struct fs2_image *img, struct burn_result *r, struct cx_status *st)
+{
+	struct rom_choice c = {o->rom, o->rom_file, o->rom_file_len};
+	struct cx_status none = {0};
+	const uint8_t *rom = NULL;
+	size_t rom_len = 0;
+	bool changed;
+	int rc;
+
+	r->rom_before.n = -1;
+	if (cur) {
+		if ((rc = card_rom(d, cur, &rom, &rom_len, st)))
+			return rc;
+		rom_set_of(&r->rom_before, rom, rom_len);
+	}
+	if ((rc = rom_pick_apply(&c, rom, rom_len, bufp, lenp, img, &changed, r->rom_warning, st)))
 		return rc;
-	free(*buf);
-	*buf = out;
-	*len = out_len;
+	r->rom_carried = changed && o->rom == ROM_KEEP;
+	rom = NULL;
+	rom_len = 0;
+	(void)rom_sect_data(img, &rom, &rom_len, &none);
+	rom_set_of(&r->rom_after, rom, rom_len);
 	return CX_OK;
 }
 
 /* Everything that can refuse, before anything is written: the rules of
  * ops/guard.h (which `match` applies too), on the file, then on the image as it
- * will be written, with the card's ROM carried into it. */
+ * will be written, with the ROM burn_opts.rom chose in it. */
 static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct dev_image *cur,
 		   const struct burn_opts *o, const struct identity_opts *ident, struct burn_result *r,
 		   struct cx_status *st)
 {
 	struct device *d = w->d;
-	uint8_t *buf = *bufp;
-	size_t len = *lenp;
+	uint8_t *buf;
+	size_t len;
 	struct fs2_image *img = calloc(2, sizeof(*img));
 	struct guard_verdict v;
 	struct guard_opts go = o->guard;
@@ -114,24 +137,25 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 
 	if (!img)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	guard_check_file(buf, len, &img[0], &v);
+	guard_check_file(*bufp, *lenp, &img[0], &v);
 	if (v.code) {
 		free(img);
 		return cx_fail(st, v.code, "%s", v.reason);
 	}
 	const struct fs2_image *now = cur ? &cur->img : NULL;
-	if (rom_carry_needed(now, &img[0], o->use_image_rom)) {
-		if ((rc = carry_rom(d, cur, bufp, lenp, st))) {
+	if ((rc = pick_rom(d, cur, o, bufp, lenp, &img[0], r, st))) {
+		free(img);
+		return rc;
+	}
+	buf = *bufp;
+	len = *lenp;
+	/* flint's brom asks about a ROM for another device (BromSubCommand, askUser). */
+	if (r->rom_warning[0]) {
+		char q[CX_MSG_MAX + 40];
+		snprintf(q, sizeof(q), "%s. Burn it anyway?", r->rom_warning);
+		if ((rc = cw_ask(w, q, st))) {
 			free(img);
 			return rc;
-		}
-		buf = *bufp;
-		len = *lenp;
-		r->rom_carried = true;
-		if (fs2_parse(buf, len, &img[0], &pst)) {
-			free(img);
-			return cx_fail(st, CX_EIMAGE, "internal error: the image with the card's ROM does not parse (%s)",
-				       pst.msg);
 		}
 	}
 	memcpy(r->new_fw, img[0].info.fw_ver, sizeof(r->new_fw));

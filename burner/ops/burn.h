@@ -7,7 +7,9 @@
  * damaged image may still hold, when none are given);
  * apply the rules of ops/guard.h, the ones `match` applies too (the image fits
  * the card, the PSID, the chunk size, the identity can be decided: ops/identity.h)
- * and ask the questions a PSID change or a downgrade needs; patch the identity;
+ * and ask the questions a PSID change or a downgrade needs, on the image with the
+ * expansion ROM burn_opts.rom chose (ops/burn_rom.h: the card's carried in by
+ * default, as flint); patch the identity;
  * compare the card's image with the patched one, byte for
  * byte as read from the flash, up to the first difference: if the card
  * already holds exactly that image, nothing is written. Otherwise write it
@@ -27,24 +29,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ops/burn_rom.h"
 #include "ops/card_write.h"
 #include "ops/device.h"
 #include "ops/guard.h"
 #include "ops/identity.h"
 #include "ops/write.h"
 
-/* The expansion ROM of the burned image (burn --rom, the wizard's choice, jobs' rom=):
- * ROM_KEEP the card's current ROM, as flint's burn keeps it (the default); ROM_IMAGE the
- * image's as it is, none if it has none (flint's --use_image_rom); ROM_NONE no ROM;
- * ROM_FILE the ROM in rom_file. (Issue 19: ROM_NONE and ROM_FILE are being built.) */
-enum rom_pick { ROM_KEEP, ROM_IMAGE, ROM_NONE, ROM_FILE };
-
 struct burn_opts {
 	struct identity_opts ident;
 	struct guard_opts guard;
 	bool dry_run;
-	bool use_image_rom;          /* burn the image's ROM (or none) even if the card has one */
-	enum rom_pick rom;           /* ROM_KEEP unless asked */
+	/* The expansion ROM of the result (ops/burn_rom.h): ROM_KEEP (flint's default) unless
+	 * asked; ROM_IMAGE is flint's -use_image_rom. */
+	enum rom_pick rom;
 	const uint8_t *rom_file;     /* ROM_FILE: the ROM's bytes (checked by the burn) */
 	size_t rom_file_len;
 	bool nofs;                   /* not failsafe: the image at the first slot (flint's -nofs) */
@@ -56,7 +54,12 @@ struct burn_opts {
 
 struct burn_result {
 	bool nothing_to_do;
-	bool rom_carried;            /* the card's expansion ROM went into the new image */
+	bool rom_carried;            /* ROM_KEEP: the card's expansion ROM went into the new image */
+	/* The card's ROM before (n -1 in recovery mode, where no image is read) and the
+	 * burned image's, for the front ends' "ROM: from -> to" (dry runs too). A ROM_FILE
+	 * devid mismatch, which flint only warns about, is in rom_warning ("" if none). */
+	struct rom_set rom_before, rom_after;
+	char rom_warning[CX_MSG_MAX];
 	uint32_t start;              /* where the image went */
 	bool had_image;              /* old_fw and old_psid were read from the card: false in recovery
 				      * mode, where burn_card() reads no image (there is none to read) */

@@ -6,10 +6,9 @@
 
 #include "dev/chip.h"
 #include "dev/pci_enum.h"
+#include "image/rom_edit.h"
 #include "ops/guard.h"
 
-#define DEFAULT_SECTOR (64u << 10) /* FS2 default fw sector size on CX2/CX3, §1.5 */
-#define RESERVE_MAX (64u << 10)    /* reserve = min(config_sectors * S, 64 KiB), §1.5 */
 
 /* What a rule looks at. The verify rule parses buf into parsed; the others read img. */
 struct guard_in {
@@ -23,18 +22,7 @@ struct guard_in {
 
 uint32_t guard_max_image_size(const struct fs2_image *img, uint32_t flash_size)
 {
-	const struct fs2_info *in = &img->info;
-	uint32_t s = DEFAULT_SECTOR;
-
-	if (in->have_sector_size && in->log2_sector_kib < 16)
-		s = (1u << in->log2_sector_kib) << 10;
-	uint64_t reserve = (uint64_t)in->config_sectors * s;
-	if (reserve > RESERVE_MAX)
-		reserve = RESERVE_MAX;
-	uint64_t pad = (uint64_t)in->config_pad * s;
-	uint64_t cut = img->failsafe ? reserve + pad : 2 * reserve + pad;
-	uint64_t room = img->failsafe ? flash_size / 2 : flash_size;
-	return cut >= room ? 0 : (uint32_t)(room - cut);
+	return rom_max_image_size(img, flash_size);
 }
 
 int guard_cmp_version(const uint16_t a[3], const uint16_t b[3])

@@ -183,13 +183,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	x.record = false;
 	x.ok_note = msg;
 	rc = write_ids(&x, &req, &r, st);
-	if ((rc = wiz_write_end(&x, rc, st, &r.out, NULL, msg)))
-		return rc;
-	if (r.nothing_to_do) {
-		wiz_say(w, "card %s already has these GUIDs/MACs: nothing written", c->ci.pci.bdf);
-		return CX_OK;
-	}
-	wiz_say(w, "card %s: OK: GUIDs/MACs set (%s), verified", c->ci.pci.bdf, msg);
-	wiz_write_wrote(&x);
-	return CX_OK;
+	char done[sizeof(msg) + 40];
+	snprintf(done, sizeof(done), "GUIDs/MACs set (%s), verified", msg);
+	return wiz_write_finish(&x, rc, st, &r.out, r.nothing_to_do, "already has these GUIDs/MACs", done);
 }

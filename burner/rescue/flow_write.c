@@ -23,25 +23,6 @@ struct burn_ctx {
 	const struct write_request *rq;
 };
 
-static void roms_text(char *out, size_t n, int nroms, const struct rom_info *roms)
-{
-	char tmp[12];
-	size_t at = 0;
-
-	out[0] = '\0';
-	if (!nroms) {
-		snprintf(out, n, "none");
-		return;
-	}
-	for (int i = 0; i < nroms && at < n; i++) {
-		int k = snprintf(out + at, n - at, "%s%s %u.%u.%u", i ? ", " : "", rom_type_name(roms[i].product, tmp),
-				 roms[i].ver[0], roms[i].ver[1], roms[i].ver[2]);
-		if (k < 0)
-			break;
-		at += (size_t)k;
-	}
-}
-
 static void show_plan(struct wizard *w, const struct write_request *rq)
 {
 	const struct wizard_card *c = &w->cards[rq->card];
@@ -53,16 +34,14 @@ static void show_plan(struct wizard *w, const struct write_request *rq)
 	fprintf(o, "\n== %s: card %s (%s) ==\n", rq->action, c->ci.pci.bdf, c->ci.chip);
 	if (c->ci.have_image) {
 		const struct fs2_image *img = &c->ci.f.img;
-		roms_text(from_rom, sizeof(from_rom), img->nroms, img->roms);
+		wiz_roms_text(from_rom, sizeof(from_rom), img->nroms, img->roms);
 		fprintf(o, "  from: PSID %-16s FW %-12s ROM %s\n", img->info.psid, c->fw, from_rom);
 	} else {
 		fprintf(o, "  from: %s\n", c->ci.recovery ? "recovery mode: no firmware runs" : "no readable firmware");
 	}
-	roms_text(to_rom, sizeof(to_rom), e->nroms, e->roms);
+	wiz_roms_text(to_rom, sizeof(to_rom), e->nroms, e->roms);
 	fmt_fw_version(ver, sizeof(ver), e->fw_ver);
 	fprintf(o, "  to:   PSID %-16s FW %-12s ROM %s\n", e->psid, ver, to_rom);
-	if (!e->nroms && c->ci.have_image && c->ci.f.img.nroms)
-		fprintf(o, "        (the image has no expansion ROM: the card's own ROM is kept)\n");
 	fprintf(o, "  file: %s\n        SHA-256 %s\n", e->path, e->sha256);
 	if (m) {
 		fprintf(o, "  verdict: %s (%s)\n", match_verdict_name(m->verdict), match_relation_name(m->rel));
@@ -216,11 +195,20 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 
 	if ((rc = before_word(w, rq, &img, &len, st)))
 		return rc;
-	if (rq->ask) {
+	if (rq->ask)
 		show_plan(w, rq);
+	struct wiz_rom rom;
+	if ((rc = wiz_rom_plan(w, rq, img, len, &rom, st))) {
+		free(img);
+		wiz_rom_free(&rom);
+		return rc;
+	}
+	wiz_say(w, "  boot ROM: %s -> %s", rom.from, rom.to);
+	if (rq->ask) {
 		wiz_probe_first(w, rq->card);
 		if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
 			free(img);
+			wiz_rom_free(&rom);
 			wiz_history(w, c, rq->action, NULL, NULL, NULL, "declined", st->msg);
 			return rc;
 		}
@@ -231,6 +219,9 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if (rq->ident)
 		o.ident = *rq->ident;
 	o.guard = wiz_burn_guard; /* shown on the plan; burn_card() still asks (confirm) */
+	o.rom = rom.pick;
+	o.rom_file = rom.file;
+	o.rom_file_len = rom.file_len;
 	o.hooks.confirm = confirm;
 	o.hooks.confirm_ctx = &b;
 	o.hooks.before_write = before_write;
@@ -242,6 +233,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 		rc = burn_card(&d, img, len, &o, &r, st);
 	device_close(&d);
 	free(img);
+	wiz_rom_free(&rom);
 
 	struct history_to to = {.psid = rq->e->psid, .fw = to_fw, .file = rq->e->path, .sha256 = rq->e->sha256};
 	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the card already holds this image")))

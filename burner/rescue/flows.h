@@ -9,6 +9,7 @@
 #ifndef CX_RESCUE_FLOWS_H
 #define CX_RESCUE_FLOWS_H
 
+#include "image/rom.h"
 #include "ops/burn.h"
 #include "ops/restore.h"
 #include "rescue/pending.h"
@@ -110,6 +111,11 @@ const struct history_from *wiz_write_from(struct wiz_write *x, struct history_fr
 int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
 		  const struct history_to *to, const char *nothing);
 void wiz_write_wrote(struct wiz_write *x);
+/* The end of a write that changes only part of the card's image (GUIDs, boot ROM): wiz_write_end()
+ * (no "to"; nothing the history's message when nothing_to_do), then "card BDF <nothing>: nothing
+ * written" or "card BDF: OK: <done>" and wiz_write_wrote(). */
+int wiz_write_finish(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
+		     bool nothing_to_do, const char *nothing, const char *done);
 
 /* write_trace.c: every session that writes a card is recorded (README: Traces) into
  * DATA/traces/<UTC>-<action>-<bdf>.trace, from before the card is opened until after it
@@ -140,6 +146,27 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 extern const struct guard_opts wiz_burn_guard;
 int flow_update(struct wizard *w, struct cx_status *st);
 int flow_burn_file(struct wizard *w, struct cx_status *st);
+
+/* flow_rom.c: the boot ROM of a burn of library image img (len bytes) onto rq's card: the
+ * card's, the image's, none, or a job's ROM file (wizard_opts.rom); asked when rq->ask and
+ * the two differ (the rule is at the top of flow_rom.c). from/to name them for the plan. */
+struct wiz_rom {
+	enum rom_pick pick;
+	const uint8_t *file;             /* ROM_FILE: the bytes (owned) */
+	size_t file_len;
+	uint8_t *owned;
+	char from[160], to[200], img_text[160];
+	int card_n;
+	struct rom_info card_roms[ROM_MAX_IMAGES];
+	bool img_uefi;
+};
+int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t *img, size_t len,
+		 struct wiz_rom *r, struct cx_status *st);
+void wiz_rom_free(struct wiz_rom *r);
+/* "CLP 8025, UEFI 14.11.49, PXE 3.4.754", or "none". */
+void wiz_roms_text(char *out, size_t n, int nroms, const struct rom_info *roms);
+/* The menu's "Boot ROM: remove or replace". */
+int flow_boot_rom(struct wizard *w, struct cx_status *st);
 
 /* flow_restore.c */
 /* Write the bundle back onto card i; backup_out (may be NULL) gets the backup made first. */

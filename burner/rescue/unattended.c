@@ -12,13 +12,19 @@
  *   cxrescue.card=BDF|all     which cards (all by default)
  *   cxrescue.yes=1            needed by update, crossflash and restore: the job may write
  *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
+ *   cxrescue.rom=keep|image|none|FILE
+ *                             update and crossflash: the boot ROM of the result (flow_rom.c):
+ *                             the card's, the image's, none, or the ROM file FILE (a bare
+ *                             name is in the data folder's firmware/); without it the
+ *                             wizard's default (the card's UEFI ROM is kept)
  *
  * A card the job refuses (a RISKY target, a card in recovery mode outside a
  * restore, nothing to burn because no image fits) is written nothing and
  * makes the job fail, so the wizard stays up instead of powering off; a card already up to date is
  * fine. The writes go through the same steps as the menu's (backup first,
  * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
- * in the data folder, says per card what was done, and is written last. */
+ * in the data folder, says per card what was done (its boot ROM before and after too),
+ * and is written last. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,6 +47,7 @@ struct card_outcome {
 	struct backup_result bk;
 	bool backed_up;
 	enum card_state state;       /* what the card was left in (untouched when nothing ran) */
+	char rom_after[200];         /* the card's boot ROM after the job, read again ("" unknown) */
 };
 
 static bool chosen(const struct wizard *w, const struct wizard_card *c)
@@ -146,6 +153,16 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 		outcome(r, "ok", "%s written and verified", r->to->name);
 }
 
+/* The boot ROM of the card at bdf as the wizard read it last (after the job's write). */
+static void rom_after(const struct wizard *w, const char *bdf, struct card_outcome *r)
+{
+	for (int k = 0; k < w->ncards; k++) {
+		const struct fs2_image *img = &w->cards[k].ci.f.img;
+		if (!strcmp(w->cards[k].ci.pci.bdf, bdf) && w->cards[k].ci.have_image)
+			wiz_roms_text(r->rom_after, sizeof(r->rom_after), img->rom_sect >= 0 ? img->nroms : 0, img->roms);
+	}
+}
+
 /* job=restore: the chosen card the bundle fits (its family; its node GUID, or none readable).
  * -1 with why when there is none, or more than one. */
 static int restore_target(struct wizard *w, struct backup_identity *id_out, char *why, size_t n)
@@ -211,6 +228,11 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 	}
 	json_str(j, "result", r->result);
 	json_str(j, "message", r->message[0] ? r->message : NULL);
+	char rom[200];
+	if (c->ci.have_image)
+		wiz_roms_text(rom, sizeof(rom), c->ci.f.img.rom_sect >= 0 ? c->ci.f.img.nroms : 0, c->ci.f.img.roms);
+	json_str(j, "rom_before", c->ci.have_image ? rom : NULL);
+	json_str(j, "rom_after", r->rom_after[0] ? r->rom_after : NULL);
 	json_str(j, "card_state", card_state_name(r->state));
 	if (r->to) {
 		char ver[24];
@@ -345,6 +367,7 @@ int flow_job(struct wizard *w, struct cx_status *st)
 			r[i].bundle = w->o.job == JOB_RESTORE ? &bundle : NULL;
 			write_one(w, now, &r[i]);
 		}
+		rom_after(w, bdfs[i], &r[i]);
 		bool fine = !strcmp(r[i].result, "ok") || !strcmp(r[i].result, "nothing-to-do");
 		bad += !fine;
 		wiz_say(w, "card %s: %s%s%s", bdfs[i], r[i].result, r[i].message[0] ? ": " : "", r[i].message);

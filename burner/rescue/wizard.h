@@ -72,6 +72,8 @@ struct wizard_opts {
 	bool yes;                    /* cxrescue.yes=1: the job may write without a question */
 	const char *job_card;        /* cxrescue.card=: a BDF, or NULL / "all" */
 	bool allow_risky;            /* cxrescue.allow_risky=1 */
+	const char *rom;             /* cxrescue.rom=keep|image|none|FILE (update, crossflash: the boot
+				      * ROM of the result, rescue/flow_rom.c); NULL: the wizard's rule */
 	const char *shell;           /* the shell the menu starts ("/bin/sh"); NULL: no shell choice */
 	const char *prompt_mark;     /* a file that gets the uptime at the first menu, if absent (boot-time figures) */
 	const char *bundle;          /* job=restore: the backup bundle (folder) to write back */

@@ -100,3 +100,19 @@ void wiz_write_wrote(struct wiz_write *x)
 	w->wrote_recovery |= w->cards[x->card].ci.recovery;
 	inv_read(w, &ist);
 }
+
+int wiz_write_finish(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
+		     bool nothing_to_do, const char *nothing, const char *done)
+{
+	const char *bdf = x->w->cards[x->card].ci.pci.bdf;
+
+	if ((rc = wiz_write_end(x, rc, st, out, NULL, nothing)))
+		return rc;
+	if (nothing_to_do) {
+		wiz_say(x->w, "card %s %s: nothing written", bdf, nothing);
+		return CX_OK;
+	}
+	wiz_say(x->w, "card %s: OK: %s", bdf, done);
+	wiz_write_wrote(x);
+	return CX_OK;
+}

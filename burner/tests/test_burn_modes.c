@@ -99,8 +99,8 @@ static void test_card_rom_is_carried(void **state)
 	struct flint_view fv;
 	assert_null(flint_view_lowest_whole(c, &fv));
 
-	/* --use_image_rom: the image as it is, so no ROM any more. */
-	o.use_image_rom = true;
+	/* --rom image (--use_image_rom): the image as it is, so no ROM any more. */
+	o.rom = ROM_IMAGE;
 	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5100 --seed 4 --no-rom", &o, &r, &st), CX_OK);
 	assert_false(r.rom_carried);
 	assert_int_equal(card_rom(c, after, sizeof(after)), 0);

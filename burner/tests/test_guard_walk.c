@@ -29,6 +29,7 @@
 /* An image without a ROM that fits the 1040384 bytes a failsafe slot of 2 MiB holds
  * (tag 19: two 4 KiB sectors reserved), and with the card's ROM (8 KiB) does not. */
 #define NEAR_FULL "--chip cx3 --no-rom --ddr 64 --ddr-size 16136"
+#define NEAR_FULL_ROM "--chip cx3 --ddr 64 --ddr-size 16136" /* the same with mkfs2's 8 KiB ROM */
 
 enum ident { OWN, NONE_GIVEN, GIVEN, IMAGE_GUIDS };
 
@@ -38,7 +39,7 @@ struct attempt {
 	void (*spoil)(uint8_t **buf, size_t *len);
 	bool allow_psid;
 	enum ident ident;
-	bool use_image_rom;
+	enum rom_pick rom;
 };
 
 struct walk_case {
@@ -66,29 +67,32 @@ static void append_bytes(uint8_t **buf, size_t *len)
 }
 
 static const struct walk_case cases[] = {
-	{GUARD_VERIFY, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3", flip_rom_byte, false, OWN, false},
-	 {"--chip cx3", NULL, false, OWN, false}, CX_EIMAGE, "the image does not verify: ROM"},
-	{GUARD_TRAILING, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3", append_bytes, false, OWN, false},
-	 {"--chip cx3", NULL, false, OWN, false}, CX_EIMAGE, "16 bytes after its last section"},
-	{GUARD_CHIP, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3pro --psid MT_1090120019", NULL, false, OWN, false},
-	 {"--chip cx3", NULL, false, OWN, false}, CX_EMISMATCH, "for ConnectX-3 Pro (HW 0x1f7)"},
-	{GUARD_CHIP, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3 --rev 0", NULL, false, OWN, false},
-	 {"--chip cx3 --rev 1", NULL, false, OWN, false}, CX_EMISMATCH, "revision 0x0 of ConnectX-3"},
-	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3 --ddr 64 --ddr-size 0x5000", NULL, false, OWN, false},
-	 {"--chip cx3 --ddr 64 --ddr-size 0x3000", NULL, false, OWN, false}, CX_EMISMATCH, "at most 1040384 fit"},
+	{GUARD_VERIFY, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3", flip_rom_byte, false, OWN, ROM_KEEP},
+	 {"--chip cx3", NULL, false, OWN, ROM_KEEP}, CX_EIMAGE, "the image does not verify: ROM"},
+	{GUARD_TRAILING, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3", append_bytes, false, OWN, ROM_KEEP},
+	 {"--chip cx3", NULL, false, OWN, ROM_KEEP}, CX_EIMAGE, "16 bytes after its last section"},
+	{GUARD_CHIP, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3pro --psid MT_1090120019", NULL, false, OWN, ROM_KEEP},
+	 {"--chip cx3", NULL, false, OWN, ROM_KEEP}, CX_EMISMATCH, "for ConnectX-3 Pro (HW 0x1f7)"},
+	{GUARD_CHIP, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3 --rev 0", NULL, false, OWN, ROM_KEEP},
+	 {"--chip cx3 --rev 1", NULL, false, OWN, ROM_KEEP}, CX_EMISMATCH, "revision 0x0 of ConnectX-3"},
+	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {"--chip cx3 --ddr 64 --ddr-size 0x5000", NULL, false, OWN, ROM_KEEP},
+	 {"--chip cx3 --ddr 64 --ddr-size 0x3000", NULL, false, OWN, ROM_KEEP}, CX_EMISMATCH, "at most 1040384 fit"},
 	/* The card's ROM goes into an image without one, and then it does not fit. */
-	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {NEAR_FULL, NULL, false, OWN, false},
-	 {NEAR_FULL, NULL, false, OWN, true}, CX_EMISMATCH, "bytes; at most 1040384 fit"},
-	{GUARD_PSID, CXSIM_CX3, "W25Q16", "--chip cx3 --psid " HP_PSID, {"--chip cx3", NULL, false, OWN, false},
-	 {"--chip cx3 --psid " HP_PSID, NULL, false, OWN, false}, CX_EMISMATCH, "needs --allow_psid_change"},
+	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {NEAR_FULL, NULL, false, OWN, ROM_KEEP},
+	 {NEAR_FULL, NULL, false, OWN, ROM_IMAGE}, CX_EMISMATCH, "bytes; at most 1040384 fit"},
+	/* The image's own ROM makes it too big (keep burns it, as flint); --rom none takes it out. */
+	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {NEAR_FULL_ROM, NULL, false, OWN, ROM_KEEP},
+	 {NEAR_FULL_ROM, NULL, false, OWN, ROM_NONE}, CX_EMISMATCH, "bytes; at most 1040384 fit"},
+	{GUARD_PSID, CXSIM_CX3, "W25Q16", "--chip cx3 --psid " HP_PSID, {"--chip cx3", NULL, false, OWN, ROM_KEEP},
+	 {"--chip cx3 --psid " HP_PSID, NULL, false, OWN, ROM_KEEP}, CX_EMISMATCH, "needs --allow_psid_change"},
 	/* The case. */
-	{GUARD_CHUNK, CXSIM_CX3PRO, "M25P16", "--chip cx3pro", {"--chip cx3pro --chunk-log 0", NULL, false, OWN, false},
-	 {"--chip cx3pro --chunk-log 3", NULL, false, OWN, false}, CX_EMISMATCH,
+	{GUARD_CHUNK, CXSIM_CX3PRO, "M25P16", "--chip cx3pro", {"--chip cx3pro --chunk-log 0", NULL, false, OWN, ROM_KEEP},
+	 {"--chip cx3pro --chunk-log 3", NULL, false, OWN, ROM_KEEP}, CX_EMISMATCH,
 	 "the image's chunk size (0x10000) differs from the card's (0x80000)"},
-	{GUARD_IDENTITY, CXSIM_CX3PRO, "M25P16", NULL, {"--chip cx3pro", NULL, false, NONE_GIVEN, false},
-	 {"--chip cx3pro", NULL, false, GIVEN, false}, CX_EVALUE, "the card is in recovery mode"},
-	{GUARD_IDENTITY, CXSIM_CX3, "W25Q16", "--chip cx3 --blank-guids", {"--chip cx3", NULL, false, OWN, false},
-	 {"--chip cx3", NULL, false, IMAGE_GUIDS, false}, CX_EVALUE, "the card's GUIDs are blank"},
+	{GUARD_IDENTITY, CXSIM_CX3PRO, "M25P16", NULL, {"--chip cx3pro", NULL, false, NONE_GIVEN, ROM_KEEP},
+	 {"--chip cx3pro", NULL, false, GIVEN, ROM_KEEP}, CX_EVALUE, "the card is in recovery mode"},
+	{GUARD_IDENTITY, CXSIM_CX3, "W25Q16", "--chip cx3 --blank-guids", {"--chip cx3", NULL, false, OWN, ROM_KEEP},
+	 {"--chip cx3", NULL, false, IMAGE_GUIDS, ROM_KEEP}, CX_EVALUE, "the card's GUIDs are blank"},
 };
 
 static struct cxsim_card *make_card(const struct walk_case *k)
@@ -136,7 +140,7 @@ static int burn(struct cxsim_card *c, const uint8_t *img, size_t len, const stru
 	options(a, &o.ident, &g);
 	o.guard = g;
 	o.guard.ident = NULL; /* burn_card() takes o.ident */
-	o.use_image_rom = a->use_image_rom;
+	o.rom = a->rom;
 	o.dry_run = true;
 	o.hooks.confirm = yes;
 	card_open(&d, c);
@@ -168,7 +172,7 @@ static void judge(struct cxsim_card *c, const char *dir, const struct attempt *a
 	device_close(&d);
 	card_facts_from_info(&j->k, &j->ci);
 	options(a, &id, &g);
-	struct match_opts mo = {.burn = &g, .use_image_rom = a->use_image_rom};
+	struct match_opts mo = {.burn = &g, .rom = {.pick = a->rom}};
 	assert_int_equal(manifest_scan(dirs, 1, NULL, &j->m, &st), CX_OK);
 	assert_int_equal(j->m.n, 1);
 	assert_int_equal(match_card(&j->k.mc, &j->m, NULL, &mo, &j->r, &st), CX_OK);

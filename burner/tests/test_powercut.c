@@ -11,7 +11,10 @@
  * a signature must be whole and say the same as what boots (flint reads that
  * one). The writes: a ~1 MiB burn (old or new FW, the card's identity either
  * way), and sg and sv on a card whose GUIDs are set (old or new GUIDs/MACs,
- * old or new VSD, same FW), each in one slot direction.
+ * old or new VSD, same FW), each in one slot direction; and drom and brom of a
+ * ~1 MiB image (ops/rom_card.h), where the card must also boot with the old ROM or
+ * the new one, byte for byte (its SHA-256), never a mix: the image the model boots is
+ * the one flint reads, and its ROM is compared.
  *
  * sg on blank GUIDs programs them in place, as flint does, which is not
  * failsafe (ops/setid.h): that campaign cuts at every access and pins down
@@ -28,7 +31,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image/rom_insert.h"
 #include "ops/burn.h"
+#include "ops/rom_card.h"
 #include "ops/setid.h"
 #include "card_fixture.h"
 #include "flint_view.h"
@@ -42,17 +47,24 @@
 #define NEW_VSD "set by sv during a power-cut campaign"
 #define MIN_CUTS 2000
 #define TARGET_CUTS 2200 /* cut points aimed at: MIN_CUTS and a margin */
+#define ROM_MIN_CUTS 800 /* each of drom and brom: 1,600 at least between them */
+#define ROM_TARGET_CUTS 880
 
 /* What a card boots, as far as these campaigns tell states apart. */
 struct state {
 	uint16_t minor;
 	uint64_t guid, mac;
 	char vsd[209];
+	uint32_t rom_len;        /* the ROM it boots with (compared in drom/brom campaigns) */
+	uint64_t rom_hash;
 };
 
 struct campaign {
 	uint64_t every;          /* config accesses between cut points (campaign() sets it) */
 	uint64_t accesses, cuts, booted[2];
+	uint64_t writing;        /* cut points after the write's first erase or program */
+	uint64_t base_writes;    /* the card's erases + bytes programmed before the write */
+	bool rom;                /* drom/brom: the ROM tells the states apart */
 	struct state want[2];    /* [0] before the write, [1] after it */
 	char failure[CX_MSG_MAX + 200];
 };
@@ -66,33 +78,53 @@ static struct state state_of_boot(const struct cxsim_boot *b)
 
 static bool same(const struct state *a, const struct state *b)
 {
-	return a->minor == b->minor && a->guid == b->guid && a->mac == b->mac && !strcmp(a->vsd, b->vsd);
+	return a->minor == b->minor && a->guid == b->guid && a->mac == b->mac && !strcmp(a->vsd, b->vsd) &&
+	       a->rom_len == b->rom_len && a->rom_hash == b->rom_hash;
 }
 
 static const char *describe(const struct state *s)
 {
-	static char out[2][300];
+	static char out[2][420];
 	static int k;
 	k ^= 1;
-	snprintf(out[k], sizeof(out[k]), "FW minor %u, GUID %016llx, MAC %012llx, VSD '%s'", s->minor,
-		 (unsigned long long)s->guid, (unsigned long long)s->mac, s->vsd);
+	snprintf(out[k], sizeof(out[k]), "FW minor %u, GUID %016llx, MAC %012llx, VSD '%s', ROM %u bytes %016llx",
+		 s->minor, (unsigned long long)s->guid, (unsigned long long)s->mac, s->vsd, s->rom_len,
+		 (unsigned long long)s->rom_hash);
 	return out[k];
 }
 
 /* Stricter than the model's boot ROM: the lowest signed image must be whole, as flint
  * reads it (support/flint_view.h), and say the same as what the card boots. */
-static const char *lowest_image_is_whole(struct cxsim_card *clone, struct state *s)
+static const char *lowest_image_is_whole(struct cxsim_card *clone, struct state *s, uint32_t *start, bool rom)
 {
 	struct flint_view v;
 	const char *why = flint_view_lowest_whole(clone, &v);
 
+	memset(s, 0, sizeof(*s));
 	if (!why) {
 		s->minor = v.minor;
 		s->guid = v.guid;
 		s->mac = v.mac;
 		memcpy(s->vsd, v.vsd, sizeof(s->vsd));
+		s->rom_len = rom ? v.rom_len : 0;
+		s->rom_hash = rom ? v.rom_hash : 0;
+		*start = v.start;
 	}
 	return why;
+}
+
+/* What the card boots, the ROM too when the campaign compares it: the model does not
+ * parse ROMs, so they are read from the image it boots, which must be flint's. */
+static struct state booted_state(struct cxsim_card *c, bool rom)
+{
+	struct state s = state_of_boot(cxsim_boot_info(c)), f;
+	uint32_t start = UINT32_MAX;
+
+	if (rom && !lowest_image_is_whole(c, &f, &start, true) && start == cxsim_boot_info(c)->start) {
+		s.rom_len = f.rom_len;
+		s.rom_hash = f.rom_hash;
+	}
+	return s;
 }
 
 static void cut_here(void *ctx, struct cxsim_card *card)
@@ -109,13 +141,21 @@ static void cut_here(void *ctx, struct cxsim_card *card)
 	cxsim_power_cycle(clone);
 	const struct cxsim_boot *b = cxsim_boot_info(clone);
 	struct state flint, boots = state_of_boot(b);
-	const char *why = lowest_image_is_whole(clone, &flint);
+	uint32_t start = 0;
+	const char *why = lowest_image_is_whole(clone, &flint, &start, k->rom);
 	unsigned long long at = (unsigned long long)k->accesses;
 	k->cuts++;
+	k->writing += cxsim_counters(card)->erases + cxsim_counters(card)->bytes_programmed > k->base_writes;
+	/* The ROM the card boots with: the one of flint's image, once that is the booted one. */
+	boots.rom_len = flint.rom_len;
+	boots.rom_hash = flint.rom_hash;
 	if (why)
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: %s", at, why);
 	else if (!b->booted)
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: card in recovery mode (%s)", at, b->why);
+	else if (k->rom && start != b->start)
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: the card boots the image at 0x%x, flint "
+			 "reads the one at 0x%x", at, b->start, start);
 	else if (!same(&flint, &boots))
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: flint would read %s, the boot ROM boots %s",
 			 at, describe(&flint), describe(&boots));
@@ -148,23 +188,54 @@ static struct cxsim_card *card(const char *part, const char *opts, int slot)
 /* After the write: the card itself boots the new state, and the cut points saw both. */
 static void report(const char *what, struct cxsim_card *c, struct campaign *k)
 {
-	printf("%s: %llu config accesses, %llu cut points (every %llu): %llu booted the old state, %llu the new\n",
+	printf("%s: %llu config accesses, %llu cut points (every %llu), %llu of them while erasing and programming: "
+	       "%llu booted the old state, %llu the new\n",
 	       what, (unsigned long long)k->accesses, (unsigned long long)k->cuts, (unsigned long long)k->every,
-	       (unsigned long long)k->booted[0], (unsigned long long)k->booted[1]);
+	       (unsigned long long)k->writing, (unsigned long long)k->booted[0], (unsigned long long)k->booted[1]);
 	if (k->failure[0])
 		fail_msg("%s: %s", what, k->failure);
-	assert_true(k->cuts >= MIN_CUTS);
+	assert_true(k->cuts >= (k->rom ? ROM_MIN_CUTS : MIN_CUTS));
 	assert_true(k->booted[0] > 0 && k->booted[1] > 0);
 	assert_true(cxsim_counters(c)->erases > 0); /* the campaign covered cuts during erases */
 	cxsim_power_cycle(c);
-	struct state now = state_of_boot(cxsim_boot_info(c));
+	struct state now = booted_state(c, k->rom);
 	if (!same(&now, &k->want[1]))
 		fail_msg("%s: after the write the card boots %s, not %s", what, describe(&now), describe(&k->want[1]));
 }
 
-enum kind { BURN, SG, SV };
+enum kind { BURN, SG, SV, DROM, BROM };
 
-static const char *const kind_name[] = {"burn", "sg", "sv"};
+static const char *const kind_name[] = {"burn", "sg", "sv", "drom", "brom"};
+
+/* What cxflash -d drom / brom ROMFILE --allow_rom_change does; brom puts the three ROMs of
+ * HP's 544+ (CLP, UEFI, PXE: 56 KiB) in place of the card's 8 KiB PXE ROM. */
+static int rom_write(struct device *dev, enum kind kind, void (*hook)(void *ctx, struct cxsim_card *card),
+		     void *ctx, struct state *want, struct cx_status *st)
+{
+	struct rom_card_opts o = {.allow_rom_change = true};
+	struct burn_result r;
+	struct fs2_image *img = malloc(sizeof(*img));
+	uint8_t *roms = NULL;
+	size_t len;
+	int rc;
+
+	assert_non_null(img);
+	want->rom_len = 0;
+	want->rom_hash = 0;
+	if (kind == BROM) {
+		roms = mkimage("--chip cx3 --ddr 2 --ddr-size 0x1000 --roms hp544", &len);
+		assert_int_equal(fs2_parse(roms, len, img, st), CX_OK);
+		assert_int_equal(rom_sect_data(img, &o.rom, &o.rom_len, st), CX_OK);
+		want->rom_len = (uint32_t)o.rom_len;
+		want->rom_hash = flint_view_rom_hash(o.rom, o.rom_len);
+	}
+	sim_cfg_set_hook(hook, ctx);
+	rc = rom_card(dev, &o, &r, st);
+	sim_cfg_set_hook(NULL, NULL);
+	free(roms);
+	free(img);
+	return rc;
+}
 
 /* Run the write of this kind on c, with hook(ctx, c) called after every config
  * access of the write itself; *want receives the state it leads to. */
@@ -175,9 +246,11 @@ static void run_write(struct cxsim_card *c, enum kind kind, void (*hook)(void *c
 	struct cx_status st = {0};
 	int rc;
 
-	*want = state_of_boot(cxsim_boot_info(c));
+	*want = booted_state(c, kind >= DROM);
 	card_open(&dev, c);
-	if (kind == BURN) {
+	if (kind >= DROM) {
+		rc = rom_write(&dev, kind, hook, ctx, want, &st);
+	} else if (kind == BURN) {
 		size_t len;
 		uint8_t *img = mkimage("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
 		struct burn_opts o = {0};
@@ -238,11 +311,14 @@ static void campaign(enum kind kind, const char *part, const char *opts, int slo
 	uint64_t n = 0;
 	char what[80];
 
+	uint64_t target = (k.rom = kind >= DROM) ? ROM_TARGET_CUTS : TARGET_CUTS;
+
 	assert_non_null(dry);
 	run_write(dry, kind, count, &n, &k.want[1]);
 	cxsim_free(dry);
-	k.every = n / TARGET_CUTS ? n / TARGET_CUTS : 1;
-	k.want[0] = state_of_boot(cxsim_boot_info(c));
+	k.every = n / target ? n / target : 1;
+	k.want[0] = booted_state(c, k.rom);
+	k.base_writes = cxsim_counters(c)->erases + cxsim_counters(c)->bytes_programmed;
 	run_write(c, kind, cut_here, &k, &k.want[1]);
 	snprintf(what, sizeof(what), "%s on %s, slot %d -> %d", kind_name[kind], part, slot, 1 - slot);
 	report(what, c, &k);
@@ -371,6 +447,21 @@ static void test_powercut_sv(void **state)
 	campaign(SV, "M25P16", SETID_CARD, 0); /* slot 0 -> 1 */
 }
 
+/* ~0.96 MiB with its 8 KiB ROM; with HP's 56 KiB of ROMs it still fits half the flash. */
+#define ROM_CARD "--chip cx3 --ddr 58 --ddr-size 0x4000 --fw 2.40.7000"
+
+static void test_powercut_drom(void **state)
+{
+	(void)state;
+	campaign(DROM, "W25Q16", ROM_CARD, 0); /* slot 0 -> 1 */
+}
+
+static void test_powercut_brom(void **state)
+{
+	(void)state;
+	campaign(BROM, "M25P16", ROM_CARD, 1); /* slot 1 -> 0 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +470,8 @@ int main(void)
 		cmocka_unit_test(test_powercut_sg),
 		cmocka_unit_test(test_powercut_sv),
 		cmocka_unit_test(test_powercut_sg_blank_in_place),
+		cmocka_unit_test(test_powercut_drom),
+		cmocka_unit_test(test_powercut_brom),
 	};
 	return cmocka_run_group_tests_name("powercut", tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,156 @@ static void test_none(void **state)
 	assert_int_equal(parse((const uint8_t *)"mlxsig", 6), 0);
 }
 
+/* A PCI image at p (PCI Firmware Spec 3.0, 5.1): blocks*512 bytes, PCIR at 0x20 with the
+ * device id, length and last bit, a record of product at 0x40, a byte that makes the
+ * first byte-2 blocks sum to 0 (plus bad). */
+static void pci_image(uint8_t *p, unsigned blocks, uint16_t product, uint16_t devid, bool last, int bad)
+{
+	size_t len = blocks * 512u;
+	uint8_t sum = 0;
+
+	make_rom(p, len, 0x40, (uint32_t)product << 16 | 3, PXE_D1, (uint32_t)devid << 16 | 0x1FF);
+	p[0x18] = 0x20;
+	p[0x19] = 0;
+	memcpy(p + 0x20, "PCIR", 4);
+	p[0x26] = (uint8_t)devid;
+	p[0x27] = (uint8_t)(devid >> 8);
+	p[0x30] = (uint8_t)blocks;
+	p[0x31] = 0;
+	p[0x35] = last ? 0x80 : 0;
+	p[len - 1] = 0;
+	for (size_t i = 0; i < len; i++)
+		sum = (uint8_t)(sum + p[i]);
+	p[len - 1] = (uint8_t)(bad - sum);
+}
+
+/* PXE, UEFI, CLP back to back: each record gets its image's extent and checksum; UEFI is
+ * never judged (mstflint's exemption), a bad sum is seen in any judged image. */
+static void test_pci_chain(void **state)
+{
+	(void)state;
+	static uint8_t rom[6 * 512];
+	struct rom_chain c;
+
+	pci_image(rom, 1, 0x10, 0x1007, false, 0);
+	pci_image(rom + 512, 2, 0x11, 0x1007, false, 1);
+	pci_image(rom + 1536, 3, 0x12, 0x1003, true, 0);
+	rom_walk(rom, sizeof(rom), &c);
+	assert_int_equal(c.state, ROM_CHAIN_OK);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.end, sizeof(rom));
+	assert_int_equal(c.img[2].devid, 0x1003);
+	assert_int_equal(parse(rom, sizeof(rom)), 3);
+	assert_int_equal(out[0].off, 0);
+	assert_int_equal(out[0].len, 512);
+	assert_int_equal(out[0].csum_ok, 1);
+	assert_int_equal(out[1].off, 512);
+	assert_int_equal(out[1].len, 1024);
+	assert_int_equal(out[1].csum_ok, -1); /* UEFI: bad sum, not judged */
+	assert_int_equal(out[2].off, 1536);
+	assert_int_equal(out[2].len, 1536);
+	assert_int_equal(out[2].csum_ok, 1);
+	pci_image(rom + 1536, 3, 0x12, 0x1003, true, 1);
+	assert_int_equal(parse(rom, sizeof(rom)), 3);
+	assert_int_equal(out[0].csum_ok, 1);
+	assert_int_equal(out[2].csum_ok, 0);
+	/* padding after the last image is not an image */
+	static uint8_t padded[6 * 512 + 64];
+	memcpy(padded, rom, sizeof(rom));
+	memset(padded + sizeof(rom), 0xFF, 64);
+	rom_walk(padded, sizeof(padded), &c);
+	assert_int_equal(c.state, ROM_CHAIN_OK);
+	assert_int_equal(c.end, sizeof(rom));
+}
+
+/* Every cut of a chain: never a read outside (exact-size heap copy under ASan), and the
+ * state says what is missing. */
+static void test_pci_chain_cuts(void **state)
+{
+	(void)state;
+	static uint8_t rom[3 * 512];
+	struct rom_chain c;
+
+	pci_image(rom, 1, 0x10, 0x1007, false, 0);
+	pci_image(rom + 512, 2, 0x10, 0x1007, true, 0);
+	for (size_t len = 0; len <= sizeof(rom); len++) {
+		uint8_t *copy = malloc(len ? len : 1);
+		assert_non_null(copy);
+		memcpy(copy, rom, len);
+		rom_walk(copy, len, &c);
+		if (len < 0x1A)
+			assert_int_equal(c.state, ROM_CHAIN_NONE);
+		else if (len < sizeof(rom))
+			assert_int_equal(c.state, ROM_CHAIN_TRUNCATED);
+		else
+			assert_int_equal(c.state, ROM_CHAIN_OK);
+		assert_true(c.end <= len);
+		struct rom_info ri[ROM_MAX_IMAGES];
+		int n = rom_parse(copy, len, ri);
+		for (int i = 0; i < n; i++)
+			assert_true(ri[i].off + ri[i].len <= len);
+		free(copy);
+	}
+}
+
+/* What stops a walk: no header after a non-last image, a zero length, too many images,
+ * and no 0x55AA at all (the records are still found, with no image around them). */
+static void test_pci_chain_bad(void **state)
+{
+	(void)state;
+	static uint8_t rom[(ROM_MAX_PCI + 1) * 512];
+	struct rom_chain c;
+
+	pci_image(rom, 1, 0x10, 0x1007, false, 0);
+	memset(rom + 512, 0, 512);
+	rom_walk(rom, 1024, &c);
+	assert_int_equal(c.state, ROM_CHAIN_BAD);
+	assert_int_equal(c.end, 512);
+	pci_image(rom + 512, 1, 0x10, 0x1007, true, 0);
+	rom[512 + 0x30] = 0;
+	rom_walk(rom, 1024, &c);
+	assert_int_equal(c.state, ROM_CHAIN_BAD);
+	for (int i = 0; i <= ROM_MAX_PCI; i++)
+		pci_image(rom + i * 512, 1, 0x10, 0x1007, i == ROM_MAX_PCI, 0);
+	rom_walk(rom, sizeof(rom), &c);
+	assert_int_equal(c.state, ROM_CHAIN_BAD);
+	assert_int_equal(c.n, ROM_MAX_PCI);
+	pci_image(rom, 1, 0x10, 0x1007, true, 1);
+	rom[0] = 0;
+	rom_walk(rom, 512, &c);
+	assert_int_equal(c.state, ROM_CHAIN_NONE);
+	assert_int_equal(parse(rom, 512), 1);
+	assert_int_equal(out[0].off, 0);
+	assert_int_equal(out[0].len, 512);
+	assert_int_equal(out[0].csum_ok, -1);
+}
+
+/* Product 0xF (old CLP): one decimal version field from the free string, the devid from
+ * its image's PCIR (mstflint's GetExpRomVerForOneRom 2039-2083). */
+static void test_free_string_clp(void **state)
+{
+	(void)state;
+	static uint8_t rom[512];
+
+	pci_image(rom, 1, 0x0F, 0x1007, true, 0);
+	put_le(rom + 0x48 + 12, 4 << 8 | 5); /* str_len 4, sign_len 5 dwords */
+	memcpy(rom + 0x48 + 16, "8025", 4);
+	assert_int_equal(parse(rom, sizeof(rom)), 1);
+	assert_true(ROM_ONE_VERSION_FIELD(&out[0]));
+	assert_int_equal(out[0].ver[0], 8025);
+	assert_int_equal(out[0].ver[1], 0);
+	assert_true(out[0].has_dev);
+	assert_int_equal(out[0].devid, 0x1007);
+	/* a signature too short for its string: the string is not read */
+	put_le(rom + 0x48 + 12, 4 << 8 | 4);
+	assert_int_equal(parse(rom, sizeof(rom)), 1);
+	assert_int_equal(out[0].ver[0], 3);
+	/* a string that runs off the end */
+	put_le(rom + 0x48 + 12, 200 << 8 | 0xFF);
+	assert_int_equal(parse(rom, 0x48 + 20), 1);
+	assert_int_equal(out[0].ver[0], 3);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -239,6 +390,10 @@ int main(void)
 		cmocka_unit_test(test_clp_and_old),
 		cmocka_unit_test(test_cut_off),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_pci_chain),
+		cmocka_unit_test(test_pci_chain_cuts),
+		cmocka_unit_test(test_pci_chain_bad),
+		cmocka_unit_test(test_free_string_clp),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests_name("rom", tests, NULL, NULL);

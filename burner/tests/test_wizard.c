@@ -21,7 +21,11 @@
  *     unreadable identity), refused for two candidates, for none, for a bundle without image,
  *     without yes=1, and where it would need an answer;
  *   $CXR_UPLOAD: every backup uploaded before the first write, and nothing written when it
- *     did not reach the server (unless upload=optional); after=exit returns the job's code. */
+ *     did not reach the server (unless upload=optional); after=exit returns the job's code;
+ *   the boot ROM: a cross-flash of a card with HP's CLP + UEFI + PXE keeps them by default,
+ *     takes the image's or none when asked, asks nothing when they are the same; jobs' rom=
+ *     (none, a file) and the report's ROM before and after; the menu's "Boot ROM: remove or
+ *     replace" (declined, removed, then HP's set put back from the library). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -39,6 +43,7 @@
 
 #include "mkimage.h"
 #include "dev/trace_read.h"
+#include "image/imgfile.h"
 #include "ops/backup.h"
 #include "ops/device_trace.h"
 #include "rescue/pending.h"
@@ -1542,7 +1547,7 @@ static void test_placeholder_identity_offers_set_ids(void **state)
 		       "    NO IDENTITY OF ITS OWN: its node GUID is a release image's placeholder (illumos MELLANOX.h");
 	expect_said(r, "Next: choose \"Set a card's GUIDs/MACs\"");
 	expect_said(r, "  6. Set a card's GUIDs/MACs\n");
-	expect_said(r, "Choose 1-8 [6]: ");
+	expect_said(r, "Choose 1-9 [6]: ");
 	expect_said(r, "Card 0000:01:00.0 now has node GUID 0002c9000100d050");
 	expect_said(r, "GUIDs/MACs set");
 	expect_not_said(r, "FAILED");
@@ -1665,11 +1670,11 @@ static void test_menu_power_off(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
 	cxsim_counters_reset(c);
-	int rc = run(r, "9\n8\n");
+	int rc = run(r, "10\n9\n");
 	expect_rc(r, rc, CX_OK);
-	expect_said(r, "  8. Power off\n");
-	expect_said(r, "Choose 1-8 [1]: ");
-	expect_said(r, "Please type a number from 1 to 8");
+	expect_said(r, "  9. Power off\n");
+	expect_said(r, "Choose 1-9 [1]: ");
+	expect_said(r, "Please type a number from 1 to 9");
 	expect_not_said(r, "Shell");
 	expect_not_said(r, "Power off for a cold restart"); /* nothing was written */
 	expect_said(r, "Powering off.");
@@ -1677,7 +1682,7 @@ static void test_menu_power_off(void **state)
 	free(orig);
 }
 
-/* Two cards: the card is chosen from a menu; the inventory is read again (7); after the
+/* Two cards: the card is chosen from a menu; the inventory is read again (8); after the
  * write the user goes back to the menu first, then powers off. The session lock and the
  * prompt mark are used. */
 static void test_two_cards_interactive(void **state)
@@ -1696,8 +1701,8 @@ static void test_two_cards_interactive(void **state)
 	uint8_t *orig = flash_copy(hp, &n);
 	cxsim_counters_reset(hp);
 
-	/* 7 list, 2 update, card 2, the word, 2 back to the menu, 8 power off. */
-	int rc = run(r, "7\n2\n2\nFLASH\n2\n8\n");
+	/* 8 list, 2 update, card 2, the word, 2 back to the menu, 9 power off. */
+	int rc = run(r, "8\n2\n2\nFLASH\n2\n9\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "Which card?");
 	expect_said(r, "  1. 0000:01:00.0  ConnectX-3 A1  " HP_PSID "  FW 2.40.5030");
@@ -1725,8 +1730,8 @@ static void test_restore_after_crossflash(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
 	/* 1 back up, 2 update, the word, 2 back to the menu, 4 restore, 1 the newest bundle, the
-	 * word (the power-off screen came already), 8 power off. */
-	int rc = run(r, "1\n2\nFLASH\n2\n4\n1\nFLASH\n8\n");
+	 * word (the power-off screen came already), 9 power off. */
+	int rc = run(r, "1\n2\nFLASH\n2\n4\n1\nFLASH\n9\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "Restore which backup?");
 	expect_said(r, "== restore: card 0000:01:00.0");
@@ -1799,10 +1804,10 @@ static void test_menu_with_shell(void **state)
 
 	hp_card(r);
 	r->o.shell = "/bin/true";
-	int rc = run(r, "8\n9\n");
+	int rc = run(r, "9\n10\n");
 	expect_rc(r, rc, CX_OK);
-	expect_said(r, "  8. Shell (type exit to come back)\n");
-	expect_said(r, "  9. Power off\n");
+	expect_said(r, "  9. Shell (type exit to come back)\n");
+	expect_said(r, " 10. Power off\n");
 	expect_said(r, "Powering off.");
 }
 
@@ -2559,9 +2564,274 @@ static void test_upload_signals_not_blocked(void **state)
 	free(mask);
 }
 
+/* ---- 10. the boot ROM (issue 19) -------------------------------------------------------- */
+
+/* HP's 544+ ROM set (mkfs2 --roms: CLP 8025, UEFI 14.11.49, PXE 3.4.754) on a ConnectX-3. */
+#define HP_ROMS " --roms clp:8025,uefi:14.11.49,pxe:3.4.754"
+#define HP_ROM_TEXT "CLP 8025, UEFI 14.11.49, PXE 3.4.754"
+
+/* A copy of the ROM section's data of the image in flash (a card's, striped) or in a file
+ * (contiguous); NULL with *len 0 when it has none. */
+static uint8_t *rom_of(const uint8_t *buf, size_t n, bool striped, size_t *len)
+{
+	struct imgfile f;
+	struct cx_status st = {0};
+	uint8_t *out = NULL;
+
+	assert_int_equal(imgfile_open_mem(&f, buf, n, striped, &st), CX_OK);
+	*len = 0;
+	if (f.img.rom_sect >= 0) {
+		const struct fs2_item *it = &f.img.items[f.img.rom_sect];
+		assert_non_null(out = malloc(it->data_len));
+		memcpy(out, f.cont + it->data_off, it->data_len);
+		*len = it->data_len;
+	}
+	imgfile_close(&f);
+	return out;
+}
+
+static uint8_t *card_rom(struct cxsim_card *c, size_t *len)
+{
+	size_t n;
+	const uint8_t *f = cxsim_flash(c, &n);
+
+	return rom_of(f, n, true, len);
+}
+
+static uint8_t *file_rom(const char *path, size_t *len)
+{
+	struct cx_status st = {0};
+	uint8_t *buf, *rom;
+	size_t n;
+
+	assert_int_equal(file_read(path, 1u << 24, &buf, &n, &st), CX_OK);
+	rom = rom_of(buf, n, false, len);
+	free(buf);
+	return rom;
+}
+
+static void expect_rom(struct cxsim_card *c, const uint8_t *want, size_t want_len)
+{
+	size_t len;
+	uint8_t *now = card_rom(c, &len);
+
+	assert_int_equal(len, want_len);
+	if (want_len)
+		assert_memory_equal(now, want, want_len);
+	free(now);
+}
+
+/* An HP card with HP's ROMs, the stock image (PXE 3.4.752 only) in the library. */
+static struct cxsim_card *hp_rom_card(struct rig *r, uint8_t **rom, size_t *rom_len, char *stock, size_t n)
+{
+	struct cxsim_card *c = add_card(r, HP_OPTS HP_ROMS, HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_A, M_A);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, stock, n);
+	*rom = card_rom(c, rom_len);
+	assert_non_null(*rom);
+	return c;
+}
+
+/* The cross-flash of an HP card to stock keeps its UEFI ROM by default (Enter). */
+static void test_crossflash_keeps_uefi_rom(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len;
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
+
+	/* 2 update, Enter: the default ROM choice, the word, Enter: power off now. */
+	int rc = run(r, "2\n\nFLASH\n\n");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "ROM " HP_ROM_TEXT "\n");
+	expect_said(r, "The card's boot ROM and the image's differ (the card's has UEFI, the image's has not).");
+	expect_said(r, "  1. keep the card's: " HP_ROM_TEXT "\n  2. take the image's: PXE 3.4.752\n"
+		       "  3. no boot ROM (PXE/UEFI boot from this card off)\n");
+	expect_said(r, "Choose 1-3 [1]: ");
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> " HP_ROM_TEXT " (the card's)");
+	expect_not_said(r, "FAILED");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, rom, len);
+	free(rom);
+}
+
+/* The image's ROM, or none, when the user says so. */
+static void test_crossflash_rom_image_or_none(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom, *stock_rom;
+	size_t len, stock_len;
+	char stock[256];
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, stock, sizeof(stock));
+
+	stock_rom = file_rom(stock, &stock_len);
+	expect_rc(r, run(r, "2\n2\nFLASH\n\n"), CX_OK);
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> PXE 3.4.752 (the image's)");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, stock_rom, stock_len);
+
+	free(rom);
+	free(stock_rom);
+}
+
+static void test_crossflash_rom_none(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len;
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
+
+	expect_rc(r, run(r, "2\n3\nFLASH\n\n"), CX_OK);
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, NULL, 0);
+	free(rom);
+}
+
+/* The same ROM on both sides: no question. */
+static void test_same_rom_no_question(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+	size_t len;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	uint8_t *rom = card_rom(c, &len);
+	expect_rc(r, run(r, "2\nFLASH\n\n"), CX_OK);
+	expect_not_said(r, "Boot ROM of the new firmware?");
+	expect_said(r, "boot ROM: PXE 3.4.752 -> PXE 3.4.752 (the image's)");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_B, M_B);
+	free(rom);
+}
+
+/* Unattended: no rom= keeps the card's UEFI ROM; the report says the ROM before and after. */
+static void test_job_crossflash_rom_default_and_none(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len;
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
+
+	r->o.job = JOB_CROSSFLASH;
+	r->o.yes = true;
+	expect_rc(r, run(r, ""), CX_OK);
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> " HP_ROM_TEXT " (the card's)");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, rom, len);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	assert_non_null(strstr(rep, "\"rom_before\":\"" HP_ROM_TEXT "\",\"rom_after\":\"" HP_ROM_TEXT "\""));
+	free(rep);
+	free(rom);
+}
+
+static void test_job_rom_none(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len;
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
+
+	r->o.job = JOB_CROSSFLASH;
+	r->o.yes = true;
+	r->o.rom = "none";
+	expect_rc(r, run(r, ""), CX_OK);
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, NULL, 0);
+	char *rep = report_text(r);
+	assert_non_null(strstr(rep, "\"rom_before\":\"" HP_ROM_TEXT "\",\"rom_after\":\"none\""));
+	free(rep);
+	free(rom);
+}
+
+/* rom=FILE: a ROM file in the data folder's firmware/ (the stick's, or a PXE server's). */
+static void test_job_rom_file(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom, *want;
+	size_t len, want_len;
+	char dir[256], path[300], cmd[700];
+	struct cx_status st = {0};
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
+
+	snprintf(dir, sizeof(dir), "%s/firmware", r->data);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/uefi.rom", dir);
+	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 --rom-only %s --chip cx3 --roms uefi:14.11.50", build_dir(), path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(file_read(path, 1u << 20, &want, &want_len, &st), CX_OK);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.yes = true;
+	r->o.rom = "uefi.rom";
+	expect_rc(r, run(r, ""), CX_OK);
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> UEFI 14.11.50 (the file uefi.rom)");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, want, want_len);
+
+	/* A file that is not there: that card refused, nothing written. */
+	uint8_t *before = flash_copy(c, &len);
+	cxsim_counters_reset(c);
+	add_image(r, "stock2.bin", "--chip cx3 --fw 2.42.5100 " SMALL LIB_FLASH, NULL, 0);
+	r->o.rom = "missing.rom";
+	expect_rc(r, run(r, ""), CX_EDECLINED);
+	expect_said(r, "missing.rom");
+	expect_untouched(c, before, len);
+	free(before);
+	free(want);
+	free(rom);
+}
+
+/* The menu's "Boot ROM: remove or replace": remove, then put HP's ROMs back from the library. */
+static void test_menu_boot_rom_remove_and_replace(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+	char hp[256];
+	size_t n, len;
+
+	add_image(r, "hp.bin", HP_OPTS HP_ROMS, hp, sizeof(hp));
+	uint8_t *orig = flash_copy(c, &n), *hp_rom = file_rom(hp, &len);
+	cxsim_counters_reset(c);
+
+	/* 7 boot ROM, the word declined: nothing written. */
+	expect_rc(r, run(r, "7\n1\nno\n"), CX_EDECLINED);
+	expect_said(r, "Card 0000:01:00.0 (" STOCK_PSID ", FW 2.40.5030) boot ROM: PXE 3.4.752");
+	expect_said(r, "  1. Remove it: no boot ROM");
+	expect_said(r, "  2. " HP_ROM_TEXT "  (1, library " HP_PSID ", hp.bin)");
+	expect_said(r, "  3. CLP 8025 alone  (1.1, library");
+	expect_said(r, "  4. UEFI 14.11.49 alone  (1.2, library");
+	expect_untouched(c, orig, n);
+
+	/* 7 boot ROM, 1 remove, the word, Enter: power off. */
+	expect_rc(r, run(r, "7\n1\nFLASH\n\n"), CX_OK);
+	expect_said(r, "boot ROM: PXE 3.4.752 -> none");
+	expect_said(r, "The firmware, GUIDs, MACs and VSD stay as they are.");
+	expect_said(r, "OK: boot ROM: PXE 3.4.752 -> none, written and verified");
+	expect_boots(c, STOCK_PSID, 40, 5030, G_B, M_B);
+	expect_rom(c, NULL, 0);
+	expect_history(r, 1, "\"action\":\"boot-rom\"", "\"result\":\"ok\"", NULL);
+
+	/* 7 boot ROM, 1: HP's whole set (no Remove row now), the word. */
+	expect_rc(r, run(r, "7\n1\nFLASH\n\n"), CX_OK);
+	expect_said(r, "boot ROM: none -> " HP_ROM_TEXT);
+	expect_boots(c, STOCK_PSID, 40, 5030, G_B, M_B);
+	expect_rom(c, hp_rom, len);
+	free(orig);
+	free(hp_rom);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_crossflash_keeps_uefi_rom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crossflash_rom_image_or_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crossflash_rom_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_rom_no_question, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_crossflash_rom_default_and_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_rom_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_rom_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_menu_boot_rom_remove_and_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backup_then_crossflash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_word_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_finding_before_the_word, setup, teardown),
@@ -2619,5 +2889,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_after_exit_lock_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upload_signals_not_blocked, setup, teardown),
 	};
+	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='*rom*': the tests whose names match */
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

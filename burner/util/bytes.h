@@ -30,6 +30,11 @@ static inline void put_be64(uint8_t *p, uint64_t v)
 	put_be32(p + 4, (uint32_t)v);
 }
 
+static inline uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[1] << 8 | p[0]);
+}
+
 static inline uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];

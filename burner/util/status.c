@@ -47,6 +47,7 @@ const char *cx_code_name(int code)
 	case CX_EMISMATCH: return "mismatch";
 	case CX_EREPLAY: return "replay-differs";
 	case CX_EUNSAFE: return "not-safe";
+	case CX_ECHECKSUM: return "bad-rom-checksum";
 	}
 	return "unknown";
 }

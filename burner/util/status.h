@@ -30,6 +30,8 @@ enum cx_code {
 	CX_EMISMATCH = 17,   /* the image does not fit this card (chip, revision, PSID, size) */
 	CX_EREPLAY = 18,     /* --replay: cxflash's accesses differ from the recording */
 	CX_EUNSAFE = 19,     /* probe: the card is not safe to write (each reason on a line) */
+	CX_ECHECKSUM = 20,   /* an expansion ROM's checksum is wrong: it is not burned
+				(FS2 CRCs and other image checksums stay CX_EIMAGE) */
 };
 
 #define CX_MSG_MAX 320

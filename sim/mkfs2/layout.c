@@ -112,7 +112,7 @@ int build_image(const struct config *c, struct buf *img, struct map *m)
 
 	if (c->rom) {
 		open_sect(&s, SECT_ROM, 0, "sect_ROM");
-		rom_data(img, c, &r);
+		rom_data(img, c, &r, m);
 		close_sect(&s, 0, 0);
 	}
 

@@ -9,6 +9,7 @@
 #include "crc16.h"
 #include "layout.h"
 #include "mkfs2.h"
+#include "romspec.h"
 #include "sections.h"
 
 #define EXIT_USAGE		2
@@ -37,7 +38,7 @@ enum {
 	OPT_CHUNK_LOG, OPT_NO_ROM, OPT_ROM_VER, OPT_ROM_PRODUCT, OPT_ROM_BAD_CSUM,
 	OPT_NO_PRODUCT_VER, OPT_NO_FW_CONF, OPT_NO_MIC, OPT_INI, OPT_DDR,
 	OPT_DDR_SIZE, OPT_SEED, OPT_DUMP, OPT_FLASH_SIZE, OPT_MAP, OPT_SELFTEST,
-	OPT_INI_SET, OPT_INI_DEL,
+	OPT_INI_SET, OPT_INI_DEL, OPT_ROMS, OPT_ROM_ONLY,
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +60,8 @@ static const struct option long_opts[] = {
 	{ "rom-ver", required_argument, NULL, OPT_ROM_VER },
 	{ "rom-product", required_argument, NULL, OPT_ROM_PRODUCT },
 	{ "rom-bad-checksum", no_argument, NULL, OPT_ROM_BAD_CSUM },
+	{ "roms", required_argument, NULL, OPT_ROMS },
+	{ "rom-only", required_argument, NULL, OPT_ROM_ONLY },
 	{ "no-product-ver", no_argument, NULL, OPT_NO_PRODUCT_VER },
 	{ "no-fw-conf", no_argument, NULL, OPT_NO_FW_CONF },
 	{ "no-mic", no_argument, NULL, OPT_NO_MIC },
@@ -80,8 +83,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: mkfs2 -o OUT [options]    write a synthetic FS2 (ConnectX-2/3/3 Pro) image\n"
+"       mkfs2 --rom-only ROM [options]  write only its ROM section's data\n"
 "       mkfs2 --selftest          check the CRC16 implementation\n"
-"  -o, --output FILE     output file (required)\n"
+"  -o, --output FILE     output file (required unless --rom-only)\n"
 "  --chip NAME           cx2 | cx3 | cx3pro (default cx3)\n"
 "  --rev N               silicon revision (default: cx2 0xb0, cx3 1 = A1, cx3pro 0)\n"
 "  --psid S              PSID, up to 16 chars (default per chip)\n"
@@ -99,6 +103,10 @@ static void usage(FILE *f)
 "  --rom-ver X.Y.Z       ROM version (default 3.4.752)\n"
 "  --rom-product N       ROM product id (default 0x10 = PXE)\n"
 "  --rom-bad-checksum    leave the ROM 8-bit checksum wrong\n"
+"  --roms LIST           several ROMs instead: TYPE:VERSION[:FIELD...],... with\n"
+"                        TYPE pxe|uefi|clp, FIELD dev=N cpu=N proto=N kib=N badsum;\n"
+"                        or hp544 (clp:8025,uefi:14.11.49,pxe:3.4.754:cpu=0:proto=255)\n"
+"  --rom-only FILE       write the ROM section's data (the ROMs) to FILE\n"
 "  --no-product-ver      omit IMAGE_INFO tag 7 (Product Version)\n"
 "  --no-fw-conf          no FW_CONF section\n"
 "  --no-mic              omit IMAGE_INFO tag 11 (disables the full-CRC check)\n"
@@ -232,6 +240,34 @@ static int write_file(const char *path, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* The ROM options that cannot go together; 0 if they can. */
+static int rom_args(const struct config *c, const char *roms, int legacy_rom)
+{
+	const char *clash = NULL;
+
+	if (roms && legacy_rom)
+		clash = "--roms replaces --rom-ver, --rom-product and --rom-bad-checksum";
+	else if (!c->rom && (roms || c->rom_only))
+		clash = "--no-rom: no --roms or --rom-only";
+	if (!clash)
+		return 0;
+	fprintf(stderr, "mkfs2: %s\n", clash);
+	usage(stderr);
+	return -1;
+}
+
+/* --rom-only: the ROM section's data, GPH and CRC stripped (its map line spans all three). */
+static int write_rom(const struct buf *img, const struct map *m, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->e[i].name, "sect_ROM"))
+			return write_file(path, img->data + m->e[i].off + GPH_SIZE,
+					  m->e[i].size - GPH_SIZE - SECT_CRC_SIZE);
+	return -1;
+}
+
 static void set_chip(struct config *c, const struct chip *ch)
 {
 	c->chip = ch;
@@ -250,14 +286,15 @@ int main(int argc, char **argv)
 	static const unsigned int date_max[3] = { YEAR_MAX, MONTH_MAX, DAY_MAX };
 	struct config c = {
 		.guid = DEFAULT_GUID, .mac = DEFAULT_MAC, .failsafe = 1,
-		.chunk_log = DEFAULT_CHUNK_LOG, .rom = 1, .rom_ver = DEFAULT_ROM_VER,
-		.rom_product = ROM_PRODUCT_PXE, .fw_conf = 1, .mic = 1, .product_ver = 1,
+		.chunk_log = DEFAULT_CHUNK_LOG, .rom = 1, .fw_conf = 1, .mic = 1, .product_ver = 1,
 		.ddr_count = DEFAULT_DDR_COUNT, .ddr_size = DEFAULT_DDR_SIZE, .seed = 1,
 		.dump_slot = -1, .flash_size = DEFAULT_FLASH_SIZE,
 	};
 	/* Chip-dependent defaults are applied first so later options override them. */
 	const char *chip_name = DEFAULT_CHIP, *rev = NULL, *psid = NULL, *prs = NULL;
-	const char *fw = NULL, *date = NULL;
+	const char *fw = NULL, *date = NULL, *roms = NULL;
+	unsigned int rom_ver[3] = DEFAULT_ROM_VER, rom_product = ROM_PRODUCT_PXE;
+	int rom_bad_checksum = 0, legacy_rom = 0;
 	struct buf img = { 0 }, flash = { 0 };
 	struct map map = { 0 };
 	const struct chip *ch;
@@ -283,11 +320,17 @@ int main(int argc, char **argv)
 			c.chunk_log = (unsigned int)parse_num("chunk-log", optarg, 0, CHUNK_LOG_MAX);
 			break;
 		case OPT_NO_ROM: c.rom = 0; break;
-		case OPT_ROM_VER: parse_triple("rom-ver", optarg, '.', rom_max, c.rom_ver); break;
-		case OPT_ROM_PRODUCT:
-			c.rom_product = (unsigned int)parse_num("rom-product", optarg, 0, U16_MAX_VAL);
+		case OPT_ROM_VER:
+			parse_triple("rom-ver", optarg, '.', rom_max, rom_ver);
+			legacy_rom = 1;
 			break;
-		case OPT_ROM_BAD_CSUM: c.rom_bad_checksum = 1; break;
+		case OPT_ROM_PRODUCT:
+			rom_product = (unsigned int)parse_num("rom-product", optarg, 0, U16_MAX_VAL);
+			legacy_rom = 1;
+			break;
+		case OPT_ROM_BAD_CSUM: rom_bad_checksum = legacy_rom = 1; break;
+		case OPT_ROMS: roms = optarg; break;
+		case OPT_ROM_ONLY: c.rom_only = optarg; break;
 		case OPT_NO_PRODUCT_VER: c.product_ver = 0; break;
 		case OPT_NO_FW_CONF: c.fw_conf = 0; break;
 		case OPT_NO_MIC: c.mic = 0; break;
@@ -316,7 +359,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc || !c.out) {
+	if (optind != argc || (!c.out && !c.rom_only)) {
 		fprintf(stderr, "mkfs2: %s\n", optind != argc ? "unexpected argument" :
 			"-o OUT is required");
 		usage(stderr);
@@ -331,6 +374,16 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	set_chip(&c, ch);
+	if (rom_args(&c, roms, legacy_rom))
+		return EXIT_USAGE;
+	if (roms) {
+		const char *why = rom_specs_parse(roms, ch, &c);
+
+		if (why)
+			bad_arg("roms", roms, why);
+	} else {
+		rom_spec_legacy(&c, rom_product, rom_ver, rom_bad_checksum);
+	}
 	if (rev)
 		c.rev = (unsigned int)parse_num("rev", rev, 0, U8_MAX_VAL);
 	if (psid)
@@ -374,6 +427,12 @@ int main(int argc, char **argv)
 
 	if (build_image(&c, &img, &map))
 		goto out;
+	if (c.rom_only && write_rom(&img, &map, c.rom_only))
+		goto out;
+	if (!c.out) {
+		rc = 0;
+		goto out;
+	}
 	if (c.dump_slot >= 0) {
 		uint32_t chunk = 1u << (c.chunk_log + LOG2_CHUNK_BASE);
 

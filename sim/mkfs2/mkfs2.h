@@ -37,6 +37,22 @@ struct ini_edit {
 	const char *value;	/* points into arg; NULL drops the key */
 };
 
+/*
+ * One PCI option ROM of the ROM section (fs2-format.md §4.5, §9). --roms gives
+ * up to ROMS_MAX of them in order; without it the legacy options describe one.
+ */
+#define ROMS_MAX	5	/* §4.5: mstflint reads up to 5 (MAX_ROMS_NUM) */
+#define ROM_VER_STR_MAX	8	/* the CLP's version string, e.g. "8025" */
+struct rom_spec {
+	unsigned int product;	/* mlxsign product: 0x10 PXE, 0x11 UEFI, 0x0F CLP */
+	unsigned int ver[3];
+	char ver_str[ROM_VER_STR_MAX + 1];	/* product 0x0F: its version string */
+	unsigned int devid;	/* mlxsign and PCIR device id */
+	unsigned int port, cpu, proto;
+	unsigned int blocks;	/* size in 512-byte blocks, the header's byte 2 */
+	int bad_checksum;
+};
+
 const struct chip *chip_find(const char *name);
 void chip_list(const char *sep);
 
@@ -55,9 +71,9 @@ struct config {
 	int failsafe;
 	unsigned int chunk_log;	/* log2(chunk) - 16, §1.5 */
 	int rom;
-	unsigned int rom_ver[3];
-	unsigned int rom_product;
-	int rom_bad_checksum;
+	struct rom_spec roms[ROMS_MAX];
+	unsigned int n_roms;
+	const char *rom_only;	/* --rom-only FILE: the ROM section's data */
 	int fw_conf;
 	int mic;
 	int product_ver;

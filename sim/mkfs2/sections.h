@@ -51,7 +51,8 @@ void jmp_data(struct buf *b, const uint32_t *ddr_params, unsigned int n);
 void guid_data(struct buf *b, const struct config *c);
 /* tag_map gets info_tag_<id> lines with absolute offsets. */
 void info_data(struct buf *b, const struct config *c, struct map *tag_map);
-void rom_data(struct buf *b, const struct config *c, struct rng *r);
+/* rom.c: c->roms, one PCI option ROM each; a rom_<i> map line per ROM. */
+void rom_data(struct buf *b, const struct config *c, struct rng *r, struct map *m);
 int fw_conf_data(struct buf *b, const struct config *c);
 
 /* ini.c: the default board .ini text with c's --ini-set/--ini-del edits

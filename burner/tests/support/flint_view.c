@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "flint_view.h"
+#include "image/rom_insert.h"
 #include "ops/devimage.h"
+#include "util/sha256.h"
 
 #define ALL_START_POSITIONS 10 /* CX3's count, a superset of CX2's 6 (chip.c, fs2-format.md §3.11) */
 
@@ -21,6 +23,19 @@ static int mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct
 		return cx_fail(st, CX_EFLASH, "past the flash");
 	memcpy(buf, m->flash + addr, len);
 	return CX_OK;
+}
+
+uint64_t flint_view_rom_hash(const uint8_t *rom, size_t len)
+{
+	uint8_t h[SHA256_LEN];
+	uint64_t v = 0;
+
+	if (!len)
+		return 0;
+	sha256(rom, len, h);
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | h[i];
+	return v;
 }
 
 const char *flint_view_lowest_whole(struct cxsim_card *c, struct flint_view *v)
@@ -46,6 +61,15 @@ const char *flint_view_lowest_whole(struct cxsim_card *c, struct flint_view *v)
 	v->guid = d.img.guids.guid[0];
 	v->mac = d.img.guids.mac[0];
 	snprintf(v->vsd, sizeof(v->vsd), "%s", d.img.info.vsd);
+	v->start = d.start;
+	v->rom_len = 0;
+	v->rom_hash = 0;
+	const uint8_t *rom;
+	size_t rom_len;
+	if (!rom_sect_data(&d.img, &rom, &rom_len, &st)) {
+		v->rom_len = (uint32_t)rom_len;
+		v->rom_hash = flint_view_rom_hash(rom, rom_len);
+	}
 	devimage_free(&d);
 	return NULL;
 }

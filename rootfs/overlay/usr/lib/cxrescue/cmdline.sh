@@ -9,6 +9,8 @@
 #   cxrescue.card=BDF|all        which cards (all)                           CXR_CARD
 #   cxrescue.yes=1               the job may write cards                     CXR_YES
 #   cxrescue.allow_risky=1       RISKY targets are written too               CXR_ALLOW_RISKY
+#   cxrescue.rom=keep|image|none|NAME  the boot ROM of an update or crossflash
+#                                (NAME: a ROM file in the data folder's firmware/)  CXR_ROM
 # PXE (pxe.sh; scripts/pxe-serve writes them):
 #   cxrescue.server=ADDRESS      the server backups and reports go to        CXR_SERVER_ARG
 #   cxrescue.bundle=uploads/F    the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE
@@ -17,7 +19,7 @@
 CXR_MEDIA=unknown
 CXR_SHELL=0
 CXR_WAIT=10
-CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0
+CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM=
 CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_UPLOAD_MODE=required
 for word in $(cat /proc/cmdline); do
 	case "$word" in
@@ -28,6 +30,7 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.card=*)  CXR_CARD=${word#*=} ;;
 	cxrescue.yes=*)   CXR_YES=${word#*=} ;;
 	cxrescue.allow_risky=*) CXR_ALLOW_RISKY=${word#*=} ;;
+	cxrescue.rom=*)   CXR_ROM=${word#*=} ;;
 	cxrescue.server=*) CXR_SERVER_ARG=${word#*=} ;;
 	cxrescue.bundle=*) CXR_BUNDLE_REMOTE=${word#*=} ;;
 	cxrescue.upload=*) CXR_UPLOAD_MODE=${word#*=} ;;
@@ -44,6 +47,9 @@ esac
 case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
 [ "$CXR_YES" = 1 ] || CXR_YES=0
 [ "$CXR_ALLOW_RISKY" = 1 ] || CXR_ALLOW_RISKY=0
+case "$CXR_ROM" in .* | *[!A-Za-z0-9._-]*) echo "cxrescue: cxrescue.rom=$CXR_ROM ignored (keep, image, none or a file name)" >/dev/console
+	CXR_ROM= ;;
+esac
 [ "$CXR_UPLOAD_MODE" = optional ] || CXR_UPLOAD_MODE=required
 case "$CXR_SERVER_ARG" in *[!0-9.]*) echo "cxrescue: cxrescue.server=$CXR_SERVER_ARG is not an IPv4 address: ignored" >/dev/console
 	CXR_SERVER_ARG= ;;
@@ -55,5 +61,8 @@ esac
 # The job's words for `cxflash rescue`, or nothing.
 cxr_job_args() {
 	[ -n "$CXR_JOB" ] || return 0
-	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE"
+	local rom=
+	# rom= goes with the jobs that burn an image (cxflash rescue refuses it elsewhere)
+	case "$CXR_JOB" in update | crossflash) rom=${CXR_ROM:+ rom=$CXR_ROM} ;; esac
+	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE$rom"
 }

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flow_rom.c — the boot ROM of a burn (flows.h, issue 19): what the result carries, the
+ * plan's "boot ROM: from -> to" line and, when the card's ROM and the image's differ, the
+ * user's choice.
+ *
+ * The three choices, and what burn_card() is given for each (ops/burn.h):
+ *   the card's   its ROM section as it is: ROM_KEEP when the image has none (flint's splice
+ *                carries it in), else ROM_FILE with the card's own bytes, in place of the
+ *                image's; none when the card has none
+ *   the image's  ROM_IMAGE: the image as it is
+ *   none         ROM_NONE
+ * The default is the card's when it has a UEFI ROM and the image has not (HP's 544+:
+ * NVIDIA publishes no UEFI ROM for ConnectX-3, so a cross-flash to stock must not lose it),
+ * or when the image has no ROM at all (flint's burn keeps the card's then); else the
+ * image's (flint's burn of an image with a ROM). A job's rom= (wizard_opts.rom) decides
+ * without a question: keep, image, none, or a ROM file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "library/rom_index.h"
+#include "rescue/flows.h"
+#include "util/fileio.h"
+
+#define ROM_PRODUCT_UEFI 0x11 /* fs2-format.md §4.5 */
+#define ROM_FILE_MAX (1u << 20) /* a ROM section is far smaller than half a 2 MiB flash */
+
+void wiz_roms_text(char *out, size_t n, int nroms, const struct rom_info *roms)
+{
+	struct rom_set set = {.n = nroms, .len = nroms > 0};
+
+	memcpy(set.roms, roms, sizeof(set.roms));
+	rom_set_text(&set, out, n);
+}
+
+static bool has_uefi(int n, const struct rom_info *r)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].product == ROM_PRODUCT_UEFI)
+			return true;
+	return false;
+}
+
+/* The ROM section data of a parsed image (NULL, 0 when it has none). */
+static void sect_of(const struct fs2_image *img, const uint8_t **p, size_t *len)
+{
+	*p = NULL;
+	*len = 0;
+	if (img->rom_sect >= 0 && img->items[img->rom_sect].data_len) {
+		*p = img->buf + img->items[img->rom_sect].data_off;
+		*len = img->items[img->rom_sect].data_len;
+	}
+}
+
+/* A job's rom=FILE: a bare name is in the data folder's firmware/ (the stick's, or what a
+ * PXE server sent), a path is taken as it is. */
+static int read_rom_file(struct wizard *w, const char *name, struct wiz_rom *r, struct cx_status *st)
+{
+	char dir[JOURNAL_PATH_MAX + 16], path[JOURNAL_PATH_MAX + 64];
+	int rc;
+
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else if ((rc = path_join(dir, sizeof(dir), w->o.data_dir, "firmware", st)) ||
+		 (rc = path_join(path, sizeof(path), dir, name, st)))
+		return rc;
+	if ((rc = file_read(path, ROM_FILE_MAX, &r->owned, &r->file_len, st)))
+		return rc;
+	struct rom_info roms[ROM_MAX_IMAGES];
+	wiz_roms_text(r->to, sizeof(r->to), rom_parse(r->owned, r->file_len, roms), roms);
+	snprintf(r->to + strlen(r->to), sizeof(r->to) - strlen(r->to), " (the file %s)", name);
+	r->pick = ROM_FILE;
+	r->file = r->owned;
+	return CX_OK;
+}
+
+/* The pick for "the card's", "the image's", "none" (0, 1, 2). */
+static int take(struct wiz_rom *r, int which, const uint8_t *card, size_t card_len, bool img_rom,
+		struct cx_status *st)
+{
+	static const char *const whose[] = {" (the card's)", " (the image's)", ""};
+
+	r->pick = which == 2 ? ROM_NONE : which == 1 ? ROM_IMAGE : img_rom && card ? ROM_FILE : ROM_KEEP;
+	/* A copy: the cards are read again (and their buffers freed) around a write. */
+	if (r->pick == ROM_FILE && (r->owned = malloc(card_len))) {
+		memcpy(r->owned, card, card_len);
+		r->file = r->owned;
+		r->file_len = card_len;
+	}
+	if (which == 0 && !card) {
+		r->pick = img_rom ? ROM_NONE : ROM_KEEP; /* the card's is none */
+		snprintf(r->to, sizeof(r->to), "none (the card's)");
+		return CX_OK;
+	}
+	snprintf(r->to, sizeof(r->to), "%s%s", which == 0 ? r->from : which == 1 ? r->img_text : "none", whose[which]);
+	return r->pick == ROM_FILE && !r->owned ? cx_fail(st, CX_ENOMEM, "out of memory") : CX_OK;
+}
+
+static int ask(struct wizard *w, struct wiz_rom *r, bool img_rom, int def, int *which, struct cx_status *st)
+{
+	char a[200], b[200];
+	const char *items[3];
+	int n = 0, map[3], choice, rc;
+
+	snprintf(a, sizeof(a), "keep the card's: %s", r->from);
+	snprintf(b, sizeof(b), "take the image's: %s", r->img_text);
+	items[n] = a, map[n++] = 0;
+	if (img_rom)
+		items[n] = b, map[n++] = 1;
+	items[n] = "no boot ROM (PXE/UEFI boot from this card off)", map[n++] = 2;
+	for (int i = 0; i < n; i++)
+		if (map[i] == def)
+			def = i, i = n;
+	fprintf(w->out, "\nThe card's boot ROM and the image's differ%s.\n",
+		has_uefi(r->card_n, r->card_roms) && !r->img_uefi ? " (the card's has UEFI, the image's has not)" : "");
+	if ((rc = prompt_menu(&w->p, "Boot ROM of the new firmware?", items, n, def, &choice, st)))
+		return rc;
+	*which = map[choice];
+	return CX_OK;
+}
+
+int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t *img, size_t len,
+		 struct wiz_rom *r, struct cx_status *st)
+{
+	const struct wizard_card *c = &w->cards[rq->card];
+	const uint8_t *card = NULL, *mine;
+	size_t card_len = 0, mine_len;
+	struct fs2_image *im = malloc(sizeof(*im));
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!im)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	if ((rc = fs2_parse(img, len, im, st))) {
+		free(im);
+		return rc;
+	}
+	sect_of(im, &mine, &mine_len);
+	wiz_roms_text(r->img_text, sizeof(r->img_text), im->nroms, im->roms);
+	r->img_uefi = has_uefi(im->nroms, im->roms);
+	free(im);
+	if (c->ci.have_image) {
+		sect_of(&c->ci.f.img, &card, &card_len);
+		r->card_n = c->ci.f.img.nroms;
+		memcpy(r->card_roms, c->ci.f.img.roms, sizeof(r->card_roms));
+		wiz_roms_text(r->from, sizeof(r->from), card ? r->card_n : 0, r->card_roms);
+	} else {
+		snprintf(r->from, sizeof(r->from), "unknown (no readable image)");
+	}
+	const char *job = w->o.rom;
+	if (job && strcmp(job, "keep") && strcmp(job, "image") && strcmp(job, "none"))
+		return read_rom_file(w, job, r, st);
+	int which = job ? (!strcmp(job, "keep") ? 0 : !strcmp(job, "image") ? 1 : 2) :
+		    (card && (!mine || (has_uefi(r->card_n, r->card_roms) && !r->img_uefi))) ? 0 : 1;
+	if (!c->ci.have_image && which == 0)
+		which = 1; /* nothing to keep: the image as it is */
+	bool differ = c->ci.have_image && (card_len != mine_len || (card && memcmp(card, mine, card_len)));
+	if (!job && rq->ask && differ && (rc = ask(w, r, mine != NULL, which, &which, st)))
+		return rc;
+	return take(r, which, card, card_len, mine != NULL, st);
+}
+
+void wiz_rom_free(struct wiz_rom *r)
+{
+	free(r->owned);
+	r->owned = NULL;
+}
