@@ -763,8 +763,10 @@ static enum card_state restore_fails_at(const struct restore_case *k, uint64_t a
 	assert_counted(c, &r.out, &s, rc);
 	*failed = rc != CX_OK;
 	bool touched = cxsim_counters(c)->erases || cxsim_counters(c)->bytes_programmed;
-	size_t n;
-	bool same = !memcmp(cxsim_flash(c, &n), cxsim_flash(k->card, &n), n);
+	size_t n, n0;
+	/* Both sizes read before the compare: an argument's n is not set before another's is read. */
+	const uint8_t *now = cxsim_flash(c, &n), *was = cxsim_flash(k->card, &n0);
+	bool same = n == n0 && !memcmp(now, was, n);
 	cxsim_power_cycle(c);
 	struct flint_view fv = {0};
 	const char *why = flint_view_lowest_whole(c, &fv);
