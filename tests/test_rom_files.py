@@ -281,3 +281,11 @@ def test_bad_pxe_sum_beside_uefi_refused_though_mstflint_is_silent(images, tmp_p
     out = tmp_path / "out.bin"
     r = cx("-i", images.make("--chip cx3pro"), "brom", rom, "-o", out, ALLOW, asan=True)
     assert r.returncode == E_CHECKSUM and "PXE ROM" in r.stderr and not out.exists()
+
+
+def test_output_only_for_rom_edits_on_files(images, tmp_path):
+    img = images.make("--chip cx3")
+    for args in (["-i", img, "q"], ["-d", "0000:01:00.0", "drom"]):
+        r = cx(*args, "-o", tmp_path / "x.bin", asan=True)
+        assert r.returncode == E_USAGE and r.stderr.strip().endswith("-o OUT is for drom and brom on a file (-i FILE)")
+    assert not (tmp_path / "x.bin").exists()

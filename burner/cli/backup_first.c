@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* backup_first.c — what every command that writes a card shares: the backup first (design.md), the end of its --json. */
 #include "cli/common.h"
+#include "ops/progress.h"
 
 #define DEFAULT_BACKUP_DIR "cxflash-backups"
 
@@ -29,4 +30,18 @@ void cli_json_write_end(struct json *j, const struct cli *c, uint64_t erased, ui
 	json_str(j, "backup", b->written ? b->r.path : NULL);
 	json_str(j, "card_state", c->card_state);
 	json_end(j);
+}
+
+static int confirm(void *ctx, const char *question, struct cx_status *st)
+{
+	return cli_confirm(ctx, question, st);
+}
+
+void cli_write_hooks(struct cli *c, struct cli_backup *b, struct write_hooks *h)
+{
+	h->confirm = confirm;
+	h->confirm_ctx = c;
+	h->before_write = cli_backup_first;
+	h->before_ctx = b;
+	h->progress = progress_line;
 }

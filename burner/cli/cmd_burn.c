@@ -7,13 +7,7 @@
 #include "image/info.h"
 #include "ops/burn.h"
 #include "ops/identity_from.h"
-#include "ops/progress.h"
 #include "util/fileio.h"
-
-static int confirm(void *ctx, const char *question, struct cx_status *st)
-{
-	return cli_confirm(ctx, question, st);
-}
 
 /* null when not known (recovery mode), else every ROM record as "PXE 3.4.752". */
 static void json_roms(struct json *j, const char *key, const struct rom_set *s)
@@ -117,11 +111,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.rom_file = rc_rom.file;
 	o.rom_file_len = rc_rom.file_len;
 	o.nofs = c->nofs;
-	o.hooks.confirm = confirm;
-	o.hooks.confirm_ctx = c;
-	o.hooks.before_write = cli_backup_first;
-	o.hooks.before_ctx = &b;
-	o.hooks.progress = progress_line;
+	cli_write_hooks(c, &b, &o.hooks);
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 	if (!rc && c->identity_from)
 		rc = identity_from_bundle(c->identity_from, c->force, &d, &o.ident, &from_id, st);

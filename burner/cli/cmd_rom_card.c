@@ -5,14 +5,8 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "ops/progress.h"
 #include "ops/rom_card.h"
 #include "util/fileio.h"
-
-static int confirm(void *ctx, const char *question, struct cx_status *st)
-{
-	return cli_confirm(ctx, question, st);
-}
 
 int cli_rom_card(struct cli *c, bool brom, struct cx_status *st)
 {
@@ -31,11 +25,7 @@ int cli_rom_card(struct cli *c, bool brom, struct cx_status *st)
 	o.rom = rom;
 	o.allow_rom_change = c->allow_rom_change;
 	o.dry_run = c->dry_run;
-	o.hooks.confirm = confirm;
-	o.hooks.confirm_ctx = c;
-	o.hooks.before_write = cli_backup_first;
-	o.hooks.before_ctx = &b;
-	o.hooks.progress = progress_line;
+	cli_write_hooks(c, &b, &o.hooks);
 	if (!(rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st))) {
 		rc = rom_card(&d, &o, &r, st);
 		c->card_state = card_state_name(r.out.state);

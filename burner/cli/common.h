@@ -10,6 +10,7 @@
 #include "image/imgfile.h"
 #include "ops/backup.h"
 #include "ops/burn_rom.h"
+#include "ops/card_write.h"
 #include "ops/identity.h"
 #include "util/json.h"
 
@@ -40,6 +41,10 @@ struct cli_backup {
 	bool written;               /* out */
 };
 int cli_backup_first(void *ctx, struct cx_status *st);
+
+/* The hooks of a command that writes a card (ops/card_write.h): questions on the
+ * terminal (cli_confirm), the backup first (cli_backup_first with b), progress. */
+void cli_write_hooks(struct cli *c, struct cli_backup *b, struct write_hooks *h);
 
 /* The keys every card-writing command's --json ends with: bytes erased and
  * programmed, the backup made first (or null), and the card's state. */

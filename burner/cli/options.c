@@ -231,6 +231,8 @@ static int check(struct cli *c, bool want_help, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "--replay FILE needs -d BDF (the card the recording was made on)");
 	if (c->device && c->striped)
 		return cx_fail(st, CX_EUSAGE, "--striped_image is for dump files, not for -d");
+	if (c->output && !want_help && (c->device || !cmd || (cmd->run != cmd_drom && cmd->run != cmd_brom)))
+		return cx_fail(st, CX_EUSAGE, "-o OUT is for drom and brom on a file (-i FILE)");
 	return CX_OK;
 }
 

@@ -32,6 +32,23 @@ static const char rom_magic[] = "mlxsign:"; /* version tag, fs2-format.md §4.5 
 #define PCIR_LAST 0x80
 #define PCIR_MIN_LEN 0x18
 
+/* Product 0xF: ver[0] from the decimal string after the record, when the signature's
+ * length (sign_len dwords) holds the string, as mstflint wants (RomInfo 2041-2059). */
+static void free_str_version(const uint8_t *p, size_t avail, struct rom_info *ri)
+{
+	if (avail < FREE_STR_OFF)
+		return;
+	uint32_t d3 = le32(p + FREE_STR_DWORD), slen = d3 >> 8 & 0xff;
+	if ((d3 & 0xff) < (slen + 3) / 4 + 4 || slen > avail - FREE_STR_OFF)
+		return;
+	const uint8_t *str = p + FREE_STR_OFF;
+	unsigned v = 0, k = 0;
+	for (; k < slen && str[k] >= '0' && str[k] <= '9'; k++)
+		v = v * 10 + (unsigned)(str[k] - '0');
+	if (k)
+		ri->ver[0] = (uint16_t)v;
+}
+
 static void decode(const uint8_t *p, size_t avail, struct rom_info *ri)
 {
 	uint32_t d0 = avail >= 4 ? le32(p) : 0;
@@ -45,17 +62,8 @@ static void decode(const uint8_t *p, size_t avail, struct rom_info *ri)
 		ri->ver[1] = d1 >> 16 & 0xff;
 		ri->ver[2] = d1 & 0xffff;
 	}
-	if (ri->product == ROM_PRODUCT_FREE_STR && avail >= FREE_STR_OFF) {
-		uint32_t d3 = le32(p + FREE_STR_DWORD), slen = d3 >> 8 & 0xff;
-		/* mstflint wants the signature (sign_len dwords) to hold the string. */
-		if ((d3 & 0xff) >= (slen + 3) / 4 + 4 && slen <= avail - FREE_STR_OFF) {
-			unsigned v = 0;
-			for (uint32_t k = 0; k < slen && p[FREE_STR_OFF + k] >= '0' && p[FREE_STR_OFF + k] <= '9'; k++)
-				v = v * 10 + (p[FREE_STR_OFF + k] - '0');
-			if (slen && p[FREE_STR_OFF] >= '0' && p[FREE_STR_OFF] <= '9')
-				ri->ver[0] = (uint16_t)v;
-		}
-	}
+	if (ri->product == ROM_PRODUCT_FREE_STR)
+		free_str_version(p, avail, ri);
 	if (ri->product >= ROM_PRODUCT_WITH_DEV && avail >= 12) {
 		ri->has_dev = 1;
 		ri->devid = d2 >> 16;

@@ -8,7 +8,7 @@
 
 #define DEFAULT_SECTOR (64u << 10) /* CX_DFLT_SECTOR_SIZE: no tag 19 on CX2/CX3, §1.5 */
 #define RESERVE_MAX (64u << 10)    /* MAX_CONFIG_AREA_SIZE: reserve at most 64 KiB, §1.5 */
-#define ROM_GEN_DEVID 0            /* EXP_ROM_GEN_DEVID: a ROM for any device, fw_ops.cpp */
+#define ROM_GEN_DEVID 0            /* EXP_ROM_GEN_DEVID: a ROM for any device, fw_ops.h 79 */
 
 int rom_remove(const uint8_t *img, size_t len, uint8_t **out, size_t *out_len, struct cx_status *st)
 {
@@ -59,7 +59,7 @@ static int check_chain(const uint8_t *rom, size_t len, struct cx_status *st)
 	case ROM_CHAIN_BAD:
 		break;
 	}
-	return cx_fail(st, CX_EIMAGE, "truncated ROM: no sound PCI image header at 0x%x, where image %d should begin",
+	return cx_fail(st, CX_EIMAGE, "malformed ROM: no sound PCI image at 0x%x, where image %d should begin",
 		       c.end, c.n + 1);
 }
 

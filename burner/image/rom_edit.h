@@ -29,7 +29,9 @@
  *                   image, received Mellanox FW image"), or no PCI option ROM at all
  *                   (no 0x55AA header, no mlxsign: version record, not whole dwords);
  *   CX_EIMAGE       a truncated ROM: a PCI image runs past the end of the file, or a
- *                   non-last image is not followed by another;
+ *                   non-last image is followed by nothing; or a malformed one: no sound
+ *                   image header where the previous announces one, a zero length, more
+ *                   than ROM_MAX_PCI images;
  *   CX_ECHECKSUM    a bad ROM checksum (rom.h says which bytes are summed); flint only
  *                   warns "Bad ROM Checksum" in q, and burns it;
  *   CX_EMISMATCH    the image with the ROM does not fit the flash.

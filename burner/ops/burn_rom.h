@@ -13,6 +13,9 @@
  *              file's own checks (rom_file_check: not an FS2 image, whole, checksums,
  *              devid; a devid mismatch is a warning, kept in warning[]).
  *
+ * flint's Product Version gate (--allow_rom_change) is for changing the ROM of the FW a
+ * card runs (ops/rom_card.h); a burn puts a whole new image on, whichever ROM it carries.
+ *
  * Whatever the pick, the result is a whole image (every pointer and CRC redone) that the
  * burn's rules (ops/guard.h) then judge as it will be written: the size rule counts the
  * ROM it now carries.

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_burn_rom.c — burn --rom keep|image|none|FILE (ops/burn_rom.h) against the card model
  * in process: the ROM the card boots with afterwards, byte for byte, and the ROM the result
- * says went on (rom_before, rom_after); a ROM file the burn refuses writes nothing. */
+ * says went on (rom_before, rom_after); a ROM file the burn refuses writes nothing. And
+ * drom/brom on a card (ops/rom_card.h): flint's refusals first, the after hook (the
+ * history) once on every path. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 
 #include "image/rom_insert.h"
 #include "ops/burn.h"
+#include "ops/rom_card.h"
 #include "card_fixture.h"
 #include "flint_view.h"
 #include "mkimage.h"
@@ -163,11 +166,79 @@ static void test_bad_rom_file_writes_nothing(void **state)
 	free(fw);
 }
 
+struct after_spy {
+	int calls, rc;
+	enum card_state state;
+};
+
+static void after(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out)
+{
+	struct after_spy *a = ctx;
+
+	(void)st;
+	a->calls++;
+	a->rc = rc;
+	a->state = out->state;
+}
+
+static int rom_card_on(struct cxsim_card *c, struct rom_card_opts *o, struct after_spy *a, struct cx_status *st)
+{
+	struct device d;
+	struct burn_result r;
+
+	*a = (struct after_spy){0};
+	*st = (struct cx_status){0}; /* cx_fail keeps the first failure */
+	o->hooks.after = after;
+	o->hooks.after_ctx = a;
+	card_open(&d, c);
+	int rc = rom_card(&d, o, &r, st);
+	device_close(&d);
+	assert_int_equal(a->calls, 1);
+	assert_int_equal(a->rc, rc);
+	return rc;
+}
+
+static void test_rom_card_refusals_and_history(void **state)
+{
+	(void)state;
+	struct cx_status st = {0};
+	struct after_spy a;
+	size_t other_len;
+	uint8_t *other = rom_of("--chip cx3 --ddr 2 --ddr-size 0x1000 --roms pxe:3.4.754:dev=4103", &other_len);
+	/* FW older than 2.6.1410 (flint's IsFwSupportingRomModify). */
+	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = "W25Q16",
+		.image = SMALL " --fw 2.6.1000 --no-product-ver", .slot = 0});
+	assert_int_equal(rom_card_on(c, &(struct rom_card_opts){0}, &a, &st), CX_EUNSUPPORTED);
+	assert_non_null(strstr(st.msg, "2.6.1410"));
+	assert_int_equal(cxsim_counters(c)->erases + cxsim_counters(c)->bytes_programmed, 0);
+	cxsim_free(c);
+	c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = "W25Q16", .image = SMALL " --fw 2.40.7000", .slot = 0});
+	/* flint's gate: a Product Version and no --allow_rom_change. */
+	assert_int_equal(rom_card_on(c, &(struct rom_card_opts){0}, &a, &st), CX_EUNSUPPORTED);
+	assert_non_null(strstr(st.msg, "--allow_rom_change"));
+	/* A ROM for another device (a CX3 Pro's), and no one to ask. */
+	struct rom_card_opts o = {.rom = other, .rom_len = other_len, .allow_rom_change = true};
+	assert_non_null(other);
+	assert_int_equal(rom_card_on(c, &o, &a, &st), CX_EDECLINED);
+	assert_non_null(strstr(st.msg, "4103"));
+	assert_int_equal(cxsim_counters(c)->erases + cxsim_counters(c)->bytes_programmed, 0);
+	/* drom, then drom again: nothing left to remove. */
+	assert_int_equal(rom_card_on(c, &(struct rom_card_opts){.allow_rom_change = true}, &a, &st), CX_OK);
+	assert_int_equal(a.state, CARD_NEW_BOOTS);
+	cxsim_power_cycle(c);
+	card_rom_is(c, NULL, 0);
+	assert_int_equal(rom_card_on(c, &(struct rom_card_opts){.allow_rom_change = true}, &a, &st), CX_EABSENT);
+	assert_int_equal(a.state, CARD_UNTOUCHED);
+	cxsim_free(c);
+	free(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_pick),
 		cmocka_unit_test(test_bad_rom_file_writes_nothing),
+		cmocka_unit_test(test_rom_card_refusals_and_history),
 	};
 	return cmocka_run_group_tests_name("burn_rom", tests, NULL, NULL);
 }

@@ -764,9 +764,8 @@ static enum card_state restore_fails_at(const struct restore_case *k, uint64_t a
 	*failed = rc != CX_OK;
 	bool touched = cxsim_counters(c)->erases || cxsim_counters(c)->bytes_programmed;
 	size_t n, n0;
-	/* Both sizes read before the compare: an argument's n is not set before another's is read. */
-	const uint8_t *now = cxsim_flash(c, &n), *was = cxsim_flash(k->card, &n0);
-	bool same = n == n0 && !memcmp(now, was, n);
+	const uint8_t *now = cxsim_flash(c, &n), *before = cxsim_flash(k->card, &n0);
+	bool same = n == n0 && !memcmp(now, before, n); /* n read only after both calls set it */
 	cxsim_power_cycle(c);
 	struct flint_view fv = {0};
 	const char *why = flint_view_lowest_whole(c, &fv);

@@ -29,6 +29,7 @@
 /* An image without a ROM that fits the 1040384 bytes a failsafe slot of 2 MiB holds
  * (tag 19: two 4 KiB sectors reserved), and with the card's ROM (8 KiB) does not. */
 #define NEAR_FULL "--chip cx3 --no-rom --ddr 64 --ddr-size 16136"
+#define NEAR_FULL_ROM "--chip cx3 --ddr 64 --ddr-size 16136" /* the same with mkfs2's 8 KiB ROM */
 
 enum ident { OWN, NONE_GIVEN, GIVEN, IMAGE_GUIDS };
 
@@ -79,6 +80,9 @@ static const struct walk_case cases[] = {
 	/* The card's ROM goes into an image without one, and then it does not fit. */
 	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {NEAR_FULL, NULL, false, OWN, ROM_KEEP},
 	 {NEAR_FULL, NULL, false, OWN, ROM_IMAGE}, CX_EMISMATCH, "bytes; at most 1040384 fit"},
+	/* The image's own ROM makes it too big (keep burns it, as flint); --rom none takes it out. */
+	{GUARD_SIZE, CXSIM_CX3, "W25Q16", "--chip cx3", {NEAR_FULL_ROM, NULL, false, OWN, ROM_KEEP},
+	 {NEAR_FULL_ROM, NULL, false, OWN, ROM_NONE}, CX_EMISMATCH, "bytes; at most 1040384 fit"},
 	{GUARD_PSID, CXSIM_CX3, "W25Q16", "--chip cx3 --psid " HP_PSID, {"--chip cx3", NULL, false, OWN, ROM_KEEP},
 	 {"--chip cx3 --psid " HP_PSID, NULL, false, OWN, ROM_KEEP}, CX_EMISMATCH, "needs --allow_psid_change"},
 	/* The case. */

@@ -285,7 +285,7 @@ static void test_file_check_refusals(void **state)
 	/* a non-last image followed by something that is not an image */
 	uint8_t save = r[7 * BLOCK];
 	r[7 * BLOCK] = 0;
-	expect_refused(r, HP_LEN, &img, CX_EIMAGE, "0xe00");
+	expect_refused(r, HP_LEN, &img, CX_EIMAGE, "malformed ROM: no sound PCI image at 0xe00");
 	r[7 * BLOCK] = save;
 	/* no header at all, and not whole dwords */
 	expect_refused(r + 1, HP_LEN - 4, &img, CX_EVALUE, "55 AA");
