@@ -329,7 +329,7 @@ def test_environment_and_usage_errors(dry_ns, images, tmp_path):
     fw.mkdir()
     (fw / "notes.txt").write_text("x")
     r = serve(dry_ns, "--proxy", "--firmware", fw, "--dry-run", root=root, images=images)
-    assert r.returncode == 4 and "no *.bin in it" in r.stderr, r.stderr
+    assert r.returncode == 4 and "no *.bin or *.rom in it" in r.stderr, r.stderr
     (fw / "stock fw.bin").write_bytes(b"x")
     r = serve(dry_ns, "--proxy", "--firmware", fw, "--dry-run", root=root, images=images)
     assert r.returncode == 4 and "'stock fw.bin': nodes take only names" in r.stderr, r.stderr
