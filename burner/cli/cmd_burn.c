@@ -41,10 +41,30 @@ static void report_json(struct cli *c, const struct burn_result *r, const struct
 	json_int(&j, "start", r->start);
 	json_bool(&j, "rom_from_card", r->rom_carried);
 	json_roms(&j, "rom_before", &r->rom_before);
+	json_roms(&j, "rom_image", &r->rom_image);
 	json_roms(&j, "rom_after", &r->rom_after);
 	json_str(&j, "rom_warning", r->rom_warning[0] ? r->rom_warning : NULL);
 	json_str(&j, "guids_from", identity_source_name(r->guid_source));
 	cli_json_write_end(&j, c, r->bytes_erased, r->bytes_programmed, b);
+}
+
+/* What --rom keep (the default) did to the image file's ROM: one line, or none. */
+static void say_kept(const struct burn_result *r)
+{
+	char card[160], own[160];
+
+	if (!r->rom_carried)
+		return;
+	rom_set_text(&r->rom_before, card, sizeof(card));
+	rom_set_text(&r->rom_image, own, sizeof(own));
+	if (!r->rom_image.len)
+		printf("-I- the image has no expansion ROM: the card's (%s) is kept (--rom none drops it)\n", card);
+	else if (!r->rom_before.len)
+		printf("-I- --rom keep: the card has no expansion ROM, so the image's (%s) is left out "
+		       "(--rom image takes it)\n", own);
+	else
+		printf("-I- --rom keep: the card's expansion ROM (%s) takes the place of the image's (%s); "
+		       "--rom image takes the image's\n", card, own);
 }
 
 void cli_burn_report(struct cli *c, const struct burn_result *r, const struct cli_backup *b)
@@ -64,6 +84,8 @@ void cli_burn_report(struct cli *c, const struct burn_result *r, const struct cl
 	if (r->guid_source == ID_SRC_DAMAGED)
 		printf("-I- the card is in recovery mode; its GUIDs and MACs were read from its damaged image, "
 		       "whose GUID section's CRC is good, and kept\n");
+	if (!r->nothing_to_do)
+		say_kept(r);
 	if (r->nothing_to_do) {
 		printf("-I- the card already holds this image (FW %s, PSID %s, ROM %s): nothing written\n", to,
 		       r->new_psid, rom_to);
@@ -71,8 +93,6 @@ void cli_burn_report(struct cli *c, const struct burn_result *r, const struct cl
 		printf("-I- dry run: FW %s (%s) would go to the slot at 0x%x; ROM: %s -> %s; nothing written\n", to,
 		       r->new_psid, r->start, rom_from, rom_to);
 	} else {
-		if (r->rom_carried)
-			printf("-I- the image has no expansion ROM: the card's ROM was kept (--rom image or none drops it)\n");
 		printf("-I- burned %s -> FW %s (PSID %s) into the slot at 0x%x: %llu bytes erased, %llu programmed.\n"
 		       "-I- ROM: %s -> %s\n"
 		       "-I- Power the machine OFF (cold restart) for the card to load the new firmware.\n",

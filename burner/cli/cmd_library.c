@@ -44,6 +44,10 @@ static const char *family_label(const struct manifest_entry *e)
 static void print_header(const struct library *l)
 {
 	printf("board table: %s\n", l->boards_path ? l->boards_path : "none");
+	if (l->own_path)
+		printf("your board table: %s (%zu row%s)\n", l->own_path, l->own.n, l->own.n == 1 ? "" : "s");
+	if (l->own_error[0])
+		fprintf(stderr, "-W- %s\n", l->own_error);
 	printf("folders:");
 	for (size_t i = 0; i < l->ndirs; i++)
 		printf(" %s", l->dirs[i]);
@@ -81,6 +85,8 @@ static void list_text(const struct library *l)
 static void json_library(struct json *j, const struct library *l)
 {
 	json_str(j, "boards", l->boards_path);
+	json_str(j, "own_boards", l->own_path);
+	json_str(j, "own_boards_error", l->own_error[0] ? l->own_error : NULL);
 	json_arr(j, "folders");
 	for (size_t i = 0; i < l->ndirs; i++)
 		json_str(j, NULL, l->dirs[i]);

@@ -139,8 +139,11 @@ static void print_diff(const struct match_candidate *m)
 static void print_text(const struct match_subject *s, const struct library *l, const struct match_result *r)
 {
 	print_card(s, r);
-	printf("library: %zu image%s; board table %s\n", l->m.n, l->m.n == 1 ? "" : "s",
-	       l->boards_path ? l->boards_path : "none");
+	printf("library: %zu image%s; board table %s%s%s\n", l->m.n, l->m.n == 1 ? "" : "s",
+	       l->boards_path ? l->boards_path : "none", l->own_path ? ", and yours: " : "",
+	       l->own_path ? l->own_path : "");
+	if (l->own_error[0])
+		fprintf(stderr, "-W- %s\n", l->own_error);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct match_candidate *m = &r->c[i];
 		printf("%2zu. %-7s %s\n", i + 1, match_verdict_name(m->verdict), m->e->name);
@@ -251,6 +254,7 @@ static void print_json(const struct match_subject *s, const struct library *l, c
 	json_begin(&j, stdout);
 	json_subject(&j, s, r);
 	json_str(&j, "boards", l->boards_path);
+	json_str(&j, "own_boards", l->own_path);
 	json_arr(&j, "candidates");
 	for (size_t i = 0; i < r->n; i++)
 		json_candidate(&j, &r->c[i]);

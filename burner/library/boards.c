@@ -375,6 +375,7 @@ static int parse(const char *name, struct board_table *t, size_t len, struct cx_
 			continue;
 		if (check_row_bytes(s, n, name, line, st) || parse_row(s, &b, name, line, st))
 			return st->code;
+		b.file = t->name;
 		for (size_t i = 0; i < t->n; i++)
 			if (!strcmp(t->rows[i].oem_psid, b.oem_psid))
 				return bad(st, name, line, "PSID \"%s\" is already on line %u: a PSID maps to one row",
@@ -440,28 +441,35 @@ void boards_free(struct board_table *t)
 
 const struct board *boards_by_psid(const struct board_table *t, const char *psid)
 {
-	for (size_t i = 0; psid && i < t->n; i++)
-		if (!strcmp(t->rows[i].oem_psid, psid))
-			return &t->rows[i];
+	for (; t; t = t->next)
+		for (size_t i = 0; psid && i < t->n; i++)
+			if (!strcmp(t->rows[i].oem_psid, psid))
+				return &t->rows[i];
 	return NULL;
+}
+
+/* Whether b is one of t's own rows (not of a chained table). */
+static bool row_of(const struct board_table *t, const struct board *b)
+{
+	/* compared as integers: b may be any pointer the caller holds */
+	uintptr_t a = (uintptr_t)b, first = (uintptr_t)t->rows;
+	return t->n && a >= first && a < first + t->n * sizeof(*t->rows) && !((a - first) % sizeof(*t->rows));
 }
 
 const struct board *boards_by_subsys(const struct board_table *t, uint16_t vendor, uint16_t device,
 				     const struct board *after)
 {
-	size_t i = 0;
-
 	if (after) {
-		/* compared as integers: `after` may be any pointer the caller holds */
-		uintptr_t a = (uintptr_t)after, first = (uintptr_t)t->rows;
-		if (!t->n || a < first || a >= first + t->n * sizeof(*t->rows) || (a - first) % sizeof(*t->rows))
+		while (t && !row_of(t, after))
+			t = t->next;
+		if (!t)
 			return NULL;
-		i = (a - first) / sizeof(*t->rows) + 1;
 	}
-	for (; i < t->n; i++)
-		if (t->rows[i].has_subsys && t->rows[i].subsys_vendor == vendor &&
-		    t->rows[i].subsys_device == device)
-			return &t->rows[i];
+	for (size_t i = after ? (size_t)(after - t->rows) + 1 : 0; t; t = t->next, i = 0)
+		for (; i < t->n; i++)
+			if (t->rows[i].has_subsys && t->rows[i].subsys_vendor == vendor &&
+			    t->rows[i].subsys_device == device)
+				return &t->rows[i];
 	return NULL;
 }
 
@@ -470,7 +478,9 @@ int boards_pin(const struct board_table *t, const char *psid, const uint16_t ver
 {
 	const struct board *b = boards_by_psid(t, psid);
 
-	for (size_t i = 0; b && ver && i < t->npins; i++) {
+	while (b && t && !row_of(t, b))
+		t = t->next;
+	for (size_t i = 0; b && t && ver && i < t->npins; i++) {
 		const struct board_pin *p = &t->pins[i];
 		if (&t->rows[p->row] == b && !memcmp(p->ver, ver, sizeof(p->ver))) {
 			if (sha_hex_out)

@@ -65,6 +65,9 @@ enum board_basis { BOARD_STATED, BOARD_INFERRED };
 /* One row. Optional text fields written "-" are NULL here. */
 struct board {
 	unsigned line;                /* where it was read */
+	const char *file;             /* the table's name, for messages (FILE:LINE) */
+	bool own;                     /* from the user's own table (library/library.h), which
+				       * no source shipped with cxrescue vouches for */
 	const char *oem;
 	const char *oem_parts;        /* comma-separated, or NULL */
 	const char *oem_psid;
@@ -95,6 +98,9 @@ struct board_table {
 	size_t npins;
 	char *text;                   /* the file's text, split in place; rows point into it */
 	char *name;                   /* the file's name as given, for messages (FILE:LINE) */
+	/* Looked up after this one's rows (the user's own table after the shipped one), by
+	 * boards_by_psid(), boards_by_subsys() and boards_pin(); NULL: none. */
+	const struct board_table *next;
 };
 
 /* Parse the whole file at path into t (which is overwritten, not freed). */
@@ -107,11 +113,12 @@ int boards_parse(const char *name, const char *text, size_t len, struct board_ta
 /* Release what a load kept; t is then empty. Safe on an empty or failed table. */
 void boards_free(struct board_table *t);
 
-/* The row of this PSID (exact, case-sensitive), or NULL. */
+/* The row of this PSID (exact, case-sensitive) in t or the tables chained after it, or
+ * NULL. */
 const struct board *boards_by_psid(const struct board_table *t, const char *psid);
 
-/* The first row after `after` (NULL: from the start) with this PCI subsystem, or
- * NULL. Several rows may share one: one OEM part can carry more than one PSID. */
+/* The first row after `after` (NULL: from the start) with this PCI subsystem, in t
+ * and the tables chained after it, or NULL. Several rows may share one: one OEM part can carry more than one PSID. */
 const struct board *boards_by_subsys(const struct board_table *t, uint16_t vendor, uint16_t device,
 				     const struct board *after);
 

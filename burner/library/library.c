@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* library.c — finding and loading the board table and the firmware folders. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,37 @@ static int load_table(const char *boards, struct library *l, struct cx_status *s
 	l->table = &l->t;
 	l->boards_path = path;
 	return CX_OK;
+}
+
+/* $CXFLASH_BOARDS_OWN, chained after the shipped table; on any fault left out. */
+static void load_own(struct library *l)
+{
+	const char *path = getenv("CXFLASH_BOARDS_OWN");
+	struct cx_status st = {0};
+
+	if (!path || !*path || access(path, F_OK))
+		return;
+	if (boards_load(path, &l->own, &st)) {
+		snprintf(l->own_error, sizeof(l->own_error), "your board table is left out: %s", st.msg);
+		return;
+	}
+	for (size_t i = 0; i < l->own.n; i++) {
+		struct board *b = &l->own.rows[i];
+		const struct board *dup = l->table ? boards_by_psid(l->table, b->oem_psid) : NULL;
+		if (dup) {
+			snprintf(l->own_error, sizeof(l->own_error),
+				 "your board table is left out: %s:%u: PSID %s is in cxrescue's table already "
+				 "(%s:%u); yours may only add boards", path, b->line, b->oem_psid, dup->file, dup->line);
+			boards_free(&l->own);
+			return;
+		}
+		b->own = true;
+	}
+	if (l->table)
+		l->t.next = &l->own;
+	else
+		l->table = &l->own;
+	l->own_path = path;
 }
 
 static int pick_dirs(const char *const *dirs, size_t ndirs, struct library *l, struct cx_status *st)
@@ -63,14 +95,16 @@ int library_open(const char *boards, const char *const *dirs, size_t ndirs, stru
 	memset(l, 0, sizeof(*l));
 	if ((rc = load_table(boards, l, st)) || (rc = pick_dirs(dirs, ndirs, l, st)))
 		return rc;
+	load_own(l);
 	return manifest_scan(l->dirs, l->ndirs, l->table, &l->m, st);
 }
 
 void library_close(struct library *l)
 {
 	manifest_free(&l->m);
-	if (l->table)
+	if (l->table == &l->t)
 		boards_free(&l->t);
+	boards_free(&l->own);
 	free(l->env_copy);
 	memset(l, 0, sizeof(*l));
 }

@@ -8,6 +8,13 @@
  * default one may be absent (then there are no mappings, and only a card's own
  * PSID can match).
  *
+ * The user's own board table: $CXFLASH_BOARDS_OWN (the rescue image sets it to the
+ * stick's cxrescue/boards.txt when there is one), in the same format, for a board no
+ * source shipped with cxrescue maps (the HP 544+'s HP_1380110017 is one). Its rows come
+ * after the shipped table's and may only add PSIDs it does not have; every mapping it
+ * gives is RISKY in `match` (library/match.h), never OK. A table that does not load is
+ * left out with the reason in own_error: the rest of the library still works.
+ *
  * The firmware folders: the folders the front end was given (the command's own
  * folder parameters, `library list DIR...`, else every --firmware DIR), else
  * $CXFLASH_FIRMWARE (folders separated by ':'; the rescue image's /init sets it
@@ -32,6 +39,9 @@ struct library {
 	struct board_table t;
 	const struct board_table *table;   /* &t, or NULL when there is none */
 	const char *boards_path;           /* NULL when there is none */
+	struct board_table own;            /* the user's own table, chained after t */
+	const char *own_path;              /* NULL when there is none, or it was left out */
+	char own_error[CX_MSG_MAX + 200];  /* why it was left out, "" if it was not */
 	const char *dirs[LIBRARY_MAX_DIRS];
 	size_t ndirs;
 	char *env_copy;

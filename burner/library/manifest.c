@@ -86,7 +86,7 @@ static enum board_port port_type(uint16_t dev_type, const char *psid, const stru
 
 	if (b && b->port != BOARD_PORT_NONE) {
 		snprintf(basis, basis_len, "board table: %s is %s (%s:%u)", b->oem_psid, board_port_name(b->port),
-			 t->name ? t->name : "boards", b->line);
+			 b->file ? b->file : "boards", b->line);
 		return b->port;
 	}
 	if (in(dev_type, cx2_eth_only, COUNT(cx2_eth_only))) {

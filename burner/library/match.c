@@ -112,7 +112,7 @@ static int with_rom(const struct fs2_image *now, const struct match_opts *o, uin
 
 	if (now)
 		(void)rom_sect_data(now, &rom, &rom_len, &none);
-	return rom_pick_apply(&o->rom, rom, rom_len, buf, len, img, &changed, NULL, st);
+	return rom_pick_apply(&o->rom, now != NULL, rom, rom_len, buf, len, img, &changed, NULL, st);
 }
 
 static void refused_by_burn(struct match_candidate *c, int code, enum guard_rule rule, const char *why)
@@ -196,7 +196,11 @@ static void judge_psid(const struct match_card *card, const struct match_result 
 	if (row && row->stock_psid && !strcmp(row->stock_psid, e->psid)) {
 		c->rel = REL_CROSS_FLASH;
 		c->via = row;
-		if (row->basis == BOARD_INFERRED)
+		if (row->own)
+			reason(c, MATCH_RISKY,
+			       "the mapping %s -> %s is your own board table's (%s:%u), not cxrescue's: no source "
+			       "shipped with cxrescue states it", card->psid, e->psid, row->file, row->line);
+		else if (row->basis == BOARD_INFERRED)
 			reason(c, MATCH_RISKY,
 			       "the board table's mapping %s -> %s (line %u) is an inference, not stated by a source",
 			       card->psid, e->psid, row->line);

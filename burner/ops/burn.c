@@ -109,7 +109,11 @@ static int pick_rom(struct device *d, struct dev_image *cur, const struct burn_o
 			return rc;
 		rom_set_of(&r->rom_before, rom, rom_len);
 	}
-	if ((rc = rom_pick_apply(&c, rom, rom_len, bufp, lenp, img, &changed, r->rom_warning, st)))
+	const uint8_t *own = NULL;
+	size_t own_len = 0;
+	(void)rom_sect_data(img, &own, &own_len, &none);
+	rom_set_of(&r->rom_image, own, own_len);
+	if ((rc = rom_pick_apply(&c, cur != NULL, rom, rom_len, bufp, lenp, img, &changed, r->rom_warning, st)))
 		return rc;
 	r->rom_carried = changed && o->rom == ROM_KEEP;
 	rom = NULL;

@@ -40,8 +40,8 @@ struct burn_opts {
 	struct identity_opts ident;
 	struct guard_opts guard;
 	bool dry_run;
-	/* The expansion ROM of the result (ops/burn_rom.h): ROM_KEEP (flint's default) unless
-	 * asked; ROM_IMAGE is flint's -use_image_rom. */
+	/* The expansion ROM of the result (ops/burn_rom.h): ROM_KEEP (the card's; the
+	 * default) unless asked; ROM_IMAGE is flint's -use_image_rom. */
 	enum rom_pick rom;
 	const uint8_t *rom_file;     /* ROM_FILE: the ROM's bytes (checked by the burn) */
 	size_t rom_file_len;
@@ -54,11 +54,13 @@ struct burn_opts {
 
 struct burn_result {
 	bool nothing_to_do;
-	bool rom_carried;            /* ROM_KEEP: the card's expansion ROM went into the new image */
-	/* The card's ROM before (n -1 in recovery mode, where no image is read) and the
-	 * burned image's, for the front ends' "ROM: from -> to" (dry runs too). A ROM_FILE
+	bool rom_carried;            /* ROM_KEEP changed the image: the card's ROM (or its
+				      * having none) replaced what the image file carried */
+	/* The card's ROM before (n -1 in recovery mode, where no image is read), the image
+	 * file's own and the burned image's, for the front ends' "ROM: from -> to" (dry
+	 * runs too). A ROM_FILE
 	 * devid mismatch, which flint only warns about, is in rom_warning ("" if none). */
-	struct rom_set rom_before, rom_after;
+	struct rom_set rom_before, rom_image, rom_after;
 	char rom_warning[CX_MSG_MAX];
 	uint32_t start;              /* where the image went */
 	bool had_image;              /* old_fw and old_psid were read from the card: false in recovery

@@ -26,9 +26,34 @@ static bool has_rom(const struct fs2_image *img)
 	return img && !rom_sect_data(img, &rom, &len, &ignore);
 }
 
+/* Whether the image's ROM section data is exactly rom. */
+static bool same_rom(const struct fs2_image *img, const uint8_t *rom, size_t len)
+{
+	const uint8_t *now;
+	size_t now_len;
+	struct cx_status ignore = {0};
+
+	return !rom_sect_data(img, &now, &now_len, &ignore) && now_len == len && !memcmp(now, rom, len);
+}
+
+/* ROM_KEEP (burn_rom.h): the card's section, whatever the image carries. */
+static int keep(bool card_known, const uint8_t *card_rom, size_t card_rom_len, const uint8_t *buf, size_t len,
+		const struct fs2_image *img, uint8_t **out, size_t *out_len, struct cx_status *st)
+{
+	if (!card_known)
+		return CX_OK;
+	if (!card_rom || !card_rom_len)
+		return has_rom(img) ? rom_remove(buf, len, out, out_len, st) : CX_OK;
+	if (!has_rom(img))
+		return rom_insert(buf, len, card_rom, card_rom_len, out, out_len, st);
+	if (same_rom(img, card_rom, card_rom_len))
+		return CX_OK;
+	return rom_replace(buf, len, card_rom, card_rom_len, out, out_len, st);
+}
+
 /* The new image from buf by the pick; *out NULL: buf is burned as it is. */
-static int edit(const struct rom_choice *c, const uint8_t *card_rom, size_t card_rom_len, const uint8_t *buf,
-		size_t len, const struct fs2_image *img, uint8_t **out, size_t *out_len, char *warn, struct cx_status *st)
+static int edit(const struct rom_choice *c, bool card_known, const uint8_t *card_rom, size_t card_rom_len,
+		const uint8_t *buf, size_t len, const struct fs2_image *img, uint8_t **out, size_t *out_len, char *warn, struct cx_status *st)
 {
 	struct cx_status cst = {0};
 	int rc;
@@ -36,9 +61,7 @@ static int edit(const struct rom_choice *c, const uint8_t *card_rom, size_t card
 	*out = NULL;
 	switch (c->pick) {
 	case ROM_KEEP:
-		if (!card_rom || !card_rom_len || has_rom(img))
-			return CX_OK;
-		return rom_insert(buf, len, card_rom, card_rom_len, out, out_len, st);
+		return keep(card_known, card_rom, card_rom_len, buf, len, img, out, out_len, st);
 	case ROM_IMAGE:
 		return CX_OK;
 	case ROM_NONE:
@@ -54,8 +77,8 @@ static int edit(const struct rom_choice *c, const uint8_t *card_rom, size_t card
 	return cx_fail(st, CX_EVALUE, "internal error: unknown ROM choice %d", (int)c->pick);
 }
 
-int rom_pick_apply(const struct rom_choice *c, const uint8_t *card_rom, size_t card_rom_len, uint8_t **buf,
-		   size_t *len, struct fs2_image *img, bool *changed, char warn[CX_MSG_MAX], struct cx_status *st)
+int rom_pick_apply(const struct rom_choice *c, bool card_known, const uint8_t *card_rom, size_t card_rom_len,
+		   uint8_t **buf, size_t *len, struct fs2_image *img, bool *changed, char warn[CX_MSG_MAX], struct cx_status *st)
 {
 	struct cx_status pst = {0};
 	uint8_t *out;
@@ -65,7 +88,7 @@ int rom_pick_apply(const struct rom_choice *c, const uint8_t *card_rom, size_t c
 	*changed = false;
 	if (warn)
 		warn[0] = '\0';
-	if ((rc = edit(c, card_rom, card_rom_len, *buf, *len, img, &out, &out_len, warn, st)) || !out)
+	if ((rc = edit(c, card_known, card_rom, card_rom_len, *buf, *len, img, &out, &out_len, warn, st)) || !out)
 		return rc;
 	free(*buf);
 	*buf = out;

@@ -3,10 +3,15 @@
  * choice, jobs' rom=), one rule for burn_card() and for match's plan (library/match.h),
  * so a plan never shows a ROM the burn then does not write (fs2-format.md §4.5, §9).
  *
- *   ROM_KEEP   flint's burn (image/rom_insert.h): the image has no ROM and the card has
- *              one, so the card's is spliced in; an image with its own ROM keeps it, as
- *              flint 4.21 does on FS2 (the question that would keep the card's over the
- *              image's is never asked there). The default.
+ *   ROM_KEEP   the card's current ROM section, byte for byte, is the result's (issue 19's
+ *              meaning of keep): spliced in when the image has none (flint's burn does
+ *              the same), put in place of the image's when the image has another one,
+ *              and the image's left out when the card has none (a card whose FlexBoot
+ *              was removed stays without). A card in recovery mode has no ROM that can
+ *              be read: the image's is burned as it is. The default.
+ *              Where flint 4.21 differs: on FS2 its burn keeps an image's own ROM and
+ *              never asks about the card's (dealWithExpRom), so with an image that has a
+ *              ROM flint's result is --rom image's.
  *   ROM_IMAGE  the image as it is, its ROM or none (flint's -use_image_rom).
  *   ROM_NONE   no ROM: the image's removed (rom_remove), or none to begin with.
  *   ROM_FILE   the ROM file's bytes in place of the image's (rom_replace), after the
@@ -51,12 +56,13 @@ struct rom_set {
 void rom_set_of(struct rom_set *s, const uint8_t *rom, size_t len);
 
 /* Apply c to the image *buf (*len bytes, parsed in *img). card_rom: the card's ROM
- * section data (NULL, 0: the card has none, or is in recovery mode). On a change *buf is
+ * section data (NULL, 0: the card has none); card_known false: the card's ROM cannot
+ * be read (recovery mode), so ROM_KEEP leaves the image as it is. On a change *buf is
  * replaced (freed and reallocated), *img parsed again from it, *changed set. A
  * ROM_FILE warning (devid) goes into warn (may be NULL); a refusal into st, nothing
  * changed. */
-int rom_pick_apply(const struct rom_choice *c, const uint8_t *card_rom, size_t card_rom_len, uint8_t **buf,
-		   size_t *len, struct fs2_image *img, bool *changed, char warn[CX_MSG_MAX], struct cx_status *st);
+int rom_pick_apply(const struct rom_choice *c, bool card_known, const uint8_t *card_rom, size_t card_rom_len,
+		   uint8_t **buf, size_t *len, struct fs2_image *img, bool *changed, char warn[CX_MSG_MAX], struct cx_status *st);
 
 /* "PXE 3.4.752" (type and version). Returns buf. */
 const char *rom_info_text(const struct rom_info *r, char *buf, size_t n);

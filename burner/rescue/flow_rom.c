@@ -4,9 +4,8 @@
  * user's choice.
  *
  * The three choices, and what burn_card() is given for each (ops/burn.h):
- *   the card's   its ROM section as it is: ROM_KEEP when the image has none (flint's splice
- *                carries it in), else ROM_FILE with the card's own bytes, in place of the
- *                image's; none when the card has none
+ *   the card's   ROM_KEEP: its ROM section as it is, in place of the image's (none when
+ *                the card has none)
  *   the image's  ROM_IMAGE: the image as it is
  *   none         ROM_NONE
  * The default is the card's when it has a UEFI ROM and the image has not (HP's 544+:
@@ -52,10 +51,13 @@ static void sect_of(const struct fs2_image *img, const uint8_t **p, size_t *len)
 }
 
 /* A job's rom=FILE: a bare name is in the data folder's firmware/ (the stick's, or what a
- * PXE server sent), a path is taken as it is. */
-static int read_rom_file(struct wizard *w, const char *name, struct wiz_rom *r, struct cx_status *st)
+ * PXE server sent), a path is taken as it is. want: the SHA-256 a job record holds (the
+ * file must still be those bytes), or NULL. */
+static int read_rom_file(struct wizard *w, const char *name, const char *want, struct wiz_rom *r,
+			 struct cx_status *st)
 {
-	char dir[JOURNAL_PATH_MAX + 16], path[JOURNAL_PATH_MAX + 64];
+	char dir[JOURNAL_PATH_MAX + 16], path[JOURNAL_PATH_MAX + 64], hex[SHA256_HEX_LEN + 1];
+	uint8_t d[SHA256_LEN];
 	int rc;
 
 	if (strchr(name, '/'))
@@ -65,34 +67,47 @@ static int read_rom_file(struct wizard *w, const char *name, struct wiz_rom *r, 
 		return rc;
 	if ((rc = file_read(path, ROM_FILE_MAX, &r->owned, &r->file_len, st)))
 		return rc;
+	sha256(r->owned, r->file_len, d);
+	sha256_hex(d, hex);
+	if (want && strcmp(want, hex))
+		return cx_fail(st, CX_EMISMATCH, "the boot ROM file %s is not the one the interrupted write took "
+			       "(SHA-256 %.16s..., now %.16s...)", path, want, hex);
 	struct rom_info roms[ROM_MAX_IMAGES];
 	wiz_roms_text(r->to, sizeof(r->to), rom_parse(r->owned, r->file_len, roms), roms);
 	snprintf(r->to + strlen(r->to), sizeof(r->to) - strlen(r->to), " (the file %s)", name);
+	if ((size_t)snprintf(r->record, sizeof(r->record), PENDING_ROM_FILE "%s:%s", hex, path) >= sizeof(r->record))
+		return cx_fail(st, CX_EVALUE, "the boot ROM file's path is too long for a job record: %.80s...", path);
 	r->pick = ROM_FILE;
 	r->file = r->owned;
 	return CX_OK;
 }
 
-/* The pick for "the card's", "the image's", "none" (0, 1, 2). */
-static int take(struct wiz_rom *r, int which, const uint8_t *card, size_t card_len, bool img_rom,
-		struct cx_status *st)
+/* A job record's "file:SHA256:PATH" (pending.h). */
+static int record_file(struct wizard *w, const char *rec, struct wiz_rom *r, struct cx_status *st)
+{
+	char want[SHA256_HEX_LEN + 1];
+	const char *p = rec + strlen(PENDING_ROM_FILE);
+
+	if (strlen(p) < SHA256_HEX_LEN + 2 || p[SHA256_HEX_LEN] != ':')
+		return cx_fail(st, CX_EVALUE, "the job record's boot ROM \"%.80s\" is not file:SHA256:PATH", rec);
+	memcpy(want, p, SHA256_HEX_LEN);
+	want[SHA256_HEX_LEN] = '\0';
+	return read_rom_file(w, p + SHA256_HEX_LEN + 1, want, r, st);
+}
+
+/* The pick for "the card's", "the image's", "none" (0, 1, 2). The card's is ROM_KEEP
+ * (ops/burn_rom.h), which the burn applies to the card's ROM as it reads it then. */
+static void take(struct wiz_rom *r, int which, bool card_has_rom)
 {
 	static const char *const whose[] = {" (the card's)", " (the image's)", ""};
 
-	r->pick = which == 2 ? ROM_NONE : which == 1 ? ROM_IMAGE : img_rom && card ? ROM_FILE : ROM_KEEP;
-	/* A copy: the cards are read again (and their buffers freed) around a write. */
-	if (r->pick == ROM_FILE && (r->owned = malloc(card_len))) {
-		memcpy(r->owned, card, card_len);
-		r->file = r->owned;
-		r->file_len = card_len;
-	}
-	if (which == 0 && !card) {
-		r->pick = img_rom ? ROM_NONE : ROM_KEEP; /* the card's is none */
+	r->pick = which == 2 ? ROM_NONE : which == 1 ? ROM_IMAGE : ROM_KEEP;
+	snprintf(r->record, sizeof(r->record), "%s", rom_pick_name(r->pick));
+	if (which == 0 && !card_has_rom)
 		snprintf(r->to, sizeof(r->to), "none (the card's)");
-		return CX_OK;
-	}
-	snprintf(r->to, sizeof(r->to), "%s%s", which == 0 ? r->from : which == 1 ? r->img_text : "none", whose[which]);
-	return r->pick == ROM_FILE && !r->owned ? cx_fail(st, CX_ENOMEM, "out of memory") : CX_OK;
+	else
+		snprintf(r->to, sizeof(r->to), "%s%s", which == 0 ? r->from : which == 1 ? r->img_text : "none",
+			 whose[which]);
 }
 
 static int ask(struct wizard *w, struct wiz_rom *r, bool img_rom, int def, int *which, struct cx_status *st)
@@ -146,9 +161,12 @@ int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t
 	} else {
 		snprintf(r->from, sizeof(r->from), "unknown (no readable image)");
 	}
-	const char *job = w->o.rom;
+	/* An interrupted write's record decides as a job's rom= does: asked once, not twice. */
+	const char *job = rq->rom && rq->rom[0] ? rq->rom : w->o.rom;
+	if (job && !strncmp(job, PENDING_ROM_FILE, strlen(PENDING_ROM_FILE)))
+		return record_file(w, job, r, st);
 	if (job && strcmp(job, "keep") && strcmp(job, "image") && strcmp(job, "none"))
-		return read_rom_file(w, job, r, st);
+		return read_rom_file(w, job, NULL, r, st);
 	int which = job ? (!strcmp(job, "keep") ? 0 : !strcmp(job, "image") ? 1 : 2) :
 		    (card && (!mine || (has_uefi(r->card_n, r->card_roms) && !r->img_uefi))) ? 0 : 1;
 	if (!c->ci.have_image && which == 0)
@@ -156,7 +174,8 @@ int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t
 	bool differ = c->ci.have_image && (card_len != mine_len || (card && memcmp(card, mine, card_len)));
 	if (!job && rq->ask && differ && (rc = ask(w, r, mine != NULL, which, &which, st)))
 		return rc;
-	return take(r, which, card, card_len, mine != NULL, st);
+	take(r, which, card != NULL);
+	return CX_OK;
 }
 
 void wiz_rom_free(struct wiz_rom *r)

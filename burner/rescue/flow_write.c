@@ -147,8 +147,10 @@ static int before_word(struct wizard *w, const struct write_request *rq, uint8_t
 }
 
 /* The job record names what goes onto the card. */
-static void describe_job(struct pending *job, const struct write_request *rq, const char *to_fw)
+static void describe_job(struct pending *job, const struct write_request *rq, const char *to_fw,
+			 const struct wiz_rom *rom)
 {
+	snprintf(job->rom, sizeof(job->rom), "%s", rom->record);
 	snprintf(job->file, sizeof(job->file), "%s", rq->e->path);
 	snprintf(job->sha256, sizeof(job->sha256), "%s", rq->e->sha256);
 	snprintf(job->to_psid, sizeof(job->to_psid), "%s", rq->e->psid);
@@ -175,7 +177,8 @@ static void say_done(struct wizard *w, struct burn_ctx *b, const struct burn_res
 	wiz_say(w, "card %s: OK: %s, written and verified (%llu bytes erased, %llu programmed)", c->ci.pci.bdf,
 		change, (unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
 	if (r->rom_carried)
-		wiz_say(w, "  the card's expansion ROM was carried into the new image");
+		wiz_say(w, r->rom_before.len ? "  the card's expansion ROM was carried into the new image"
+					     : "  the image's expansion ROM was left out: the card had none");
 	if (r->guid_source == ID_SRC_DAMAGED)
 		wiz_say(w, "  its GUIDs and MACs were kept from its damaged flash (the GUID section's CRC was good)");
 	wiz_write_wrote(&b->x);
@@ -215,7 +218,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	}
 	fmt_fw_version(to_fw, sizeof(to_fw), rq->e->fw_ver);
 	wiz_write_init(&b.x, w, rq->card, rq->action, "before writing", rq->e->name);
-	describe_job(&b.x.job, rq, to_fw);
+	describe_job(&b.x.job, rq, to_fw, &rom);
 	if (rq->ident)
 		o.ident = *rq->ident;
 	o.guard = wiz_burn_guard; /* shown on the plan; burn_card() still asks (confirm) */

@@ -135,6 +135,7 @@ struct write_request {
 	const char *action;
 	const struct identity_opts *ident;
 	const char *identity_note;
+	const char *rom;                 /* a job record's boot ROM (pending.h), else NULL */
 	bool ask;
 	struct backup_result *backup_out; /* the backup made before the write, or NULL */
 	bool *backed_up;                 /* set when backup_out was written */
@@ -155,6 +156,7 @@ struct wiz_rom {
 	const uint8_t *file;             /* ROM_FILE: the bytes (owned) */
 	size_t file_len;
 	uint8_t *owned;
+	char record[PENDING_PATH_MAX];   /* what a job record says of the choice (pending.h) */
 	char from[160], to[200], img_text[160];
 	int card_n;
 	struct rom_info card_roms[ROM_MAX_IMAGES];

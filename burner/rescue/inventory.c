@@ -176,6 +176,8 @@ void inv_show(struct wizard *w)
 	fprintf(o, "\n== Mellanox ConnectX cards in this machine ==\n");
 	if (lockdown_forbids_pci())
 		fprintf(o, "WARNING: the kernel is locked down: %s\n", lockdown_advice());
+	if (w->have_lib && w->lib.own_error[0])
+		fprintf(o, "WARNING: %s\n", w->lib.own_error);
 	if (w->list_error[0]) {
 		fprintf(o, "The PCI bus could not be read: %s\n", w->list_error);
 	} else if (!w->ncards) {

@@ -23,7 +23,8 @@ static const struct {
 	size_t off, size;
 } fields[] = {
 	FIELD(state), FIELD(action),   FIELD(bdf),	FIELD(family), FIELD(guid), FIELD(file),
-	FIELD(sha256), FIELD(to_psid), FIELD(to_fw), FIELD(identity), FIELD(time), FIELD(boot_id),
+	FIELD(sha256), FIELD(to_psid), FIELD(to_fw), FIELD(identity), FIELD(rom),  FIELD(time),
+	FIELD(boot_id),
 };
 #undef FIELD
 

@@ -43,6 +43,10 @@
  * themselves, since an interrupted burn may have erased the section they came from. */
 #define PENDING_DAMAGED_FMT "damaged-image:%016llx,%016llx,%016llx,%016llx,%012llx,%012llx"
 
+/* A boot ROM taken from a file: the resumed write takes it again only if its bytes are
+ * the same. */
+#define PENDING_ROM_FILE "file:"  /* then 64 hex digits, ':', the path */
+
 struct pending {
 	char state[16];                 /* "writing", "written", "checked" */
 	char action[16];                /* the history action: "update", "crossflash", "burn", "restore", ... */
@@ -54,6 +58,9 @@ struct pending {
 	char to_psid[17], to_fw[24];    /* "" for a restore */
 	char identity[PENDING_PATH_MAX];/* "card", "bundle:PATH", "sticker:GUID,MAC" or
 					 * PENDING_DAMAGED_FMT's 4 GUIDs and 2 MACs */
+	char rom[PENDING_PATH_MAX];     /* the boot ROM chosen: "keep", "image", "none" or
+					 * PENDING_ROM_FILE's SHA-256 and path; "" in a record
+					 * of an older cxflash (the question is asked again) */
 	char time[32];                  /* when it started, UTC */
 	char boot_id[40];               /* "checked": the boot it was checked in (/proc/sys/kernel/random/boot_id) */
 	char name[96];                  /* the record's file name (set by the calls below) */

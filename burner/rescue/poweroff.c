@@ -235,7 +235,7 @@ static int finish_job(struct wizard *w, int i, const struct pending *p, const st
 		return rc;
 	bool given = id.given.have_guids || id.given.have_macs;
 	struct write_request rq = {.card = i, .e = m->e, .m = m, .action = p->action, .ident = given ? &id : NULL,
-				   .identity_note = p->identity, .ask = true};
+				   .identity_note = p->identity, .rom = p->rom, .ask = true};
 	return wiz_burn(w, &rq, st);
 }
 

@@ -90,6 +90,8 @@ void wiz_load_library(struct wizard *w)
 	snprintf(w->lib_error, sizeof(w->lib_error), "%s", w->have_lib ? "" : st.msg);
 	if (!w->have_lib)
 		journal_log(&w->j, "library: %s", st.msg);
+	else if (w->lib.own_error[0])
+		journal_log(&w->j, "library: %s", w->lib.own_error);
 }
 
 void wiz_scan_backups(struct wizard *w)

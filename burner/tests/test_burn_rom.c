@@ -107,20 +107,37 @@ static void test_each_pick(void **state)
 		.image = SMALL " --fw 2.40.7000 --rom-ver 3.4.700", .slot = 0});
 
 	card_rom_is(c, card_rom, card_len);
-	/* keep, onto an image with its own ROM: the image's, as flint's burn. */
+	/* keep, onto an image with its own ROM: the card's takes its place (issue 19's keep;
+	 * flint 4.21's FS2 burn would keep the image's, which is --rom image here). */
 	assert_int_equal(burn(c, SMALL " --fw 2.42.5000", ROM_KEEP, NULL, 0, &r, &st), CX_OK);
-	assert_false(r.rom_carried);
+	assert_true(r.rom_carried);
 	assert_string_equal(text(&r.rom_before), "PXE 3.4.700");
-	assert_string_equal(text(&r.rom_after), "PXE 3.4.752");
-	card_rom_is(c, img_rom, img_len);
-	/* keep, onto an image without one: the card's is carried in. */
+	assert_string_equal(text(&r.rom_image), "PXE 3.4.752");
+	assert_string_equal(text(&r.rom_after), "PXE 3.4.700");
+	card_rom_is(c, card_rom, card_len);
+	/* keep, onto an image without one: the card's is carried in (flint's burn too). */
 	assert_int_equal(burn(c, SMALL " --fw 2.42.5100 --no-rom", ROM_KEEP, NULL, 0, &r, &st), CX_OK);
 	assert_true(r.rom_carried);
+	assert_string_equal(text(&r.rom_after), "PXE 3.4.700");
+	card_rom_is(c, card_rom, card_len);
+	/* image: as it is, its ROM in place of the card's. */
+	assert_int_equal(burn(c, SMALL " --fw 2.42.5150", ROM_IMAGE, NULL, 0, &r, &st), CX_OK);
+	assert_false(r.rom_carried);
 	assert_string_equal(text(&r.rom_after), "PXE 3.4.752");
+	card_rom_is(c, img_rom, img_len);
+	/* keep, when the image carries the card's own ROM: nothing to change. */
+	assert_int_equal(burn(c, SMALL " --fw 2.42.5160", ROM_KEEP, NULL, 0, &r, &st), CX_OK);
+	assert_false(r.rom_carried);
 	card_rom_is(c, img_rom, img_len);
 	/* none: the image's ROM is removed. */
 	assert_int_equal(burn(c, SMALL " --fw 2.42.5200", ROM_NONE, NULL, 0, &r, &st), CX_OK);
 	assert_string_equal(text(&r.rom_before), "PXE 3.4.752");
+	assert_string_equal(text(&r.rom_after), "none");
+	card_rom_is(c, NULL, 0);
+	/* keep, on a card without one: the image's is left out (a removed FlexBoot stays removed). */
+	assert_int_equal(burn(c, SMALL " --fw 2.42.5250 --rom-ver 3.4.800", ROM_KEEP, NULL, 0, &r, &st), CX_OK);
+	assert_true(r.rom_carried);
+	assert_string_equal(text(&r.rom_image), "PXE 3.4.800");
 	assert_string_equal(text(&r.rom_after), "none");
 	card_rom_is(c, NULL, 0);
 	/* image: as it is, its ROM onto a card that has none. */

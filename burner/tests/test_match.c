@@ -17,6 +17,7 @@
 
 #include "image/fs2.h"
 #include "image/ini.h"
+#include "library/library.h"
 #include "library/match.h"
 #include "mkimage.h"
 #include "util/fileio.h"
@@ -344,6 +345,67 @@ static void test_psid_not_in_table_refused(void **state)
 	assert_true(any_reason(c, "not in the board table"));
 }
 
+/* The user's own board table ($CXFLASH_BOARDS_OWN, library/library.h) adds a board the
+ * shipped table lacks: the cross-flash it maps is RISKY and says whose mapping it is; a
+ * table that repeats a shipped PSID, or does not parse, is left out with the reason and
+ * the rest of the library works. */
+static void test_own_board_table(void **state)
+{
+	struct fixture *fx = *state;
+	struct cx_status st = {0};
+	struct library l;
+	struct match_opts o = {0};
+	char own[128];
+	const char *dirs[] = {fx->dir};
+
+	write_boards(fx, default_rows);
+	snprintf(own, sizeof(own), "%s/own-boards.txt", fx->dir);
+	const char *row = "# mine\nDell | X1 | DEL0000000001 | cx3 | 1028:0001 | MCX354A-FCBT | " STOCK_PSID
+			  " | vpi | FDR | stated | " URL " | from my card's sticker | -\n";
+	assert_int_equal(file_write(own, (const uint8_t *)row, strlen(row), &st), CX_OK);
+	setenv("CXFLASH_BOARDS_OWN", own, 1);
+	card_from(fx, "--chip cx3 --psid DEL0000000001 --fw 2.40.5030");
+	gen_file(fx, "stock.bin", "--chip cx3 --fw 2.42.5000");
+	assert_int_equal(library_open(fx->boards, dirs, 1, &l, &st), CX_OK);
+	assert_string_equal(l.own_error, "");
+	assert_string_equal(l.own_path, own);
+	const struct board *b = boards_by_subsys(l.table, 0x1028, 0x0001, NULL);
+	assert_non_null(b);
+	assert_true(b->own);
+	assert_int_equal(b->line, 2);
+	assert_null(boards_by_subsys(l.table, 0x1028, 0x0001, b));
+	assert_non_null(boards_by_subsys(l.table, 0x103c, 0x17c9, NULL)); /* the shipped rows still */
+	assert_int_equal(match_card(&fx->card, &l.m, l.table, &o, &fx->r, &st), CX_OK);
+	const struct match_candidate *c = cand(fx, "stock.bin");
+	print_candidate(c);
+	assert_int_equal(c->rel, REL_CROSS_FLASH);
+	assert_int_equal(c->verdict, MATCH_RISKY);
+	assert_true(any_reason(c, "your own board table's ("));
+	match_free(&fx->r);
+	library_close(&l);
+
+	/* A shipped PSID again: left out, the shipped mapping stands. */
+	row = "HP | 1 | " HP_PSID " | cx3 | - | MCX354A-FCBT | " STOCK_PSID " | vpi | - | stated | " URL " | - | -\n";
+	assert_int_equal(file_write(own, (const uint8_t *)row, strlen(row), &st), CX_OK);
+	assert_int_equal(library_open(fx->boards, dirs, 1, &l, &st), CX_OK);
+	printf("# %s\n", l.own_error);
+	assert_non_null(strstr(l.own_error, "is in cxrescue's table already"));
+	assert_null(l.own_path);
+	assert_false(boards_by_psid(l.table, HP_PSID)->own);
+	library_close(&l);
+
+	/* A row that does not parse: left out, with the file's line. */
+	row = "Dell | X1 | DEL0000000001 | cx9 | - | - | - | - | - | stated | " URL " | - | -\n";
+	assert_int_equal(file_write(own, (const uint8_t *)row, strlen(row), &st), CX_OK);
+	assert_int_equal(library_open(fx->boards, dirs, 1, &l, &st), CX_OK);
+	printf("# %s\n", l.own_error);
+	assert_non_null(strstr(l.own_error, "own-boards.txt:1: unknown family"));
+	assert_null(boards_by_psid(l.table, "DEL0000000001"));
+	assert_int_equal(l.m.n, 1);
+	library_close(&l);
+	unsetenv("CXFLASH_BOARDS_OWN");
+}
+
 static void test_inferred_mapping_is_risky(void **state)
 {
 	struct fixture *fx = *state;
@@ -486,6 +548,7 @@ int main(void)
 		T(test_pinned_hash_mismatch_is_refused),
 		T(test_unmapped_psid_refused_unless_expert),
 		T(test_psid_not_in_table_refused),
+		T(test_own_board_table),
 		T(test_inferred_mapping_is_risky),
 		T(test_chunk_size_mismatch_is_refused),
 		T(test_same_psid_ranked_first_newest_first),

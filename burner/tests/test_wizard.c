@@ -2621,6 +2621,33 @@ static void expect_rom(struct cxsim_card *c, const uint8_t *want, size_t want_le
 	free(now);
 }
 
+/* The boot ROM the one job record on the stick names (rescue/pending.h), into out. */
+static void record_rom(struct rig *r, char *out, size_t n)
+{
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1);
+	snprintf(out, n, "%s", v[0].rom);
+	free(v);
+}
+
+/* Give the one "writing" record on the stick the boot ROM choice rom. */
+static void set_record_rom(struct rig *r, const char *rom)
+{
+	struct pending *v;
+	struct cx_status st = {0};
+	int np;
+
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1);
+	snprintf(v[0].rom, sizeof(v[0].rom), "%s", rom);
+	assert_int_equal(pending_write(r->data, &v[0], &st), CX_OK);
+	free(v);
+}
+
 /* An HP card with HP's ROMs, the stock image (PXE 3.4.752 only) in the library. */
 static struct cxsim_card *hp_rom_card(struct rig *r, uint8_t **rom, size_t *rom_len, char *stock, size_t n)
 {
@@ -2685,6 +2712,57 @@ static void test_crossflash_rom_none(void **state)
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, NULL, 0);
+	char rec[PENDING_PATH_MAX];
+	record_rom(r, rec, sizeof(rec)); /* the job record keeps the choice for a resumed write */
+	assert_string_equal(rec, "none");
+	free(rom);
+}
+
+/* A cross-flash a power cut interrupted after the user chose "no boot ROM": finishing it
+ * takes that choice from the job record and does not ask again. */
+static void test_pending_rom_choice_not_asked_again(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len;
+	char stock[256];
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, stock, sizeof(stock));
+
+	pend(r, "crossflash", G_A, stock, true, "card");
+	set_record_rom(r, "none");
+	expect_rc(r, run(r, "y\nFLASH\n\n"), CX_OK);
+	expect_said(r, "was INTERRUPTED");
+	expect_not_said(r, "Boot ROM of the new firmware?");
+	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	expect_rom(c, NULL, 0);
+	free(rom);
+}
+
+/* The record's ROM file changed since the write began: refused, nothing written. */
+static void test_pending_rom_file_changed(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *rom;
+	size_t len, n;
+	char stock[256], path[300], rec[PENDING_PATH_MAX];
+	struct cxsim_card *c = hp_rom_card(r, &rom, &len, stock, sizeof(stock));
+	uint8_t *before = flash_copy(c, &n);
+
+	snprintf(path, sizeof(path), "%s/other.rom", r->data);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(rom, 1, len, f), len);
+	fclose(f);
+	pend(r, "crossflash", G_A, stock, true, "card");
+	snprintf(rec, sizeof(rec), PENDING_ROM_FILE "%064d:%s", 0, path);
+	set_record_rom(r, rec);
+	cxsim_counters_reset(c);
+	int rc = run(r, "y\nFLASH\n\n");
+	assert_int_not_equal(rc, CX_OK);
+	expect_said(r, "is not the one the interrupted write took");
+	expect_untouched(c, before, n);
+	free(before);
 	free(rom);
 }
 
@@ -2768,6 +2846,12 @@ static void test_job_rom_file(void **state)
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> UEFI 14.11.50 (the file uefi.rom)");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, want, want_len);
+	char rec[PENDING_PATH_MAX], hex[SHA256_HEX_LEN + 1], want_rec[PENDING_PATH_MAX];
+	uint8_t d[SHA256_LEN];
+	sha256(want, want_len, d);
+	snprintf(want_rec, sizeof(want_rec), PENDING_ROM_FILE "%s:%s", sha256_hex(d, hex), path);
+	record_rom(r, rec, sizeof(rec));
+	assert_string_equal(rec, want_rec);
 
 	/* A file that is not there: that card refused, nothing written. */
 	uint8_t *before = flash_copy(c, &len);
@@ -2826,6 +2910,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_crossflash_keeps_uefi_rom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crossflash_rom_image_or_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_rom_choice_not_asked_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_rom_file_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crossflash_rom_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_rom_no_question, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_crossflash_rom_default_and_none, setup, teardown),
