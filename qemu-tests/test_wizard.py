@@ -288,37 +288,55 @@ def card_rom(flash, out):
     return out.read_bytes()
 
 
+# HP's 544+FLR (ConnectX-3 Pro, 764285-B21, subsystem 103c:22f4: field-notes.md §3 and row 8)
+# with its HPE 2.42.5700 image. No source shipped with cxrescue names the stock PSID it
+# corresponds to (row 8: a custom image built from MCX354A-FCC_Ax.ini), so the user puts the
+# mapping in their own board table on the stick (burner/library/library.h); the stock image
+# and its PSID here are generated, never a real one.
+PRO_OEM_PSID, PRO_OEM_FW = "HP_1380110017", "2.42.5700"
+PRO_STOCK_PSID = "CXR_TEST_FCC"
+OWN_BOARDS = (f"HP | 764285-B21 | {PRO_OEM_PSID} | cx3pro | 103c:22f4 | MCX354A-FCC | {PRO_STOCK_PSID} | - | FDR | "
+              "stated | https://gist.github.com/lzghzr/d37327c218a09cce3e601cea3ebdbd42 | "
+              "my own row: the stock image I chose | -\n")
+
+
 def test_cross_flash_keeps_the_cards_uefi_rom(tmp_path, guests):
-    """Issue 19: a card with HP's 544+ boot ROMs (CLP 8025, UEFI 14.11.49, PXE 3.4.754) is
-    cross-flashed to a stock image that has PXE 3.4.752 only; the wizard asks, and Enter keeps
-    the card's ROMs. After power-off, `cxsim boot-check` and `cxflash -i` on the card's flash
-    show the stock PSID and FW, the card's own GUIDs/MACs and its ROM section byte for byte.
-    (A ConnectX-3 with PSID HP_0280210019: the board table maps no stock PSID for the 544+'s
-    HP_1380110017, so the library would refuse that cross-flash.)"""
-    card = Card(tmp_path, "hp544", "--chip", "cx3", "--subsys", "103c:18d6", "--guid", GUID, "--mac", MAC,
-                image_opts=f"--chip cx3 --psid {OEM_PSID} --fw {OEM_FW} {SMALL} {HP_ROMS}")
+    """Issue 19: a simulated HP 544+ (ConnectX-3 Pro, PSID HP_1380110017, FW 2.42.5700, HP's
+    boot ROMs CLP 8025, UEFI 14.11.49, PXE 3.4.754) is cross-flashed to a generated stock image
+    that has PXE 3.4.752 only, through the user's own board row on the stick; the wizard asks,
+    and Enter keeps the card's ROMs. After power-off, `cxsim boot-check` and `cxflash -i` on the
+    card's flash show the stock PSID and FW, the card's own GUIDs/MACs and its ROM section byte
+    for byte."""
+    card = Card(tmp_path, "hp544p", "--chip", "cx3pro", "--subsys", "103c:22f4", "--guid", GUID, "--mac", MAC,
+                image_opts=f"--chip cx3pro --psid {PRO_OEM_PSID} --fw {PRO_OEM_FW} {SMALL} {HP_ROMS}")
     before = card_rom(card.flash, tmp_path / "before.rom")
-    stock = image(tmp_path, "mcx354a-stock.bin", f"--chip cx3 --psid {STOCK_PSID} --fw {STOCK_FW} {SMALL}")
-    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx354a-stock.bin")])
+    stock = image(tmp_path, "mcx354a-fcc-stock.bin", f"--chip cx3pro --psid {PRO_STOCK_PSID} --fw {STOCK_FW} {SMALL}")
+    own = tmp_path / "boards.txt"
+    own.write_text(OWN_BOARDS)
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx354a-fcc-stock.bin"),
+                                                                (own, "/cxrescue/boards.txt")])
     guests.append(g)
-    g.front_end()
+    screen = g.front_end()
+    assert re.search(r"HP_1380110017 2\.42\.5700 -> CXR_TEST_FCC 2\.42\.5000: cross-flash, downgrade; the mapping "
+                     r"HP_1380110017 -> CXR_TEST_FCC is your own board table's \(/\S+/boards\.txt:1\), not cxrescue's",
+                     screen), screen
     g.choose("update")
     g.expect(r"== crossflash: card ")
     g.expect(r"the card's has UEFI, the image's has not")
     g.answer(r"Boot ROM of the new firmware\?.*?Choose 1-3 \[1\]: ", "")
     g.expect(re.escape(f"boot ROM: {HP_ROM_TEXT} -> {HP_ROM_TEXT} (the card's)"))
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
-    g.expect(r"card \S+: OK: FW 2\.40\.5030 -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.expect(r"card \S+: OK: FW 2\.42\.5700 -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
     g.expect(r"Power off for a cold restart")
     g.answer(r"Choose 1-2 \[1\]: ", "")
     assert g.wait_power_off() == 0
     b = card.boot_check()
-    assert b["booted"] is True and b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
+    assert b["booted"] is True and b["psid"] == PRO_STOCK_PSID and b["fw_version"] == STOCK_FW, b
     assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
     q = subprocess.run([str(qh.ROOT / "burner" / "cxflash"), "-i", str(card.flash), "--striped_image", "q"],
                        capture_output=True, text=True)
     assert q.returncode == 0, q.stderr
-    assert re.search(rf"^PSID: +{STOCK_PSID}$", q.stdout, re.M) and re.search(r"^FW Version: +2\.42\.5000$",
+    assert re.search(rf"^PSID: +{PRO_STOCK_PSID}$", q.stdout, re.M) and re.search(r"^FW Version: +2\.42\.5000$",
                                                                              q.stdout, re.M), q.stdout
     assert "version_id=8025 type=CLP" in q.stdout and "type=UEFI version=14.11.49" in q.stdout, q.stdout
     assert "type=PXE version=3.4.754" in q.stdout and "3.4.752" not in q.stdout, q.stdout

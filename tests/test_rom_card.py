@@ -179,14 +179,16 @@ def test_burn_rom_option_is_checked_first(tmp_path):
     assert r.returncode == 2 and "--use_image_rom is --rom image" in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("pick,after", [("none", []), ("image", ["PXE 3.4.800"]), ("keep", ["PXE 3.4.800"])])
+@pytest.mark.parametrize("pick,after", [("none", []), ("image", ["PXE 3.4.800"]), ("keep", ["PXE 3.4.752"])])
 def test_burn_rom_json(cxsim, images, pick, after):
     """burn --rom: the ROM before and after in --json (a dry run: the choice is made and shown
-    before anything is written)."""
+    before anything is written). keep is the card's ROM even over an image with its own
+    (flint would burn the image's: --rom image)."""
     stems, s = two_cards(cxsim, images)
     new = images.make("--chip cx3 --ddr 2 --ddr-size 0x1000 --fw 2.42.5000 --rom-ver 3.4.800")
     r = on_card(s, 0, "-i", new, "-y", "--dry-run", "--json", "--rom", pick, "burn")
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
     assert j["rom_before"] == ["PXE 3.4.752"] and j["rom_after"] == after, j
+    assert j["rom_image"] == ["PXE 3.4.800"] and j["rom_from_card"] == (pick == "keep"), j
     assert counters(s, 0) == (0, 0)

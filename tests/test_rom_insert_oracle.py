@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from conftest import CXFLASH, ROOT, fix_full_crc, mstflint, run
+from conftest import CXFLASH, ROOT, cx, fix_full_crc, mstflint, run
 from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
 
 SMALL = "--ddr 2 --ddr-size 0x1000"
@@ -127,6 +127,49 @@ def test_image_with_its_own_rom_keeps_it(cxsim, images, rom_insert_tool, tmp_pat
     burned, out = burn_and_read_back(cxsim, card, new, tmp_path)
     assert "Use the ROM from the image file" not in out, out
     assert burned == new.read_bytes()
+
+
+def cxflash_burn(cxsim, name, card_img, new_img, tmp_path, *args):
+    """cxflash burns new_img over a fresh card (name) holding card_img; the card's image after."""
+    stem = cxsim.create(name, "--chip", "cx3", "--flash", PART, "--image", card_img,
+                        "--guid", GUID, "--mac", MAC)
+    s = cxsim.serve(stem)
+    r = cx("--sysfs", s.dir, "-d", bdf(0), "-i", new_img, "-y", "--no-backup", *args, "burn")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert s.stop() == 0
+    out = tmp_path / f"{name}-burned.bin"
+    x = run([CXFLASH, "-i", stem.with_suffix(".flash"), "--striped_image", "extract", out])
+    assert x.returncode == 0, x.stderr
+    return out.read_bytes(), r.stdout
+
+
+def rom_of(tmp_path, img_bytes, name):
+    path = tmp_path / f"{name}.bin"
+    path.write_bytes(img_bytes)
+    r = run([CXFLASH, "-i", path, "rrom", tmp_path / f"{name}.rom"])
+    assert r.returncode == 0, r.stderr
+    return (tmp_path / f"{name}.rom").read_bytes()
+
+
+def test_rom_keep_departs_from_flint_when_the_image_has_a_rom(cxsim, images, tmp_path):
+    """Where cxflash departs from flint on purpose (issue 19, ops/burn_rom.h): both images
+    have a ROM. mstflint 4.21 burns the image's (test_image_with_its_own_rom_keeps_it);
+    cxflash's `--rom image` writes the same bytes as mstflint, while its default, `--rom
+    keep`, puts the card's ROM section in place of the image's: mstflint verifies that
+    image and reads the card's ROM version in it."""
+    card = card_image(images)
+    new = new_image(images, "--rom-ver 3.4.800")
+    flint, _ = burn_and_read_back(cxsim, card, new, tmp_path)
+    assert flint == new.read_bytes()
+    ours_image, _ = cxflash_burn(cxsim, "as-image", card, new, tmp_path, "--rom", "image")
+    assert ours_image == flint
+    kept, out = cxflash_burn(cxsim, "kept", card, new, tmp_path)
+    assert "the card's expansion ROM (PXE 3.4.999) takes the place of the image's (PXE 3.4.800)" in out, out
+    assert rom_of(tmp_path, kept, "kept") == rom_of(tmp_path, card.read_bytes(), "card")
+    (tmp_path / "kept.bin").write_bytes(kept)
+    assert mstflint("-i", tmp_path / "kept.bin", "v").returncode == 0
+    q = mstflint("-i", tmp_path / "kept.bin", "q").stdout
+    assert "version=3.4.999" in q and "3.4.800" not in q, q
 
 
 def test_helper_refuses_a_card_without_rom(images, rom_insert_tool, tmp_path):
