@@ -71,7 +71,9 @@ static void backup(struct cxsim_card *c, const char *dir, struct backup_result *
 static void burn(struct cxsim_card *c, int minor)
 {
 	struct device d;
-	struct burn_opts o = {0};
+	/* Each image's own ROM (its seed's bytes): the burns change the ROM section too, as
+	 * the power-cut campaigns below were laid out for (--rom keep would keep the card's). */
+	struct burn_opts o = {.rom = ROM_IMAGE};
 	struct burn_result r;
 	struct cx_status st = {0};
 	char opts[200];
