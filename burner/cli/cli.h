@@ -21,7 +21,7 @@
 #include "image/patch.h"
 #include "util/status.h"
 
-#define CLI_MAX_PARAMS 8
+#define CLI_MAX_PARAMS 48 /* config set takes a NAME=VALUE per setting */
 #define CLI_MAX_FIRMWARE 8
 
 struct cli {
@@ -115,5 +115,6 @@ int cmd_library(struct cli *c, struct cx_status *st);
 int cmd_match(struct cli *c, struct cx_status *st);
 int cmd_rom(struct cli *c, struct cx_status *st);
 int cmd_rescue(struct cli *c, struct cx_status *st);
+int cmd_config(struct cli *c, struct cx_status *st);
 
 #endif
