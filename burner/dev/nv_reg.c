@@ -61,6 +61,11 @@ static int access(struct hcr *h, uint16_t reg_id, unsigned method, uint8_t *buf,
 					    (uint32_t)((reg_size + REG_TLV_HDR) >> 2) << TLV_LEN_SHIFT);
 	if ((rc = hcr_reg_access(h, buf, HEADERS + w_size, HEADERS + r_size, st)))
 		return rc;
+	/* The firmware answers in the mailbox we sent: an operation TLV that is not
+	 * one any more is no answer (no firmware behind the interface). */
+	if (be32(buf) >> TLV_TYPE_SHIFT != OP_TLV_TYPE || be32(buf + 4) >> OP_REG_ID_SHIFT != reg_id)
+		return h->result = HCR_E_IO, cx_fail(st, CX_ETOOLS, "%s: register 0x%04x: the firmware's answer is "
+						     "not a register access", h->cr->cfg->bdf, reg_id);
 	*reg_status = be32(buf) >> OP_STATUS_SHIFT & OP_STATUS_MASK;
 	return CX_OK;
 }
