@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "ops/nv_bundle.h"
 #include "ops/nv_settings.h"
 #include "util/json.h"
 
@@ -111,13 +112,13 @@ static void json_changes(struct json *j, const struct nv_plan *p)
 static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, const struct nv_plan *p, bool reset,
 		  struct cx_status *st)
 {
-	const char *result = p->nch || reset ? (c->dry_run ? "dry-run" : "changed") : "nothing-to-do";
+	const char *result = p->nch || p->nrec || reset ? (c->dry_run ? "dry-run" : "changed") : "nothing-to-do";
 	char q[96];
 	int rc = CX_OK;
 
 	if (!c->json)
 		show_plan(ns->d, p);
-	if (!c->dry_run && (p->nch || reset)) {
+	if (!c->dry_run && (p->nch || p->nrec || reset)) {
 		snprintf(q, sizeof(q), reset ? "Reset configuration for device %s?" : "Apply new Configuration?",
 			 ns->d->pci.bdf);
 		if ((rc = cli_confirm(c, q, st)))
@@ -146,6 +147,34 @@ static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, cons
 	return CX_OK;
 }
 
+/* Open d and read its settings. */
+static int open_read(struct cli *c, struct device *d, struct nv_session *ns, struct nv_state *s, struct cx_status *st)
+{
+	int rc = device_open_tools(d, c->sysfs, c->device, st);
+
+	if (!rc && !(rc = nv_open(ns, d, st)))
+		rc = nv_read(ns, s, st);
+	return rc;
+}
+
+int cli_config_restore(struct cli *c, struct cx_status *st)
+{
+	struct nv_record want[NV_MAX_RECORDS];
+	unsigned n;
+	struct device d;
+	struct nv_session ns;
+	struct nv_state s;
+	struct nv_plan p;
+	int rc;
+
+	if ((rc = nv_bundle_load(c->params[0], want, &n, st)))
+		return rc;
+	if (!(rc = open_read(c, &d, &ns, &s, st)) && !(rc = nv_plan_records(&s, want, n, &p, st)))
+		rc = change(c, &ns, &s, &p, false, st);
+	device_close(&d);
+	return rc;
+}
+
 int cmd_config(struct cli *c, struct cx_status *st)
 {
 	const char *verb = c->params[0];
@@ -163,8 +192,7 @@ int cmd_config(struct cli *c, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "config works on a card: cxflash -d BDF config %s", verb);
 	if ((set && c->nparams < 2) || (reset && c->nparams > 1))
 		return cx_fail(st, CX_EUSAGE, "usage: cxflash -d BDF config %s", set ? "set NAME=VALUE..." : "reset");
-	if ((rc = device_open_tools(&d, c->sysfs, c->device, st)) == CX_OK &&
-	    (rc = nv_open(&ns, &d, st)) == CX_OK && (rc = nv_read(&ns, &s, st)) == CX_OK) {
+	if ((rc = open_read(c, &d, &ns, &s, st)) == CX_OK) {
 		if (q)
 			rc = query(c, &d, &s, st);
 		else if (reset)
