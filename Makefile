@@ -167,7 +167,7 @@ $(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(BUSYBOX) $(GE
 
 images: $(IMAGES)/SHA256SUMS
 $(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(wildcard rootfs/grub/*) \
-                      rootfs/stick/firmware-README.txt $(KERNEL) $(INITRD)
+                      rootfs/stick/firmware-README.txt $(KERNEL) $(INITRD) burner/cxflash
 	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
 
 # Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated

@@ -4,7 +4,9 @@
 #   OUT_DIR/cxrescue-usb.img  MBR + one bootable FAT32 partition labelled CXRESCUE:
 #                             /syslinux/ (BIOS: syslinux), /EFI/BOOT/BOOTX64.EFI (UEFI: GRUB),
 #                             /boot/grub/cxrescue.cfg (its menu), /boot/{vmlinuz,initrd.gz},
-#                             /cxrescue/{firmware,backups,logs}/
+#                             /cxrescue/{firmware,backups,logs}/, /cxrescue/bin/cxflash (the static
+#                             burner, for the installed system: README "Using cxflash on your
+#                             installed system"; CXFLASH=, default burner/cxflash)
 #   OUT_DIR/cxrescue.iso      isohybrid ISO: BIOS through isolinux, UEFI through an El Torito EFI
 #                             image (boot/efiboot.img: a FAT labelled CXR-EFI holding only
 #                             BOOTX64.EFI, which reads the menu and kernel from the ISO itself; it
@@ -33,6 +35,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 EPOCH=${SOURCE_DATE_EPOCH:-1767225600}      # 2026-01-01 00:00:00 UTC
 USB_MB=${USB_MB:-128}                        # the whole stick image; the partition starts at 1 MiB
 FIRMWARE_README=$HERE/rootfs/stick/firmware-README.txt
+CXFLASH=${CXFLASH:-$HERE/burner/cxflash}
 MENU=$HERE/rootfs/syslinux/menu.cfg.in
 BIOS_MODULES=/usr/lib/syslinux/modules/bios    # syslinux-common: every .c32 of one build
 MENU_MODULES="ldlinux.c32 menu.c32 libutil.c32 libcom32.c32"
@@ -113,6 +116,12 @@ mcopy -m -i "$fat" "$TMP/grub-usb.cfg" ::/boot/grub/cxrescue.cfg
 cp "$FIRMWARE_README" "$TMP/README.txt"
 stamp "$TMP/README.txt"
 mcopy -m -i "$fat" "$TMP/README.txt" ::/cxrescue/firmware/README.txt
+# The same static cxflash the image runs, for the installed system (the card's settings
+# need a firmware the host driver started; README "Using cxflash on your installed system").
+[ -x "$CXFLASH" ] || die "no cxflash at $CXFLASH (make burner)"
+mkdir -p "$TMP/fat/bin" && cp "$CXFLASH" "$TMP/fat/bin/cxflash" && stamp "$TMP/fat/bin/cxflash"
+mmd -i "$fat" ::/cxrescue/bin
+mcopy -m -i "$fat" "$TMP/fat/bin/cxflash" ::/cxrescue/bin/cxflash
 log "USB image: ${USB_MB} MiB, FAT32 CXRESCUE at 1 MiB"
 
 # --- ISO -----------------------------------------------------------------------------------

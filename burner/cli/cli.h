@@ -21,7 +21,7 @@
 #include "image/patch.h"
 #include "util/status.h"
 
-#define CLI_MAX_PARAMS 8
+#define CLI_MAX_PARAMS 48 /* config set takes a NAME=VALUE per setting */
 #define CLI_MAX_FIRMWARE 8
 
 struct cli {
@@ -42,6 +42,7 @@ struct cli {
 	bool dry_run;               /* --dry-run (burn) */
 	const char *backup_dir;     /* --backup-dir DIR (burn, restore) */
 	bool force;                 /* --force (restore: a bundle of another card) */
+	bool settings_only;         /* --settings (restore: only the settings of the bundle) */
 	const char *identity_from;  /* --identity-from BUNDLE (burn: the identity of a backup) */
 	bool nofs;                  /* --nofs (burn: not failsafe, flint's -nofs) */
 	bool in_place;              /* --in-place (sg on blank GUIDs: flint's non-failsafe write) */
@@ -115,5 +116,8 @@ int cmd_library(struct cli *c, struct cx_status *st);
 int cmd_match(struct cli *c, struct cx_status *st);
 int cmd_rom(struct cli *c, struct cx_status *st);
 int cmd_rescue(struct cli *c, struct cx_status *st);
+int cmd_config(struct cli *c, struct cx_status *st);
+/* restore --settings BUNDLE (cmd_config.c): the bundle's settings.json put back. */
+int cli_config_restore(struct cli *c, struct cx_status *st);
 
 #endif

@@ -29,6 +29,8 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 
 	if (c->image || !c->device)
 		return cx_fail(st, CX_EUSAGE, "restore writes a card: cxflash -d BDF restore BUNDLE (not -i FILE)");
+	if (c->settings_only)
+		return cli_config_restore(c, st);
 	if ((rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st)) == CX_OK) {
 		rc = restore_card(&d, c->params[0], &o, &r, st);
 		c->card_state = card_state_name(r.out.state);

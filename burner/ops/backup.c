@@ -12,6 +12,7 @@
 
 #include "image/ini.h"
 #include "ops/backup.h"
+#include "ops/nv_bundle.h"
 #include "util/fileio.h"
 #include "util/json.h"
 #include "util/version.h"
@@ -66,6 +67,8 @@ struct found {
 	char *ini;                  /* inflated FW_CONF, or NULL */
 	size_t ini_len;
 	char ini_error[CX_MSG_MAX];
+	char *nv;                   /* settings.json (ops/nv_bundle.h) */
+	size_t nv_len;
 };
 
 /* Find and parse the image in the dump; failures are recorded, not returned:
@@ -109,7 +112,8 @@ static void found_free(struct found *f)
 {
 	devimage_free(&f->di);
 	free(f->ini);
-	f->ini = NULL;
+	free(f->nv);
+	f->ini = f->nv = NULL;
 }
 
 /* name: filled and NUL-terminated; returns false if it did not fit. */
@@ -250,7 +254,7 @@ struct tmpdir {
 	bool made;
 };
 
-static const char *const bundle_files[] = {BACKUP_FLASH, BACKUP_IDENTITY, BACKUP_INI, BACKUP_SUMS};
+static const char *const bundle_files[] = {BACKUP_FLASH, BACKUP_IDENTITY, BACKUP_INI, BACKUP_SETTINGS, BACKUP_SUMS};
 
 /* Remove what we may have created in the temporary folder, then the folder. */
 static void tmp_remove(struct tmpdir *t)
@@ -373,6 +377,10 @@ static int write_bundle(const struct device *d, const uint8_t *flash, const stru
 		sha256(f->ini, f->ini_len, dg);
 		sums_add(sums, sizeof(sums), sha256_hex(dg, hex), BACKUP_INI);
 	}
+	if ((rc = put_file(t->path, BACKUP_SETTINGS, f->nv, f->nv_len, st)))
+		return rc;
+	sha256(f->nv, f->nv_len, dg);
+	sums_add(sums, sizeof(sums), sha256_hex(dg, hex), BACKUP_SETTINGS);
 	if ((rc = put_file(t->path, BACKUP_SUMS, sums, strlen(sums), st)) || (rc = sync_dir(t->path, st)))
 		return rc;
 
@@ -441,7 +449,7 @@ int backup_card_from(struct device *d, const char *dir, uint8_t *first, backup_p
 	free(b);
 	b = NULL;
 
-	if ((rc = inspect(d, a, &f, st)))
+	if ((rc = inspect(d, a, &f, st)) || (rc = nv_bundle_json(d, &f.nv, &f.nv_len, st)))
 		goto out;
 	r->have_image = f.have_image;
 	if (progress)

@@ -94,8 +94,8 @@ int device_attach(struct device *d, struct cfg_dev cfg, const struct pci_card *p
 
 /* The card's function, config space and BAR0 from sysfs, behind a recorder with --record.
  * A refusal under a kernel lockdown is said as such (dev/lockdown.h). */
-static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *pci, struct cfg_dev *cfg,
-		      struct crmem *mem, struct cx_status *st)
+static int open_sysfs(const char *sysfs_root, const char *bdf, bool no_bar, struct pci_card *pci,
+		      struct cfg_dev *cfg, struct crmem *mem, struct cx_status *st)
 {
 	struct cx_status mst = {0};
 	int rc;
@@ -106,7 +106,8 @@ static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *
 		return lockdown_explain(st, pci->bdf);
 	/* mstflint's rule (§2.1): the BAR is tried on the CX3 / Pro PF IDs only;
 	 * a BAR that cannot be mapped means config cycles, not an error. */
-	if (!wanted("config") && !wanted("vsec") && (pci->device == PCI_ID_CX3 || pci->device == PCI_ID_CX3PRO))
+	if (!no_bar && !wanted("config") && !wanted("vsec") &&
+	    (pci->device == PCI_ID_CX3 || pci->device == PCI_ID_CX3PRO))
 		crmem_open_sysfs(mem, sysfs_root, pci->bdf, &mst);
 	/* The BAR asked for and refused by the kernel: say why rather than "not usable". */
 	if (wanted("bar0") && mst.code == CX_EPERM) {
@@ -121,9 +122,9 @@ static int open_sysfs(const char *sysfs_root, const char *bdf, struct pci_card *
 	return rc;
 }
 
-/* device_open(), or with !with_flash device_open_chip(). */
+/* device_open(), or with !with_flash device_open_chip(); no_bar: config cycles only. */
 static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem, bool with_flash,
-		    struct cx_status *st)
+		    bool no_bar, struct cx_status *st)
 {
 	struct pci_card pci;
 	struct cfg_dev cfg;
@@ -132,9 +133,11 @@ static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, b
 
 	memset(d, 0, sizeof(*d));
 	rc = device_trace_replaying() ? device_trace_card(bdf, &pci, &cfg, &mem, st)
-				      : open_sysfs(sysfs_root, bdf, &pci, &cfg, &mem, st);
+				      : open_sysfs(sysfs_root, bdf, no_bar, &pci, &cfg, &mem, st);
 	if (rc)
 		return rc;
+	if (no_bar)
+		crmem_close(&mem);
 	rc = attach_chip(d, cfg, mem, &pci, clear_sem, st);
 	if (!rc && with_flash)
 		rc = device_open_flash(d, st);   /* which notes the ident itself */
@@ -146,12 +149,17 @@ static int open_bdf(struct device *d, const char *sysfs_root, const char *bdf, b
 int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool clear_sem,
 		struct cx_status *st)
 {
-	return open_bdf(d, sysfs_root, bdf, clear_sem, true, st);
+	return open_bdf(d, sysfs_root, bdf, clear_sem, true, false, st);
 }
 
 int device_open_chip(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st)
 {
-	return open_bdf(d, sysfs_root, bdf, false, false, st);
+	return open_bdf(d, sysfs_root, bdf, false, false, false, st);
+}
+
+int device_open_tools(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st)
+{
+	return open_bdf(d, sysfs_root, bdf, false, false, true, st);
 }
 
 int device_lock(struct device *d, struct cx_status *st)

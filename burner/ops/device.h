@@ -37,6 +37,11 @@ int device_open(struct device *d, const char *sysfs_root, const char *bdf, bool 
  * (ops/probe.h) looks at the semaphores before it lets device_open_flash()
  * take them. */
 int device_open_chip(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st);
+/* device_open_chip() through config cycles only, never BAR0: what the tools
+ * command interface (dev/tools_hcr.h, the card's settings) is spoken over, as
+ * mstflint turns to config cycles for it (mtcr_ul_com.c@4.25 mpci_change_ul). */
+int device_open_tools(struct device *d, const char *sysfs_root, const char *bdf, struct cx_status *st);
+
 /* Identify the flash of a device_open_chip() card, under the semaphores. */
 int device_open_flash(struct device *d, struct cx_status *st);
 

@@ -296,7 +296,7 @@ static void test_bundle_of_a_card(void **state)
 		snprintf(prefix, sizeof(prefix), "%s-CX_0000000042-0002c90300c0ffe0-", cards[i].slug);
 		expect_name_prefix(g.r.name, prefix);
 		assert_true(g.r.have_image && g.r.have_ini && !g.r.recovery);
-		check_bundle(&g, "SHA256SUMS board.ini flash.bin identity.json", &id);
+		check_bundle(&g, "SHA256SUMS board.ini flash.bin identity.json settings.json", &id);
 
 		assert_string_equal(id.family, cards[i].family);
 		assert_string_equal(id.chip, cards[i].chip_label);
@@ -347,7 +347,7 @@ static void test_identity_agrees_with_the_model(void **state)
 
 	rig_open(&g, CXSIM_CX3, "W25Q16", "--chip cx3 --dump 0 --no-fw-conf --guid 0002c903001234a0");
 	backup_ok(&g);
-	check_bundle(&g, "SHA256SUMS flash.bin identity.json", &id);
+	check_bundle(&g, "SHA256SUMS flash.bin identity.json settings.json", &id);
 	const struct cxsim_boot *b = cxsim_boot_info(g.card);
 	assert_true(b->booted);
 	assert_string_equal(id.psid, b->psid);
@@ -380,7 +380,7 @@ static void test_recovery_card(void **state)
 	backup_ok(&g);
 	expect_name_prefix(g.r.name, "cx3pro-recovery-0000_01_00.0-");
 	assert_true(g.r.recovery && !g.r.have_image && !g.r.have_ini);
-	check_bundle(&g, "SHA256SUMS flash.bin identity.json", &id);
+	check_bundle(&g, "SHA256SUMS flash.bin identity.json settings.json", &id);
 	assert_true(id.recovery);
 	assert_false(id.have_image);
 	assert_string_equal(id.psid, "");
@@ -410,7 +410,7 @@ static void test_running_card_with_blank_flash(void **state)
 	cxsim_flash_changed(g.card);
 	backup_ok(&g);
 	expect_name_prefix(g.r.name, "cx3-noimage-0000_01_00.0-");
-	check_bundle(&g, "SHA256SUMS flash.bin identity.json", &id);
+	check_bundle(&g, "SHA256SUMS flash.bin identity.json settings.json", &id);
 	assert_false(id.recovery);
 	assert_false(id.have_image);
 	size_t len;

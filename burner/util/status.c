@@ -48,6 +48,9 @@ const char *cx_code_name(int code)
 	case CX_EREPLAY: return "replay-differs";
 	case CX_EUNSAFE: return "not-safe";
 	case CX_ECHECKSUM: return "bad-rom-checksum";
+	case CX_EFWDOWN: return "firmware-not-started";
+	case CX_ETOOLS: return "tools-interface";
+	case CX_ESETTING: return "unknown-setting";
 	}
 	return "unknown";
 }

@@ -32,6 +32,12 @@ enum cx_code {
 	CX_EUNSAFE = 19,     /* probe: the card is not safe to write (each reason on a line) */
 	CX_ECHECKSUM = 20,   /* an expansion ROM's checksum is wrong: it is not burned
 				(FS2 CRCs and other image checksums stay CX_EIMAGE) */
+	CX_EFWDOWN = 21,     /* settings: the card's firmware is not started (tools HCR status 4);
+				run cxflash on the installed system with mlx4_core loaded */
+	CX_ETOOLS = 22,      /* settings: the tools command interface failed (busy, a go bit
+				that never clears, a status, a corrupt settings store) */
+	CX_ESETTING = 23,    /* settings: a name this card does not have (unknown, or a
+				per-port setting of a port the card lacks) */
 };
 
 #define CX_MSG_MAX 320
