@@ -2,6 +2,7 @@
 /* cmd_config.c — `-d BDF config q [NAME...] | set NAME=VALUE... | reset`: the card's settings
  * as mstconfig 4.21 shows and changes them (ops/nv_settings.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/common.h"
@@ -108,6 +109,21 @@ static void json_changes(struct json *j, const struct nv_plan *p)
 	json_close(j);
 }
 
+/* Changing settings waits for its oracle: the register sequence has been checked only
+ * against a stand-in written from the same reading of mstflint (tests/support/hcr_fake),
+ * not yet against mstconfig 4.21 on cxsim (issue 20). Until then a change is sent only
+ * when the user sets CXFLASH_SETTINGS_WRITE=1; --dry-run and `config q` always work. */
+static int write_allowed(struct cx_status *st)
+{
+	const char *v = getenv("CXFLASH_SETTINGS_WRITE");
+
+	if (v && !strcmp(v, "1"))
+		return CX_OK;
+	return cx_fail(st, CX_EUNSUPPORTED, "changing settings is held back until cxflash's commands are checked "
+		       "against mstconfig on the simulator; --dry-run shows the change, CXFLASH_SETTINGS_WRITE=1 "
+		       "sends it anyway");
+}
+
 /* After the checks: ask, apply, read back, report. */
 static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, const struct nv_plan *p, bool reset,
 		  struct cx_status *st)
@@ -121,7 +137,7 @@ static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, cons
 	if (!c->dry_run && (p->nch || p->nrec || reset)) {
 		snprintf(q, sizeof(q), reset ? "Reset configuration for device %s?" : "Apply new Configuration?",
 			 ns->d->pci.bdf);
-		if ((rc = cli_confirm(c, q, st)))
+		if ((rc = write_allowed(st)) || (rc = cli_confirm(c, q, st)))
 			return rc;
 		if (!c->json)
 			printf("Applying... ");
@@ -160,7 +176,7 @@ static int open_read(struct cli *c, struct device *d, struct nv_session *ns, str
 int cli_config_restore(struct cli *c, struct cx_status *st)
 {
 	struct nv_record want[NV_MAX_RECORDS];
-	unsigned n;
+	unsigned n = 0;
 	struct device d;
 	struct nv_session ns;
 	struct nv_state s;

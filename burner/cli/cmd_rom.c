@@ -143,11 +143,11 @@ static int write_out(struct cli *c, const struct rom_source *s, int k, const uin
 static int extract(struct cli *c, struct cx_status *st)
 {
 	const char *src = c->params[1], *out = c->params[2], *type = c->nparams > 3 ? c->params[3] : NULL;
-	const struct rom_source *s;
-	const uint8_t *p;
+	const struct rom_source *s = NULL;
+	const uint8_t *p = NULL;
 	struct rom_index ix;
-	size_t len;
-	int k, rc;
+	size_t len = 0;
+	int k = -1, rc;
 
 	/* A name as rom list gives it, else a path ("./3" for a file called 3). */
 	bool named = strspn(src, "0123456789.") == strlen(src);

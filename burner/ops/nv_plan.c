@@ -128,8 +128,8 @@ int nv_plan(const struct nv_state *cur, const char *const *assign, unsigned n, s
 	memset(p, 0, sizeof(*p));
 	memcpy(want, cur->value, sizeof(want));
 	for (unsigned i = 0; i < n; i++) {
-		unsigned idx;
-		uint32_t v;
+		unsigned idx = 0;
+		uint32_t v = 0;
 		if ((rc = parse_one(cur, assign[i], &idx, &v, st)))
 			return rc;
 		if (given[idx] && want[idx] != v)
