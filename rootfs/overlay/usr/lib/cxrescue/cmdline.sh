@@ -15,14 +15,16 @@
 #                                (burner/rescue/verify.c; pxe-serve writes it)  CXR_EXPECT
 # PXE (pxe.sh; scripts/pxe-serve writes them):
 #   cxrescue.server=ADDRESS      the server backups and reports go to        CXR_SERVER_ARG
-#   cxrescue.bundle=uploads/F    the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE
+#   cxrescue.bundle=kept/F       the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE
+#   cxrescue.bundle_sha256=HEX   ... and its SHA-256, recorded by the server when the
+#                                upload was whole; any other bundle is refused CXR_BUNDLE_SHA256
 #   cxrescue.upload=optional     a card may be written when its backup did
 #                                not reach the server (required)             CXR_UPLOAD_MODE
 CXR_MEDIA=unknown
 CXR_SHELL=0
 CXR_WAIT=10
 CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM= CXR_EXPECT=
-CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_UPLOAD_MODE=required
+CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_BUNDLE_SHA256= CXR_UPLOAD_MODE=required
 for word in $(cat /proc/cmdline); do
 	case "$word" in
 	cxrescue.media=*) CXR_MEDIA=${word#*=} ;;
@@ -36,6 +38,7 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.expect=*) CXR_EXPECT=${word#*=} ;;
 	cxrescue.server=*) CXR_SERVER_ARG=${word#*=} ;;
 	cxrescue.bundle=*) CXR_BUNDLE_REMOTE=${word#*=} ;;
+	cxrescue.bundle_sha256=*) CXR_BUNDLE_SHA256=${word#*=} ;;
 	cxrescue.upload=*) CXR_UPLOAD_MODE=${word#*=} ;;
 	cxrescue.*)       echo "cxrescue: unknown boot option '$word' ignored" >/dev/console ;;
 	esac
@@ -64,6 +67,7 @@ esac
 case "$CXR_BUNDLE_REMOTE" in *..* | *[!A-Za-z0-9._/-]*) echo "cxrescue: cxrescue.bundle=$CXR_BUNDLE_REMOTE ignored" >/dev/console
 	CXR_BUNDLE_REMOTE= ;;
 esac
+case "$CXR_BUNDLE_SHA256" in *[!0-9a-f]*) CXR_BUNDLE_SHA256= ;; esac
 
 # The job's words for `cxflash rescue`, or nothing.
 cxr_job_args() {
