@@ -673,6 +673,14 @@ def test_one_shot_jobs_follow_the_uploads(rack, images, tmp_path, quick):
         assert [h["state"] for h in node_state(root, n1)["history"]] == ["job", "running", "verify", "local"]
         s.wait_for(f"{M1}: verified (aa-bb-cc-dd-ee-01_20261130T170000Z-verify.json): running {G1} 2.42.5000")
         assert s.stop() == 0
+    # pxe-report: the newest report of each job, each node's state; node 3 failed: exit 1
+    r = run([REPORT, "--jobs", jf, root])
+    assert r.returncode == 1, r.stdout
+    got = {(ln[0], ln[1]): (ln[6], ln[-1]) for ln in cells(r.stdout)[1:] if len(ln) == 10}
+    assert got == {(M1, "crossflash"): ("ok", "local boot"), (M1, "verify"): ("ok", "local boot"),
+                   (M2, "backup"): ("ok", "local boot"), (M3, "update"): ("failed", "menu"),
+                   ("aa:bb:cc:dd:ee:09", "inventory"): ("ok", "-")}, r.stdout
+    assert r.stdout.splitlines()[-1].endswith("; 2 of 3 nodes of the jobs file done")
 
     # a changed jobs line is a new job; the old reports do not move it on
     jf.write_text(f"{M1} crossflash yes=1 card=all\n{M2} backup\n")
@@ -1005,14 +1013,14 @@ ROWS = [
     ["aa:bb:cc:dd:ee:01", "crossflash", "0000:00:04.0 ConnectX-3 A1 HP_0280210019 0002c90300c0ffe0",
      "HP_0280210019 2.40.5030", "MT_1090120019 2.42.5000",
      "CLP 8025, UEFI 14.11.49, PXE 3.4.754 -> CLP 8025, UEFI 14.11.49, PXE 3.4.754", "ok", "yes",
-     "2026-11-30T15:01:10Z"],
+     "2026-11-30T15:01:10Z", "-"],
     ["aa:bb:cc:dd:ee:02", "backup", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
-     "MT_1090120019 2.40.7000", "-", "PXE 3.4.752", "ok", "no", "2026-11-30T15:00:00Z"],
+     "MT_1090120019 2.40.7000", "-", "PXE 3.4.752", "ok", "no", "2026-11-30T15:00:00Z", "-"],
     ["aa:bb:cc:dd:ee:02", "update", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
-     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "-", "failed", "-", "2026-11-30T16:00:00Z"],
+     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "-", "failed", "-", "2026-11-30T16:00:00Z", "-"],
     ["aa:bb:cc:dd:ee:03", "restore", "0000:00:05.0 ConnectX-3 A1 recovery", "recovery",
-     "HP_0280210019 2.40.5030", "-", "ok", "-", "2026-11-30T15:30:00Z"],
-    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z"],
+     "HP_0280210019 2.40.5030", "-", "ok", "-", "2026-11-30T15:30:00Z", "-"],
+    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z", "-"],
 ]
 
 
@@ -1024,7 +1032,7 @@ def test_report_table(uploads, tmp_path):
     r = run([REPORT, tmp_path / "root"])
     assert r.returncode == 1, r.stdout + r.stderr            # node 2's update failed
     lines = cells(r.stdout)
-    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "ROM", "RESULT", "BACKUP", "ENDED"]
+    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "ROM", "RESULT", "BACKUP", "ENDED", "STATE"]
     assert lines[1:6] == ROWS
     assert r.stdout.splitlines()[6:] == [
         "aa:bb:cc:dd:ee:02 0000:00:04.0: failed: verify failed at 0x10000",
@@ -1039,15 +1047,15 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     r = run([REPORT, "--jobs", jf, uploads])           # the uploads folder itself
     assert r.returncode == 1
     lines = cells(r.stdout)
-    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "-", "no report", "-", "-"],
-                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "-", "no report", "-", "-"]]
-    assert r.stdout.splitlines()[-1] == \
-        "6 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed; 2 nodes without a report"
+    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "-", "no report", "-", "-", "-"],
+                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "-", "no report", "-", "-", "-"]]
+    assert r.stdout.splitlines()[-1] == ("6 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed; "
+                                         "2 nodes without a report; 0 of 3 nodes of the jobs file done")
 
     r = run([REPORT, "--json", "--jobs", jf, tmp_path / "root"])
     assert r.returncode == 1
     rows = json.loads(r.stdout)
-    assert [[x[k] for k in ("node", "job", "card", "from", "to", "rom", "result", "backup", "ended")]
+    assert [[x[k] for k in ("node", "job", "card", "from", "to", "rom", "result", "backup", "ended", "state")]
             for x in rows] == ROWS + lines[6:8]
     assert rows[1]["rom_before"] == "PXE 3.4.752" and rows[1]["rom_after"] is None
     assert rows[2]["message"] == "verify failed at 0x10000" and rows[2]["bdf"] == "0000:00:04.0"
@@ -1060,7 +1068,18 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     r = run([REPORT, uploads])
     assert r.returncode == 0, r.stdout
     assert r.stdout.splitlines()[-1] == "4 nodes, 3 cards: 3 ok, 0 failed" and r.stderr == ""
-    jf.write_text(f"{M1} crossflash yes=1\n{M3} restore yes=1 bundle=latest\n")
+    # jobs that write are done only once a newer verify report is ok
+    jf.write_text(f"{M1} crossflash yes=1\n{M3} restore yes=1 bundle=latest\n{M2} menu\n")
+    r = run([REPORT, "--jobs", jf, uploads])
+    assert r.returncode == 1 and r.stdout.endswith("; 1 of 3 nodes of the jobs file done\n"), r.stdout
+    (uploads / "aa-bb-cc-dd-ee-01_v.json").write_text(json.dumps(report(
+        "verify", "2026-11-30T16:30:00Z", [card(psid="MT_1090120019", fw="2.42.5000")])))
+    (uploads / "aa-bb-cc-dd-ee-03_v.json").write_text(json.dumps(report(
+        "verify", "2026-11-30T14:00:00Z", [card(psid="HP_0280210019")])))      # older than the restore
+    r = run([REPORT, "--jobs", jf, uploads])
+    assert r.returncode == 1 and r.stdout.splitlines()[-1].endswith("; 2 of 3 nodes of the jobs file done")
+    (uploads / "aa-bb-cc-dd-ee-03_w.json").write_text(json.dumps(report(
+        "verify", "2026-11-30T16:00:00Z", [card(psid="HP_0280210019")])))
     assert run([REPORT, "--jobs", jf, uploads]).returncode == 0
     jf.write_text("aa:bb:cc:dd:ee:09 backup\n")
     assert run([REPORT, "--jobs", jf, uploads]).returncode == 1
@@ -1068,3 +1087,37 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     assert run([REPORT, tmp_path / "nowhere"]).returncode == 2
     assert run([REPORT]).returncode == 2
     assert run([REPORT, "--jobs", tmp_path / "nojobs", uploads]).returncode == 2
+
+
+def test_report_newest_of_each_job_and_the_states(uploads, tmp_path):
+    """An old failed report no longer counts after a good rerun of the same job; the STATE
+    column and the exit code follow pxe-nodes' states."""
+    (uploads / "aa-bb-cc-dd-ee-06_cut.json").unlink()
+    root = tmp_path / "root"
+    assert run([REPORT, root]).returncode == 1                   # node 2's update failed
+    (uploads / "aa-bb-cc-dd-ee-02_3-update.json").write_text(json.dumps(report("update", "2026-11-30T17:00:00Z", [
+        card(psid="MT_1090120019", fw="2.40.7000", guid="0002c90300000002", to=("MT_1090120019", "2.42.5000"))])))
+    r = run([REPORT, root])
+    assert r.returncode == 0, r.stdout
+    node2 = [ln for ln in cells(r.stdout) if ln[0] == M2]
+    assert [(ln[1], ln[6], ln[8]) for ln in node2] == [("backup", "ok", "2026-11-30T15:00:00Z"),
+                                                        ("update", "ok", "2026-11-30T17:00:00Z")]
+    nodes = root / "nodes"
+    nodes.mkdir()
+    for mac, state, reason in ((M1, "local", "verified (v.json): running 0002c90300c0ffe0 2.42.5000: local boot"),
+                               (M2, "menu", "verify failed (x.json): 0000:00:04.0: failed: running the old firmware"),
+                               (M3, "verify", "restore ok (r.json): verify after the cold restart")):
+        (nodes / f"{mac.replace(':', '-')}.json").write_text(json.dumps(
+            {"format": "cxrescue-node-1", "mac": mac.replace(":", "-"), "state": state, "reason": reason}))
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} crossflash yes=1\n{M2} update yes=1\n{M3} restore yes=1 bundle=latest\n")
+    r = run([REPORT, "--jobs", jf, root])
+    assert r.returncode == 1
+    state = {ln[0]: ln[-1] for ln in cells(r.stdout)[1:] if len(ln) == 10}
+    assert state == {M1: "local boot", M2: "menu", M3: "written", "aa:bb:cc:dd:ee:04": "-"}
+    assert f"{M2}: on the menu: verify failed (x.json): 0000:00:04.0: failed: running the old firmware" in r.stdout
+    assert r.stdout.splitlines()[-1].endswith("; 1 of 3 nodes of the jobs file done")
+    rows = json.loads(run([REPORT, "--json", "--jobs", jf, root]).stdout)
+    assert {x["node"]: x["state_reason"] for x in rows}[M3] == "restore ok (r.json): verify after the cold restart"
+    jf.write_text(f"{M1} crossflash yes=1\n")
+    assert run([REPORT, "--jobs", jf, root]).returncode == 0
