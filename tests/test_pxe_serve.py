@@ -690,7 +690,7 @@ def test_one_shot_jobs_follow_the_uploads(rack, images, tmp_path, quick):
         assert node_state(root, n1)["state"] == "job"
         assert "cxrescue.job=crossflash" in fetch(node, bb, cfg1, tmp_path).decode()
         assert node_state(root, n2)["state"] == "local"
-        assert not (root / "nodes" / f"{n3}.json").exists()
+        assert node_state(root, n3)["state"] == "menu"           # kept, but no entry of its own
         assert fetch(node, bb, f"pxelinux.cfg/01-{n3}", tmp_path) is None
         assert s.stop() == 0
 
