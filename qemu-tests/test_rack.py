@@ -11,7 +11,9 @@ PXE-boot from their e1000, each with a simulated card:
 
 Two more runs: the server switched off under a node (nothing written, nothing lost), and
 pxe-serve in proxy-DHCP mode beside the site's own DHCP server (a plain dnsmasq in a second
-namespace, cabled to the rack's bridge by a veth pair).
+namespace, cabled to the rack's bridge by a veth pair). And a UEFI node (OVMF, Debian's
+efi-e1000.rom): offered the GRUB network image by DHCP option 93, it boots the same kernel
+and initramfs from GRUB's per-node entry, does its inventory, and is sent to local boot.
 
 Every node must power off by itself. scripts/pxe-report merges the reports. The namespace
 has no link to the host or anything else, and the test removes it, with every process in
@@ -96,7 +98,8 @@ class Server:
         mode = ["--proxy"] if proxy else ["--dhcp", DHCP_RANGE]
         self.p = subprocess.Popen(
             ["ip", "netns", "exec", ns, str(PXE_SERVE), "--interface", "br0", *mode,
-             "--jobs", str(jobs), "--root", str(root)] + (["--firmware", str(firmware)] if firmware else []),
+             "--jobs", str(jobs), "--root", str(root), "--images", str(qh.IMAGES)]
+            + (["--firmware", str(firmware)] if firmware else []),
             stdout=open(log, "w"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while "serving;" not in self.output():
@@ -409,3 +412,44 @@ def test_proxy_dhcp_beside_the_sites_own_server(tmp_path, rack, site_dhcp, guest
     assert [r["job"] for r in rep] == ["inventory"] and rep[0]["result"] == "ok", rep
     assert mac in (tmp_path / "site.leases").read_text()          # the site's server leased it
     assert not (root / "dnsmasq.leases").exists() or mac not in (root / "dnsmasq.leases").read_text()
+
+
+def test_a_uefi_node_boots_the_grub_image(tmp_path, rack, guests):
+    """OVMF's PXE (client architecture 7) gets grub/grubx64.efi; GRUB reads grub/grub.cfg,
+    then the node's own grub/nodes/<mac>.cfg, boots the kernel with BOOTIF= of its MAC, and
+    the node runs the inventory job like a BIOS node; pxe-nodes then sends it to local boot."""
+    gone = qh.missing("uefi")
+    assert gone is None, gone
+    ns = rack
+    root = tmp_path / "srv"
+    uploads = root / "tftp" / "uploads"
+    c = card(tmp_path, "nodeA", "A")
+    original = c.flash.read_bytes()
+    tap, mac, *_ = NODES["A"]
+    jobs = tmp_path / "jobs"
+    jobs.write_text(f"{mac} inventory\n")
+    srv = Server(ns, root, jobs, None, tmp_path / "serve.log")
+    assert "x86-64 UEFI clients (option 93 = 7 or 9) grub/grubx64.efi" in srv.output(), srv.output()
+    t0 = time.monotonic()
+    g = Guest(tmp_path, "pxe-tap", cards=[c], firmware="uefi", netns=ns, tap=tap, mac=mac, name="uefi-A")
+    guests.append(g)
+    g.expect(r"cxrescue: unattended job: job=inventory", timeout=NODE_TIMEOUT)
+    assert g.wait_power_off(timeout=NODE_TIMEOUT) == 0
+    wall = time.monotonic() - t0
+    deadline = time.monotonic() + 10
+    while (root / "nodes" / f"{dashed(mac)}.json").exists() and \
+            json.loads((root / "nodes" / f"{dashed(mac)}.json").read_text())["state"] != "local":
+        assert time.monotonic() < deadline, (root / "nodes" / f"{dashed(mac)}.json").read_text()
+        time.sleep(0.2)
+    srv.stop()
+    log = (root / "dnsmasq.log").read_text()
+    # the ROM asked as architecture 7 and was given the GRUB image (as option 67: it asked for it)
+    assert "PXEClient:Arch:00007" in log and "tags: efi64" in log, log[-3000:]
+    assert "option: 67 bootfile-name  grub/grubx64.efi" in log, log[-3000:]
+    rep = reports(uploads, mac)
+    assert len(rep) == 1 and rep[0]["result"] == "ok" and rep[0]["job"] == "inventory", rep
+    assert c.flash.read_bytes() == original
+    assert "LOCALBOOT 0" in (root / "tftp" / "pxelinux.cfg" / f"01-{dashed(mac)}").read_text()
+    assert "\texit\n" in (root / "tftp" / "grub" / "nodes" / f"{mac}.cfg").read_text()
+    with open(qh.BUILD / "qemu-tests" / "boot-times.txt", "a") as f:
+        f.write(f"pxe/uefi inventory node_wall_s={wall:.0f}\n")
