@@ -11,7 +11,9 @@ PXE-boot from their e1000, each with a simulated card:
 
 Two more runs: the server switched off under a node (nothing written, nothing lost), and
 pxe-serve in proxy-DHCP mode beside the site's own DHCP server (a plain dnsmasq in a second
-namespace, cabled to the rack's bridge by a veth pair).
+namespace, cabled to the rack's bridge by a veth pair). And a UEFI node (OVMF, Debian's
+efi-e1000.rom): offered the GRUB network image by DHCP option 93, it boots the same kernel
+and initramfs from GRUB's per-node entry, does its inventory, and is sent to local boot.
 
 Every node must power off by itself. scripts/pxe-report merges the reports. The namespace
 has no link to the host or anything else, and the test removes it, with every process in
@@ -96,7 +98,8 @@ class Server:
         mode = ["--proxy"] if proxy else ["--dhcp", DHCP_RANGE]
         self.p = subprocess.Popen(
             ["ip", "netns", "exec", ns, str(PXE_SERVE), "--interface", "br0", *mode,
-             "--jobs", str(jobs), "--root", str(root)] + (["--firmware", str(firmware)] if firmware else []),
+             "--jobs", str(jobs), "--root", str(root), "--images", str(qh.IMAGES)]
+            + (["--firmware", str(firmware)] if firmware else []),
             stdout=open(log, "w"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while "serving;" not in self.output():
@@ -160,6 +163,16 @@ def reports(uploads, mac):
         if j.get("format") == "cxrescue-report-1":
             out.append(j)
     return out
+
+
+def bundles(uploads, mac):
+    """The node's uploaded bundles: in uploads/ until pxe-serve keeps them (scripts/pxe-nodes),
+    then in kept/ (the uploads/ name goes a while later); one path per name."""
+    found = {}
+    for folder in (uploads, uploads.parent / "kept"):
+        for f in folder.glob(f"{dashed(mac)}_*.tar"):
+            found.setdefault(f.name, f)
+    return [found[n] for n in sorted(found)]
 
 
 def tar_flash(path):
@@ -250,14 +263,14 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     cb = rep_b[0]["cards"][0]
     assert cb["psid"] == OEM_PSID and cb["to"]["psid"] == STOCK_PSID and cb["to"]["fw"] == STOCK_FW, cb
     bundle_b = pathlib.PurePosixPath(cb["backup"]["path"]).name
-    data, top = tar_flash(uploads / f"{dashed(mac_b)}_{bundle_b}.tar")
+    data, top = tar_flash(root / "tftp" / "kept" / f"{dashed(mac_b)}_{bundle_b}.tar")
     assert top == bundle_b and data == before["B"][0]
     assert bundle_b.startswith(f"cx3-{OEM_PSID}-{NODES['B'][2]}-"), bundle_b   # the card's identity
     for kind in ("history-", "cxrescue-"):
         assert list(uploads.glob(f"{dashed(mac_b)}_{kind}*")), f"no {kind}* from B"
 
     # C: its backup is on the server; C itself untouched so far.
-    tars_c = list(uploads.glob(f"{dashed(mac_c)}_*.tar"))
+    tars_c = bundles(uploads, mac_c)
     assert len(tars_c) == 1 and tar_flash(tars_c[0])[0] == before["C"][0], tars_c
 
     # Round 2: C's flash is damaged; restore bundle=latest unbricks it from that backup.
@@ -274,7 +287,7 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     rep_c = reports(uploads, mac_c)
     assert [r["job"] for r in rep_c] == ["backup", "restore"], rep_c
     assert rep_c[1]["result"] == "ok" and rep_c[1]["cards"][0]["recovery"] is True, rep_c[1]
-    assert rep_c[1]["bundle"] == tar_flash(tars_c[0])[1], rep_c[1]
+    assert rep_c[1]["bundle"] == tar_flash(root / "tftp" / "kept" / tars_c[0].name)[1], rep_c[1]
     to_c = rep_c[1]["cards"][0]["to"]
     assert (to_c["psid"], to_c["fw"]) == (OEM_PSID, OEM_FW), to_c
     assert to_c["sha256"] == hashlib.sha256(before["C"][0]).hexdigest(), to_c
@@ -283,7 +296,13 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     jobs_all = tmp_path / "jobs-all"
     jobs_all.write_text(f"{mac_a} inventory\n{mac_b} crossflash yes=1 allow_risky=1\n{mac_c} restore yes=1 bundle=latest\n")
     r = subprocess.run([str(PXE_REPORT), "--jobs", str(jobs_all), str(root)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # A is done; B and C were written and wait for their verify after a cold restart (their
+    # boot entries run job=verify now), so the rack is not done yet
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1].endswith("; 1 of 3 nodes of the jobs file done"), r.stdout
+    states = {x["node"]: x["state"] for x in json.loads(subprocess.run(
+        [str(PXE_REPORT), "--json", "--jobs", str(jobs_all), str(root)], capture_output=True, text=True).stdout)}
+    assert states == {mac_a: "local boot", mac_b: "written", mac_c: "written"}, states
     table = r.stdout
     for mac in (mac_a, mac_b, mac_c):
         assert mac in table, table
@@ -332,7 +351,7 @@ def test_a_node_keeps_its_files_until_the_server_is_back(tmp_path, rack, guests)
     g.expect(r"the job did not complete \(status \d+\): the wizard starts", timeout=NODE_TIMEOUT)
     g.front_end()
     assert g.p.isalive(), "the node powered off after a failed job"
-    tars = list(uploads.glob(f"{dashed(mac)}_*.tar"))
+    tars = bundles(uploads, mac)
     assert len(tars) == 1 and tar_flash(tars[0])[0] == original, tars
     rep = reports(uploads, mac)
     assert len(rep) == 1 and rep[0]["result"] == "failed", rep
@@ -393,3 +412,44 @@ def test_proxy_dhcp_beside_the_sites_own_server(tmp_path, rack, site_dhcp, guest
     assert [r["job"] for r in rep] == ["inventory"] and rep[0]["result"] == "ok", rep
     assert mac in (tmp_path / "site.leases").read_text()          # the site's server leased it
     assert not (root / "dnsmasq.leases").exists() or mac not in (root / "dnsmasq.leases").read_text()
+
+
+def test_a_uefi_node_boots_the_grub_image(tmp_path, rack, guests):
+    """OVMF's PXE (client architecture 7) gets grub/grubx64.efi; GRUB reads grub/grub.cfg,
+    then the node's own grub/nodes/<mac>.cfg, boots the kernel with BOOTIF= of its MAC, and
+    the node runs the inventory job like a BIOS node; pxe-nodes then sends it to local boot."""
+    gone = qh.missing("uefi")
+    assert gone is None, gone
+    ns = rack
+    root = tmp_path / "srv"
+    uploads = root / "tftp" / "uploads"
+    c = card(tmp_path, "nodeA", "A")
+    original = c.flash.read_bytes()
+    tap, mac, *_ = NODES["A"]
+    jobs = tmp_path / "jobs"
+    jobs.write_text(f"{mac} inventory\n")
+    srv = Server(ns, root, jobs, None, tmp_path / "serve.log")
+    assert "x86-64 UEFI clients (option 93 = 7 or 9) grub/grubx64.efi" in srv.output(), srv.output()
+    t0 = time.monotonic()
+    g = Guest(tmp_path, "pxe-tap", cards=[c], firmware="uefi", netns=ns, tap=tap, mac=mac, name="uefi-A")
+    guests.append(g)
+    g.expect(r"cxrescue: unattended job: job=inventory", timeout=NODE_TIMEOUT)
+    assert g.wait_power_off(timeout=NODE_TIMEOUT) == 0
+    wall = time.monotonic() - t0
+    deadline = time.monotonic() + 10
+    while (root / "nodes" / f"{dashed(mac)}.json").exists() and \
+            json.loads((root / "nodes" / f"{dashed(mac)}.json").read_text())["state"] != "local":
+        assert time.monotonic() < deadline, (root / "nodes" / f"{dashed(mac)}.json").read_text()
+        time.sleep(0.2)
+    srv.stop()
+    log = (root / "dnsmasq.log").read_text()
+    # the ROM asked as architecture 7 and was given the GRUB image (as option 67: it asked for it)
+    assert "PXEClient:Arch:00007" in log and "tags: efi64" in log, log[-3000:]
+    assert "option: 67 bootfile-name  grub/grubx64.efi" in log, log[-3000:]
+    rep = reports(uploads, mac)
+    assert len(rep) == 1 and rep[0]["result"] == "ok" and rep[0]["job"] == "inventory", rep
+    assert c.flash.read_bytes() == original
+    assert "LOCALBOOT 0" in (root / "tftp" / "pxelinux.cfg" / f"01-{dashed(mac)}").read_text()
+    assert "\texit\n" in (root / "tftp" / "grub" / "nodes" / f"{mac}.cfg").read_text()
+    with open(qh.BUILD / "qemu-tests" / "boot-times.txt", "a") as f:
+        f.write(f"pxe/uefi inventory node_wall_s={wall:.0f}\n")

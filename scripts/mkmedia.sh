@@ -13,7 +13,9 @@
 #                             is also partition 2 when the ISO is written to a stick); boots as a
 #                             CD and as a USB stick
 #   OUT_DIR/pxe/              pxelinux.0, ldlinux.c32, the menu modules, pxelinux.cfg/default,
-#                             boot/{vmlinuz,initrd.gz}: a TFTP root
+#                             boot/{vmlinuz,initrd.gz}: a TFTP root; grub/grubx64.efi, the
+#                             GRUB network image for UEFI nodes (scripts/pxe-serve writes its
+#                             grub/grub.cfg from pxelinux.cfg/default)
 #   OUT_DIR/SHA256SUMS, OUT_DIR/sizes.txt
 # No loop mounts and no root needed: sfdisk, mkfs.vfat --offset, syslinux --offset and
 # mtools (build-notes.md). Timestamps come from SOURCE_DATE_EPOCH (default: a fixed date).
@@ -50,6 +52,10 @@ GRUB_EFI_MODULES=/usr/lib/grub/x86_64-efi      # grub-efi-amd64-bin
 # finding the menu, and booting Linux (with the firmware's framebuffer for the kernel).
 GRUB_MODULES="part_msdos part_gpt fat iso9660 regexp test search configfile normal echo sleep
               linux efi_gop efi_uga"
+# The PXE loader for UEFI nodes: the firmware's network stack (efinet) and TFTP, its menu
+# read from the boot server as (tftp)/grub/grub.cfg (the server the PXE answer named).
+GRUB_NET_MODULES="net efinet tftp test configfile normal echo sleep linux efi_gop efi_uga"
+GRUB_NET_PREFIX="(tftp)/grub"
 EFI_BOOT_DIR=/EFI/BOOT                 # the removable-media path UEFI firmware looks in
 EFI_BOOT_NAME=BOOTX64.EFI              # ... and the name it loads on x86_64
 EFI_IMG_LABEL=CXR-EFI                  # the ISO's EFI image; /init never keeps data there
@@ -159,6 +165,10 @@ for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$pxe/"; done
 menu pxe /boot "IPAPPEND 2" >"$pxe/pxelinux.cfg/default"
 cp "$KERNEL" "$pxe/boot/vmlinuz"
 cp "$INITRD" "$pxe/boot/initrd.gz"
+mkdir -p "$pxe/grub"
+# shellcheck disable=SC2086 # GRUB_NET_MODULES is a list
+grub-mkimage -O x86_64-efi -d "$GRUB_EFI_MODULES" -p "$GRUB_NET_PREFIX" -o "$pxe/grub/grubx64.efi" \
+    $GRUB_NET_MODULES || die "grub-mkimage (the PXE loader) failed"
 find "$pxe" -exec touch -h -d "@$EPOCH" {} +
 
 # --- install, sums, sizes --------------------------------------------------------------------

@@ -32,6 +32,9 @@ def rescue(tmp_path, *params, answers=""):
     (["job=crossflash", "rom="], 6, "rom=: keep, image, none or a ROM file"),
     (["job=backup", "rom=none"], 2, "rom= goes with job=update or job=crossflash only"),
     (["rom=keep"], 2, "rom= goes with job=update or job=crossflash only"),
+    (["job=inventory", "expect=0002c90300c0ffe0:MT_1090120019:2.42.5000:-"], 2, "expect= goes with job=verify only"),
+    (["job=verify", "expect=0002c90300c0ffe0:MT_1090120019"], 6, "not GUID:PSID:FW:OLD"),
+    (["job=verify", "expect=00:MT_1090120019:2.42.5000:-"], 6, "the GUID is not 16 hex digits"),
 ])
 def test_bad_parameters_are_one_line_and_a_code(tmp_path, params, code, what):
     r = rescue(tmp_path, *params)

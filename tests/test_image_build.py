@@ -179,6 +179,10 @@ def test_pxe_tree():
         assert (pxe / f).is_file(), f
     assert (pxe / "boot" / "vmlinuz").read_bytes() == (BUILD / "kernel" / "bzImage").read_bytes()
     assert (pxe / "boot" / "initrd.gz").read_bytes() == INITRD.read_bytes()
+    # UEFI nodes: the GRUB network image (x86-64 EFI application), its menu from the server
+    grub = (pxe / "grub" / "grubx64.efi").read_bytes()
+    assert pe_machine_and_subsystem(grub) == (EFI_MACHINE_X86_64, EFI_SUBSYSTEM_APPLICATION)
+    assert b"(tftp)/grub" in grub
 
 
 # --- UEFI (issue 9) ----------------------------------------------------------------------

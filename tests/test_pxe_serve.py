@@ -135,6 +135,25 @@ def state(tmp_path):
     return root
 
 
+def bundle_tar(path, name="cx3-HP_0280210019-0002c90300c0ffe0-20261130T150010Z", flash=None):
+    """A whole backup bundle as a node uploads it: a tar of NAME/ with flash.bin,
+    identity.json and a SHA256SUMS covering them (ops/backup.h). Returns its SHA-256."""
+    import io
+    import tarfile
+    files = {"flash.bin": flash if flash is not None else os.urandom(4096),
+             "identity.json": b'{"format": "cxrescue-identity-1"}\n'}
+    files["SHA256SUMS"] = "".join(f"{hashlib.sha256(d).hexdigest()}  {n}\n"
+                                  for n, d in files.items()).encode()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        for n, d in files.items():
+            info = tarfile.TarInfo(f"{name}/{n}")
+            info.size = len(d)
+            t.addfile(info, io.BytesIO(d))
+    pathlib.Path(path).write_bytes(buf.getvalue())
+    return hashlib.sha256(buf.getvalue()).hexdigest()
+
+
 # --- 1. the jobs file's checks ------------------------------------------------------------------
 
 BAD_JOBS = [
@@ -159,9 +178,14 @@ BAD_JOBS = [
     ("restore without bundle", f"{M1} restore yes=1\n", 1, "restore needs bundle=latest or bundle=FILE"),
     ("restore on default", "default restore yes=1 bundle=latest\n", 1, "restore needs a node's MAC"),
     ("bundle=latest, none uploaded", f"{M1} restore yes=1 bundle=latest\n", 1,
-     "bundle=latest: no uploads/aa-bb-cc-dd-ee-01_*.tar from aa:bb:cc:dd:ee:01"),
+     "bundle=latest: no whole bundle aa-bb-cc-dd-ee-01_*.tar from aa:bb:cc:dd:ee:01 in kept/ or uploads/"),
     ("bundle file missing", f"{M2} restore yes=1 bundle=cx3-new.tar\n", 1,
-     "bundle=cx3-new.tar: no such file"),
+     "bundle=cx3-new.tar: no such whole bundle in kept/ or uploads/"),
+    # state(): node 2's upload is not a bundle (random bytes): never offered to a restore
+    ("bundle not whole", f"{M2} restore yes=1 bundle=latest\n", 1,
+     "bundle=latest: no whole bundle aa-bb-cc-dd-ee-02_*.tar"),
+    ("bundle file not whole", f"{M2} restore yes=1 bundle=aa-bb-cc-dd-ee-02_cx3-old.tar\n", 1,
+     "bundle=aa-bb-cc-dd-ee-02_cx3-old.tar: no such whole bundle"),
     ("bundle with a path", f"{M2} restore yes=1 bundle=../../etc/passwd\n", 1, "bundle=../../etc/passwd"),
     ("bundle on backup", f"{M1} backup bundle=latest\n", 1, "bundle= is for restore only"),
     ("menu with card", f"{M1} menu card=all\n", 1, "menu is the interactive wizard"),
@@ -210,23 +234,24 @@ def test_dry_run_writes_the_nodes_configs(dry_ns, images, tmp_path):
     root = state(tmp_path)
     up = root / "tftp" / "uploads"
     # two uploads of node 3: the newer one (by time) has the name that sorts first
-    (up / "aa-bb-cc-dd-ee-03_cx3-b.tar").write_bytes(b"older")
-    (up / "aa-bb-cc-dd-ee-03_cx3-a.tar").write_bytes(b"newer")
+    bundle_tar(up / "aa-bb-cc-dd-ee-03_cx3-b.tar")                   # older
+    sha_a = bundle_tar(up / "aa-bb-cc-dd-ee-03_cx3-a.tar")           # newer
+    (up / "aa-bb-cc-dd-ee-03_cx3-c.tar").write_bytes(os.urandom(3000))  # newest, not a bundle
     os.utime(up / "aa-bb-cc-dd-ee-03_cx3-b.tar", (1_700_000_000, 1_700_000_000))
     os.utime(up / "aa-bb-cc-dd-ee-03_cx3-a.tar", (1_700_000_100, 1_700_000_100))
+    sha_b = hashlib.sha256((up / "aa-bb-cc-dd-ee-03_cx3-b.tar").read_bytes()).hexdigest()
     jf = tmp_path / "rack.jobs"
     jf.write_text(f"""# rack 7, row 2
 AA:BB:CC:DD:EE:01   crossflash card=0000:01:00.0 yes=1 allow_risky=1   # the HP ones
 aa-bb-cc-dd-ee-02 inventory console=serial
 {M3} restore yes=1 bundle=latest
-aa:bb:cc:dd:ee:04 restore bundle=cx3-old.tar yes=1
+aa:bb:cc:dd:ee:04 restore bundle=aa-bb-cc-dd-ee-03_cx3-b.tar yes=1
 aa:bb:cc:dd:ee:05 update card=all yes=1 upload=optional
 aa:bb:cc:dd:ee:06 menu console=serial
 aa:bb:cc:dd:ee:07 backup card=01:00.0
 aa:bb:cc:dd:ee:08 crossflash yes=1 rom=hp-uefi.rom
 aa:bb:cc:dd:ee:09 update yes=1 rom=none
 """)
-    (up / "cx3-old.tar").write_bytes(b"named")
     uploads_before = snapshot(up)
     fw = tmp_path / "firmware"
     fw.mkdir()
@@ -256,8 +281,9 @@ LABEL cxrescue
     want = {
         "02": f"console=ttyS0,115200n8 {base} cxrescue.job=inventory",
         "03": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 "
-              "cxrescue.bundle=uploads/aa-bb-cc-dd-ee-03_cx3-a.tar",
-        "04": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 cxrescue.bundle=uploads/cx3-old.tar",
+              f"cxrescue.bundle=kept/aa-bb-cc-dd-ee-03_cx3-a.tar cxrescue.bundle_sha256={sha_a}",
+        "04": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 "
+              f"cxrescue.bundle=kept/aa-bb-cc-dd-ee-03_cx3-b.tar cxrescue.bundle_sha256={sha_b}",
         "05": f"{both} {base} cxrescue.job=update cxrescue.card=all cxrescue.yes=1 cxrescue.upload=optional",
         "06": f"console=ttyS0,115200n8 {base}",
         "07": f"{both} {base} cxrescue.job=backup cxrescue.card=01:00.0",
@@ -292,7 +318,7 @@ LABEL cxrescue
     assert f"server {SERVER} on s0, full DHCP: leases {NET}.100..{NET}.150" in out
     assert re.search(r"\b42000  pxelinux\.0$", out, re.M)
     assert re.search(r"^  aa:bb:cc:dd:ee:03  restore +yes=1 bundle=latest "
-                     r"\(uploads/aa-bb-cc-dd-ee-03_cx3-a\.tar\)$", out, re.M), out
+                     r"\(kept/aa-bb-cc-dd-ee-03_cx3-a\.tar\)$", out, re.M), out
     assert "every other node: the interactive menu" in out
     assert f"uploads land in {up}/ (named <node MAC>_<name>)" in out
     assert "dry run: nothing started" in out
@@ -526,6 +552,410 @@ def test_a_taken_port_is_named(rack, images, tmp_path):
         other.wait()
 
 
+
+# --- 3b. one-shot jobs, kept bundles, UEFI and BIOS clients ------------------------------------
+
+G1 = "0002c90300c0ffe0"
+
+
+def wait_until(what, check, timeout=15):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def fetch(node, bb, remote, tmp_path):
+    """A file from the server over TFTP, as a node reads it; None when refused."""
+    got = tmp_path / "fetched"
+    got.unlink(missing_ok=True)
+    r = tftp(node, bb, "-g", "-r", remote, "-l", got)
+    return got.read_bytes() if r.returncode == 0 else None
+
+
+def put(node, bb, local, remote):
+    return tftp(node, bb, "-p", "-l", local, "-r", remote, "-b", "1468")
+
+
+def upload_report(node, bb, tmp_path, mac, name, rep):
+    f = tmp_path / name
+    f.write_text(json.dumps(rep))
+    r = put(node, bb, f, f"uploads/{mac}_{name}")
+    assert r.returncode == 0, r.stderr
+
+
+def node_state(root, mac):
+    p = root / "nodes" / f"{mac}.json"
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def serving(srv, root, images, jobs, *extra):
+    return served(srv, "--dhcp", f"{NET}.100,{NET}.150", "--jobs", jobs, "--root", root,
+                  "--images", images, *extra)
+
+
+@pytest.fixture
+def quick(monkeypatch):
+    """pxe-nodes looks every 0.2 s, and drops a kept bundle's uploads/ name after 2 s."""
+    monkeypatch.setenv("CXR_PXE_POLL", "0.2")
+    monkeypatch.setenv("CXR_PXE_GRACE", "2")
+
+
+def test_one_shot_jobs_follow_the_uploads(rack, images, tmp_path, quick):
+    srv, node = rack
+    bb = busybox_with("tftp")
+    if bb is None:
+        pytest.skip(f"no BusyBox with tftp under {BUILD} (make builds it)")
+    ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+    root = tmp_path / "root"
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} crossflash yes=1\n{M2} backup\n{M3} update yes=1\n")
+    n1, n2, n3 = (m.replace(":", "-") for m in (M1, M2, M3))
+    cfg1 = f"pxelinux.cfg/01-{n1}"
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        assert node_state(root, n1)["state"] == "job"
+        assert "cxrescue.job=crossflash" in fetch(node, bb, cfg1, tmp_path).decode()
+
+        # the backup before the write: from now on a boot again writes nothing
+        bundle = tmp_path / "b.tar"
+        bundle_tar(bundle)
+        assert put(node, bb, bundle, f"uploads/{n1}_cx3-HP-{G1}-20261130T150010Z.tar").returncode == 0
+        wait_until("running", lambda: node_state(root, n1).get("state") == "running")
+        text = fetch(node, bb, cfg1, tmp_path).decode()
+        assert "crossflash started" in text.splitlines()[0] and "cxrescue.job=" not in text
+        assert "MENU TITLE" in text or "LABEL shell" in text      # the interactive menu
+
+        upload_report(node, bb, tmp_path, n1, "20261130T150110Z-crossflash.json", report(
+            "crossflash", "2026-11-30T15:01:10Z", [card(guid=G1, to=("MT_1090120019", "2.42.5000"))]))
+        wait_until("verify", lambda: node_state(root, n1).get("state") == "verify")
+        expect = f"cxrescue.job=verify cxrescue.expect={G1}:MT_1090120019:2.42.5000:2.40.5030"
+        assert appends_of(fetch(node, bb, cfg1, tmp_path).decode()) == [
+            f"console=tty0 console=ttyS0,115200n8 quiet cxrescue.media=pxe cxrescue.server={SERVER} {expect}"]
+        grub = fetch(node, bb, f"grub/nodes/{M1}.cfg", tmp_path).decode()
+        assert expect in grub and "BOOTIF=01-${net_default_mac}" in grub
+
+        # node 3's update fails: the menu, with the reason; node 2's backup: local boot
+        upload_report(node, bb, tmp_path, n3, "20261130T160000Z-update.json", report(
+            "update", "2026-11-30T16:00:00Z", [card(result="failed", message="verify failed at 0x10000",
+                                                     to=("MT_1090120019", "2.42.5000"))], result="failed"))
+        upload_report(node, bb, tmp_path, n2, "20261130T150000Z-backup.json",
+                      report("backup", "2026-11-30T15:00:00Z", [card()]))
+        upload_report(node, bb, tmp_path, "aa-bb-cc-dd-ee-09", "20261130T150000Z-inventory.json",
+                      report("inventory", "2026-11-30T15:00:00Z", [card()]))
+        wait_until("menu", lambda: node_state(root, n3).get("state") == "menu")
+        wait_until("local", lambda: node_state(root, n2).get("state") == "local")
+        first = fetch(node, bb, f"pxelinux.cfg/01-{n3}", tmp_path).decode().splitlines()[0]
+        assert first == (f"# pxe-serve: {M3}: update failed (aa-bb-cc-dd-ee-03_20261130T160000Z-update.json): "
+                         "0000:00:04.0: failed: verify failed at 0x10000"), first
+        assert "LOCALBOOT 0" in fetch(node, bb, f"pxelinux.cfg/01-{n2}", tmp_path).decode()
+        s.wait_for("aa:bb:cc:dd:ee:09: report aa-bb-cc-dd-ee-09_20261130T150000Z-inventory.json "
+                   "from a node the jobs file does not name")
+        assert s.stop() == 0, s.out
+    assert run(["ip", "netns", "pids", srv]).stdout.split() == [], "pxe-nodes outlived pxe-serve"
+
+    # a restart: the states stay, and so do the entries they give
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        assert re.search(rf"^  {M1}  now: verify: crossflash ok", s.out, re.M), s.out
+        assert expect in fetch(node, bb, cfg1, tmp_path).decode()
+        # the verify report, after the cold restart: local boot, pxelinux and GRUB
+        upload_report(node, bb, tmp_path, n1, "20261130T170000Z-verify.json", report(
+            "verify", "2026-11-30T17:00:00Z", [card(guid=G1, psid="MT_1090120019", fw="2.42.5000",
+                                                    message="running FW 2.42.5000, the one written")]))
+        wait_until("local", lambda: node_state(root, n1).get("state") == "local")
+        text = fetch(node, bb, cfg1, tmp_path).decode()
+        assert "LOCALBOOT 0" in text and "cxrescue.job" not in text
+        assert "\texit\n" in fetch(node, bb, f"grub/nodes/{M1}.cfg", tmp_path).decode()
+        assert [h["state"] for h in node_state(root, n1)["history"]] == ["job", "running", "verify", "local"]
+        s.wait_for(f"{M1}: verified (aa-bb-cc-dd-ee-01_20261130T170000Z-verify.json): running {G1} 2.42.5000")
+        assert s.stop() == 0
+    # pxe-report: the newest report of each job, each node's state; node 3 failed: exit 1
+    r = run([REPORT, "--jobs", jf, root])
+    assert r.returncode == 1, r.stdout
+    got = {(ln[0], ln[1]): (ln[6], ln[-1]) for ln in cells(r.stdout)[1:] if len(ln) == 10}
+    assert got == {(M1, "crossflash"): ("ok", "local boot"), (M1, "verify"): ("ok", "local boot"),
+                   (M2, "backup"): ("ok", "local boot"), (M3, "update"): ("failed", "menu"),
+                   ("aa:bb:cc:dd:ee:09", "inventory"): ("ok", "-")}, r.stdout
+    assert r.stdout.splitlines()[-1].endswith("; 2 of 3 nodes of the jobs file done")
+
+    # a changed jobs line is a new job; the old reports do not move it on
+    jf.write_text(f"{M1} crossflash yes=1 card=all\n{M2} backup\n")
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        time.sleep(0.6)   # pxe-nodes has looked at uploads/ a few times
+        assert node_state(root, n1)["state"] == "job"
+        assert "cxrescue.job=crossflash" in fetch(node, bb, cfg1, tmp_path).decode()
+        assert node_state(root, n2)["state"] == "local"
+        assert node_state(root, n3)["state"] == "menu"           # kept, but no entry of its own
+        assert fetch(node, bb, f"pxelinux.cfg/01-{n3}", tmp_path) is None
+        assert s.stop() == 0
+
+
+def appends_of(text):
+    return [ln.strip()[len("APPEND "):] for ln in text.splitlines() if ln.strip().startswith("APPEND ")]
+
+
+def test_a_kept_bundle_cannot_be_swapped(rack, images, tmp_path, quick):
+    srv, node = rack
+    bb = busybox_with("tftp")
+    if bb is None:
+        pytest.skip(f"no BusyBox with tftp under {BUILD} (make builds it)")
+    ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+    root = tmp_path / "root"
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} backup\n")
+    n1 = M1.replace(":", "-")
+    name = f"{n1}_cx3-HP-{G1}-20261130T150010Z.tar"
+    mine, planted = tmp_path / "mine.tar", tmp_path / "planted.tar"
+    sha = bundle_tar(mine)
+    bundle_tar(planted, flash=b"\xff" * 4096)
+    half = tmp_path / "half.tar"
+    half.write_bytes(mine.read_bytes()[:3000])
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        # a cut upload is never kept
+        assert put(node, bb, half, f"uploads/{n1}_cut.tar").returncode == 0
+        assert put(node, bb, mine, f"uploads/{name}").returncode == 0
+        # the node reads it back at once: that works before and after it is kept
+        assert fetch(node, bb, f"uploads/{name}", tmp_path) == mine.read_bytes()
+        kept = root / "tftp" / "kept" / name
+        wait_until("kept", kept.exists)
+        assert fetch(node, bb, f"uploads/{name}", tmp_path) == mine.read_bytes()
+        st = kept.stat()
+        assert (st.st_uid, st.st_mode & 0o777) == (0, 0o444)
+        index = json.loads((root / "kept.json").read_text())
+        assert index[name]["sha256"] == sha and index[name]["node"] == M1
+        assert f"{n1}_cut.tar" not in index
+        # another host overwrites the name: refused while the uploads/ name is there ...
+        assert put(node, bb, planted, f"uploads/{name}").returncode != 0
+        assert fetch(node, bb, f"uploads/{name}", tmp_path) == mine.read_bytes()
+        # ... and after it went (GRACE), the new file is never kept nor used
+        wait_until("the uploads/ name to go", lambda: not (root / "tftp" / "uploads" / name).exists())
+        assert put(node, bb, planted, f"uploads/{name}").returncode == 0
+        s.wait_for(f"uploads/{name}: a new upload under the name of a kept bundle: not kept, not used")
+        assert kept.read_bytes() == mine.read_bytes()
+        assert put(node, bb, planted, f"kept/{name}").returncode != 0
+        assert put(node, bb, planted, f"kept/{n1}_new.tar").returncode != 0
+        assert s.stop() == 0
+
+    # the restore names the kept bundle and its recorded SHA-256, never the planted one
+    jf.write_text(f"{M1} restore yes=1 bundle=latest\n")
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        text = fetch(node, bb, f"pxelinux.cfg/01-{n1}", tmp_path).decode()
+        assert f"cxrescue.bundle=kept/{name} cxrescue.bundle_sha256={sha}" in text, text
+        assert fetch(node, bb, f"kept/{name}", tmp_path) == mine.read_bytes()
+        assert (root / "tftp" / "uploads" / name).read_bytes() == planted.read_bytes()
+        assert kept.read_bytes() == mine.read_bytes()
+        assert s.stop() == 0
+
+
+def udhcpc_boot_file(node, bb, tmp_path, *opts):
+    """The boot file a DHCP server offers this client (udhcpc -x options, -V vendor class)."""
+    script = tmp_path / "dhcp.sh"
+    script.write_text(f"#!/bin/sh\nenv > {tmp_path}/dhcp.$1\n")
+    script.chmod(0o755)
+    (tmp_path / "dhcp.bound").unlink(missing_ok=True)
+    r = run(["ip", "netns", "exec", node, bb, "udhcpc", "-i", "c0", "-f", "-q", "-n", "-B",
+             "-t", "5", "-T", "1", "-s", script, *opts], timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lease = dict(ln.split("=", 1) for ln in (tmp_path / "dhcp.bound").read_text().splitlines() if "=" in ln)
+    return lease.get("boot_file"), lease.get("siaddr")
+
+
+@pytest.fixture
+def uefi_images(images):
+    (images / "pxe" / "grub").mkdir()
+    (images / "pxe" / "grub" / "grubx64.efi").write_bytes(os.urandom(30000))
+    return images
+
+
+def test_uefi_and_bios_clients_dhcp(rack, uefi_images, tmp_path):
+    srv, node = rack
+    bb = busybox_with("udhcpc", "tftp")
+    if bb is None:
+        pytest.skip(f"no BusyBox with udhcpc and tftp under {BUILD} (make builds it)")
+    root = tmp_path / "root"
+    with served(srv, "--dhcp", f"{NET}.100,{NET}.150", "--root", root, "--images", uefi_images) as s:
+        s.wait_for("serving;")
+        assert "x86-64 UEFI clients (option 93 = 7 or 9) grub/grubx64.efi" in s.out
+        # option 93 (client architecture, 2 bytes): 7 and 9 are x86-64 UEFI, 0 a BIOS PC
+        assert udhcpc_boot_file(node, bb, tmp_path, "-x", "0x5d:0007") == ("grub/grubx64.efi", SERVER)
+        assert udhcpc_boot_file(node, bb, tmp_path, "-x", "0x5d:0009") == ("grub/grubx64.efi", SERVER)
+        assert udhcpc_boot_file(node, bb, tmp_path, "-x", "0x5d:0000") == ("pxelinux.0", SERVER)
+        assert udhcpc_boot_file(node, bb, tmp_path) == ("pxelinux.0", SERVER)
+        ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+        assert fetch(node, bb, "grub/grubx64.efi", tmp_path) == \
+            (uefi_images / "pxe" / "grub" / "grubx64.efi").read_bytes()
+        assert b"menuentry" in fetch(node, bb, "grub/grub.cfg", tmp_path)
+        assert s.stop() == 0
+    # images without the GRUB image: a UEFI client gets an address but never pxelinux.0
+    (uefi_images / "pxe" / "grub" / "grubx64.efi").unlink()
+    ip("-n", node, "addr", "flush", "dev", "c0")
+    with served(srv, "--dhcp", f"{NET}.100,{NET}.150", "--root", root, "--images", uefi_images) as s:
+        s.wait_for("serving;")
+        assert "no " in s.out and "UEFI clients get no boot file" in s.out
+        assert udhcpc_boot_file(node, bb, tmp_path, "-x", "0x5d:0007")[0] is None
+        assert udhcpc_boot_file(node, bb, tmp_path)[0] == "pxelinux.0"
+        assert s.stop() == 0
+
+
+# A PXE ROM's DHCPDISCOVER (RFC 2131 §4.4.1 with RFC 4578's options 93 and 60), sent from the
+# node namespace; prints the reply's siaddr, boot file and whether option 43 (the PXE menu that
+# a BIOS ROM then takes to the boot server on port 4011) names our service.
+PXE_DISCOVER = r"""
+import os, socket, struct, sys
+arch = int(sys.argv[1]); mac = bytes.fromhex(sys.argv[2].replace(":", ""))
+xid = os.urandom(4)
+vendor = b"PXEClient:Arch:%05d:UNDI:002001" % arch
+
+
+def packet(kind, extra=b"", ciaddr=bytes(4)):
+    head = struct.pack("!BBBB4sHH4s4s4s4s16s64s128s", 1, 1, 6, 0, xid, 0, 0x8000, ciaddr, bytes(4),
+                       bytes(4), bytes(4), mac.ljust(16, b"\0"), bytes(64), bytes(128))
+    return (head + b"\x63\x82\x53\x63" + bytes([53, 1, kind, 93, 2]) + arch.to_bytes(2, "big")
+            + bytes([60, len(vendor)]) + vendor + b"\x37\x03\x2b\x3c\x42" + extra + b"\xff")
+
+
+def answer(to):
+    for _ in range(3):
+        s.sendto(to[0], to[1])
+        s.settimeout(3)
+        try:
+            while True:
+                data, _ = s.recvfrom(4096)
+                if data[4:8] == xid and data[0] == 2:
+                    return data
+        except socket.timeout:
+            continue
+    print("no answer"); sys.exit(1)
+
+
+def option(data, code):
+    o, i = data[240:], 0
+    while i < len(o) and o[i] != 255:
+        if o[i] == 0: i += 1; continue
+        if o[i] == code: return o[i + 2:i + 2 + o[i + 1]]
+        i += 2 + o[i + 1]
+    return b""
+
+
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"c0")   # 255.255.255.255 has no route
+s.bind(("0.0.0.0", 68))
+data = answer((packet(1), ("255.255.255.255", 67)))
+menu = option(data, 43)
+if len(sys.argv) > 3:
+    # then the boot server, as the ROM asks it (PXE 2.1 §2.2.5, port 4011): a BIOS ROM names
+    # the menu's first item (sub-option 9: type, length, text) as PXE_BOOT_ITEM (71), layer 0
+    item = b""
+    o, i = menu, 0
+    while i < len(o) and o[i] != 255:
+        if o[i] == 9: item = bytes([43, 6, 71, 4]) + o[i + 2:i + 4] + b"\0\0"
+        i += 2 + o[i + 1]
+    # from the address the network's own DHCP server gave it (ciaddr)
+    data = answer((packet(3, item, socket.inet_aton(sys.argv[4])), (sys.argv[3], 4011)))
+siaddr = socket.inet_ntoa(data[20:24]); file = data[108:236].split(b"\0")[0].decode()
+print(siaddr, file or "-", "menu:cxrescue" if b"cxrescue" in menu else "no-menu")
+"""
+
+
+def pxe_discover(node, arch, boot_server=None):
+    r = run(["ip", "netns", "exec", node, "/usr/bin/python3", "-c", PXE_DISCOVER, str(arch),
+             "02:00:00:c0:ff:ee", *([boot_server, f"{NET}.2"] if boot_server else [])], timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return tuple(r.stdout.split())
+
+
+def test_uefi_and_bios_clients_proxy(rack, uefi_images, tmp_path):
+    """Proxy-DHCP answers only the PXE part, and the boot server (port 4011) the boot file: a
+    UEFI ROM gets the GRUB image, a BIOS ROM the PXE menu with our service, then pxelinux."""
+    srv, node = rack
+    root = tmp_path / "root"
+    with served(srv, "--proxy", "--root", root, "--images", uefi_images) as s:
+        s.wait_for("serving;")
+        ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+        # UEFI: the offer names us as the boot server, which then gives the GRUB image
+        for arch in (7, 9):
+            assert pxe_discover(node, arch) == (SERVER, "-", "no-menu")
+            assert pxe_discover(node, arch, SERVER) == (SERVER, "grub/grubx64.efi", "no-menu")
+        # BIOS: the PXE menu with our service, whose item the boot server answers with pxelinux
+        assert pxe_discover(node, 0)[1:] == ("-", "menu:cxrescue")
+        assert pxe_discover(node, 0, SERVER)[:2] == (SERVER, "pxelinux.0")
+        assert s.stop() == 0
+
+
+def grub_entries(text):
+    """[(id, linux line, initrd)] of a GRUB menu."""
+    return re.findall(r'menuentry "[^"]*" --id (\S+) \{\n\tlinux (.*)\n\tinitrd (.*)\n\}', text)
+
+
+def test_grub_entries_are_pxelinux_entries(dry_ns, uefi_images, tmp_path):
+    root = tmp_path / "root"
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} crossflash yes=1\n{M2} inventory console=serial\n")
+    r = serve(dry_ns, "--proxy", "--jobs", jf, "--dry-run", root=root, images=uefi_images)
+    assert r.returncode == 0, r.stderr
+    tftp_root = root / "tftp"
+
+    def pxe_entries(text):
+        out = []
+        for block in re.split(r"^LABEL ", text, flags=re.M)[1:]:
+            label = block.split("\n", 1)[0].strip()
+            kv = {ln.split(None, 1)[0].upper(): ln.split(None, 1)[1] if len(ln.split(None, 1)) > 1 else ""
+                  for ln in block.splitlines()[1:] if ln.strip()}
+            boot = " BOOTIF=01-${net_default_mac}" if kv.get("IPAPPEND", "").strip() == "2" else ""
+            out.append((label, f"{kv['LINUX']} {kv['APPEND']}{boot}", kv["INITRD"]))
+        return out
+
+    menu = pxe_entries((tftp_root / "pxelinux.cfg" / "default").read_text())
+    assert len(menu) >= 2
+    grub = (tftp_root / "grub" / "grub.cfg").read_text()
+    assert grub_entries(grub) == menu
+    assert "configfile $prefix/nodes/${net_default_mac}.cfg" in grub
+    for mac in (M1, M2):
+        pxe = pxe_entries((tftp_root / "pxelinux.cfg" / f"01-{mac.replace(':', '-')}").read_text())
+        assert len(pxe) == 1
+        assert grub_entries((tftp_root / "grub" / "nodes" / f"{mac}.cfg").read_text()) == pxe
+
+
+def pxe_nodes_module():
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("pxe_nodes", str(ROOT / "scripts" / "pxe-nodes"))
+    spec = importlib.util.spec_from_loader("pxe_nodes", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def test_what_verify_is_told_to_expect():
+    """cxrescue.expect= from a write report: the cards written ok, by node GUID; a card restored
+    from recovery mode by its bundle's GUID; nothing-to-do and failed cards left out."""
+    nodes = pxe_nodes_module()
+    rep = report("crossflash", "2026-11-30T15:01:10Z", [
+        card(guid=G1, to=("MT_1090120019", "2.42.5000")),
+        card(bdf="0000:00:05.0", guid="0002c90300000002", result="nothing-to-do"),
+        card(bdf="0000:00:06.0", guid="0002c90300000003", result="failed", to=("MT_1090120019", "2.42.5000"))])
+    assert nodes.expectation(rep) == f"{G1}:MT_1090120019:2.42.5000:2.40.5030"
+    rep = report("restore", "2026-11-30T15:30:00Z",
+                 [card(psid=None, fw=None, guid=None, to=("HP_0280210019", "2.40.5030"))],
+                 bundle="cx3-HP_0280210019-0002c90300c0ffe3-20261001T000000Z.tar")
+    assert nodes.expectation(rep) == "0002c90300c0ffe3:HP_0280210019:2.40.5030:-"
+    s = {"mac": "aa-bb-cc-dd-ee-01", "job": "restore", "state": "job", "history": []}
+    assert "verify after the cold restart" in nodes.take_report(s, "r.json", rep)
+    assert s["state"] == "verify" and s["expect"] == "0002c90300c0ffe3:HP_0280210019:2.40.5030:-"
+    # a verify report of another job's state, or a report of another job, moves nothing
+    s2 = {"mac": "aa-bb-cc-dd-ee-02", "job": "backup", "state": "job", "history": []}
+    assert nodes.take_report(s2, "v.json", report("verify", "2026-11-30T15:30:00Z", [])) is None
+    assert s2["state"] == "job"
+
 # --- 4. pxe-report -------------------------------------------------------------------------------
 
 def report(job, ended, cards, result="ok", **extra):
@@ -583,14 +1013,14 @@ ROWS = [
     ["aa:bb:cc:dd:ee:01", "crossflash", "0000:00:04.0 ConnectX-3 A1 HP_0280210019 0002c90300c0ffe0",
      "HP_0280210019 2.40.5030", "MT_1090120019 2.42.5000",
      "CLP 8025, UEFI 14.11.49, PXE 3.4.754 -> CLP 8025, UEFI 14.11.49, PXE 3.4.754", "ok", "yes",
-     "2026-11-30T15:01:10Z"],
+     "2026-11-30T15:01:10Z", "-"],
     ["aa:bb:cc:dd:ee:02", "backup", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
-     "MT_1090120019 2.40.7000", "-", "PXE 3.4.752", "ok", "no", "2026-11-30T15:00:00Z"],
+     "MT_1090120019 2.40.7000", "-", "PXE 3.4.752", "ok", "no", "2026-11-30T15:00:00Z", "-"],
     ["aa:bb:cc:dd:ee:02", "update", "0000:00:04.0 ConnectX-3 A1 MT_1090120019 0002c90300000002",
-     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "-", "failed", "-", "2026-11-30T16:00:00Z"],
+     "MT_1090120019 2.40.7000", "MT_1090120019 2.42.5000", "-", "failed", "-", "2026-11-30T16:00:00Z", "-"],
     ["aa:bb:cc:dd:ee:03", "restore", "0000:00:05.0 ConnectX-3 A1 recovery", "recovery",
-     "HP_0280210019 2.40.5030", "-", "ok", "-", "2026-11-30T15:30:00Z"],
-    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z"],
+     "HP_0280210019 2.40.5030", "-", "ok", "-", "2026-11-30T15:30:00Z", "-"],
+    ["aa:bb:cc:dd:ee:04", "inventory", "-", "-", "-", "-", "ok", "-", "2026-11-30T15:05:00Z", "-"],
 ]
 
 
@@ -602,7 +1032,7 @@ def test_report_table(uploads, tmp_path):
     r = run([REPORT, tmp_path / "root"])
     assert r.returncode == 1, r.stdout + r.stderr            # node 2's update failed
     lines = cells(r.stdout)
-    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "ROM", "RESULT", "BACKUP", "ENDED"]
+    assert lines[0] == ["NODE", "JOB", "CARD", "FROM", "TO", "ROM", "RESULT", "BACKUP", "ENDED", "STATE"]
     assert lines[1:6] == ROWS
     assert r.stdout.splitlines()[6:] == [
         "aa:bb:cc:dd:ee:02 0000:00:04.0: failed: verify failed at 0x10000",
@@ -617,15 +1047,15 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     r = run([REPORT, "--jobs", jf, uploads])           # the uploads folder itself
     assert r.returncode == 1
     lines = cells(r.stdout)
-    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "-", "no report", "-", "-"],
-                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "-", "no report", "-", "-"]]
-    assert r.stdout.splitlines()[-1] == \
-        "6 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed; 2 nodes without a report"
+    assert lines[6:8] == [["aa:bb:cc:dd:ee:07", "backup", "-", "-", "-", "-", "no report", "-", "-", "-"],
+                          ["aa:bb:cc:dd:ee:08", "inventory", "-", "-", "-", "-", "no report", "-", "-", "-"]]
+    assert r.stdout.splitlines()[-1] == ("6 nodes, 4 cards: 3 ok, 1 failed; 1 reports failed; "
+                                         "2 nodes without a report; 0 of 3 nodes of the jobs file done")
 
     r = run([REPORT, "--json", "--jobs", jf, tmp_path / "root"])
     assert r.returncode == 1
     rows = json.loads(r.stdout)
-    assert [[x[k] for k in ("node", "job", "card", "from", "to", "rom", "result", "backup", "ended")]
+    assert [[x[k] for k in ("node", "job", "card", "from", "to", "rom", "result", "backup", "ended", "state")]
             for x in rows] == ROWS + lines[6:8]
     assert rows[1]["rom_before"] == "PXE 3.4.752" and rows[1]["rom_after"] is None
     assert rows[2]["message"] == "verify failed at 0x10000" and rows[2]["bdf"] == "0000:00:04.0"
@@ -638,7 +1068,18 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     r = run([REPORT, uploads])
     assert r.returncode == 0, r.stdout
     assert r.stdout.splitlines()[-1] == "4 nodes, 3 cards: 3 ok, 0 failed" and r.stderr == ""
-    jf.write_text(f"{M1} crossflash yes=1\n{M3} restore yes=1 bundle=latest\n")
+    # jobs that write are done only once a newer verify report is ok
+    jf.write_text(f"{M1} crossflash yes=1\n{M3} restore yes=1 bundle=latest\n{M2} menu\n")
+    r = run([REPORT, "--jobs", jf, uploads])
+    assert r.returncode == 1 and r.stdout.endswith("; 1 of 3 nodes of the jobs file done\n"), r.stdout
+    (uploads / "aa-bb-cc-dd-ee-01_v.json").write_text(json.dumps(report(
+        "verify", "2026-11-30T16:30:00Z", [card(psid="MT_1090120019", fw="2.42.5000")])))
+    (uploads / "aa-bb-cc-dd-ee-03_v.json").write_text(json.dumps(report(
+        "verify", "2026-11-30T14:00:00Z", [card(psid="HP_0280210019")])))      # older than the restore
+    r = run([REPORT, "--jobs", jf, uploads])
+    assert r.returncode == 1 and r.stdout.splitlines()[-1].endswith("; 2 of 3 nodes of the jobs file done")
+    (uploads / "aa-bb-cc-dd-ee-03_w.json").write_text(json.dumps(report(
+        "verify", "2026-11-30T16:00:00Z", [card(psid="HP_0280210019")])))
     assert run([REPORT, "--jobs", jf, uploads]).returncode == 0
     jf.write_text("aa:bb:cc:dd:ee:09 backup\n")
     assert run([REPORT, "--jobs", jf, uploads]).returncode == 1
@@ -646,3 +1087,37 @@ def test_report_jobs_json_and_exit_codes(uploads, tmp_path):
     assert run([REPORT, tmp_path / "nowhere"]).returncode == 2
     assert run([REPORT]).returncode == 2
     assert run([REPORT, "--jobs", tmp_path / "nojobs", uploads]).returncode == 2
+
+
+def test_report_newest_of_each_job_and_the_states(uploads, tmp_path):
+    """An old failed report no longer counts after a good rerun of the same job; the STATE
+    column and the exit code follow pxe-nodes' states."""
+    (uploads / "aa-bb-cc-dd-ee-06_cut.json").unlink()
+    root = tmp_path / "root"
+    assert run([REPORT, root]).returncode == 1                   # node 2's update failed
+    (uploads / "aa-bb-cc-dd-ee-02_3-update.json").write_text(json.dumps(report("update", "2026-11-30T17:00:00Z", [
+        card(psid="MT_1090120019", fw="2.40.7000", guid="0002c90300000002", to=("MT_1090120019", "2.42.5000"))])))
+    r = run([REPORT, root])
+    assert r.returncode == 0, r.stdout
+    node2 = [ln for ln in cells(r.stdout) if ln[0] == M2]
+    assert [(ln[1], ln[6], ln[8]) for ln in node2] == [("backup", "ok", "2026-11-30T15:00:00Z"),
+                                                        ("update", "ok", "2026-11-30T17:00:00Z")]
+    nodes = root / "nodes"
+    nodes.mkdir()
+    for mac, state, reason in ((M1, "local", "verified (v.json): running 0002c90300c0ffe0 2.42.5000: local boot"),
+                               (M2, "menu", "verify failed (x.json): 0000:00:04.0: failed: running the old firmware"),
+                               (M3, "verify", "restore ok (r.json): verify after the cold restart")):
+        (nodes / f"{mac.replace(':', '-')}.json").write_text(json.dumps(
+            {"format": "cxrescue-node-1", "mac": mac.replace(":", "-"), "state": state, "reason": reason}))
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} crossflash yes=1\n{M2} update yes=1\n{M3} restore yes=1 bundle=latest\n")
+    r = run([REPORT, "--jobs", jf, root])
+    assert r.returncode == 1
+    state = {ln[0]: ln[-1] for ln in cells(r.stdout)[1:] if len(ln) == 10}
+    assert state == {M1: "local boot", M2: "menu", M3: "written", "aa:bb:cc:dd:ee:04": "-"}
+    assert f"{M2}: on the menu: verify failed (x.json): 0000:00:04.0: failed: running the old firmware" in r.stdout
+    assert r.stdout.splitlines()[-1].endswith("; 1 of 3 nodes of the jobs file done")
+    rows = json.loads(run([REPORT, "--json", "--jobs", jf, root]).stdout)
+    assert {x["node"]: x["state_reason"] for x in rows}[M3] == "restore ok (r.json): verify after the cold restart"
+    jf.write_text(f"{M1} crossflash yes=1\n")
+    assert run([REPORT, "--jobs", jf, root]).returncode == 0

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_rescue.c — `rescue`: the wizard (rescue/wizard.h) on this terminal.
  *
- *   cxflash rescue [job=inventory|backup|update|crossflash|restore] [card=BDF|all] [yes=1]
+ *   cxflash rescue [job=inventory|backup|update|crossflash|restore|verify] [card=BDF|all] [yes=1]
  *                  [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
- *                  [rom=keep|image|none|FILE]
+ *                  [rom=keep|image|none|FILE] [expect=GUID:PSID:FW:OLD,...]
  *
  * The parameters are the kernel command line's cxrescue.* options without the
  * prefix (/init passes them on); bundle= is the backup folder job=restore writes
- * back; rom= the boot ROM an update or crossflash job burns (rescue/flow_rom.c); after=exit
+ * back; expect= what job=verify checks each card against (rescue/verify.c); rom= the boot
+ * ROM an update or crossflash job burns (rescue/flow_rom.c); after=exit
  * ends the command when the job is done (status 0: every step
  * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
  * each backup is handed to (rescue/upload.c: the PXE server). The data folder
@@ -59,7 +60,7 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 		if (k == 3 && !strncmp(p, "job", k)) {
 			if (!wizard_job_parse(v, &o->job))
 				return cx_fail(st, CX_EVALUE, "unknown job '%s' (inventory, backup, update, crossflash, "
-					       "restore)", v);
+					       "restore, verify)", v);
 		} else if (k == 4 && !strncmp(p, "card", k)) {
 			o->job_card = v;
 		} else if (k == 3 && !strncmp(p, "yes", k)) {
@@ -70,6 +71,8 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 			if (!*v)
 				return cx_fail(st, CX_EVALUE, "rom=: keep, image, none or a ROM file");
 			o->rom = v;
+		} else if (k == 6 && !strncmp(p, "expect", k)) {
+			o->expect = v;
 		} else if (k == 6 && !strncmp(p, "bundle", k)) {
 			o->bundle = v;
 		} else if (k == 6 && !strncmp(p, "upload", k)) {
@@ -88,6 +91,15 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "job=restore needs bundle=DIR, the backup to write back");
 	if (o->rom && o->job != JOB_UPDATE && o->job != JOB_CROSSFLASH)
 		return cx_fail(st, CX_EUSAGE, "rom= goes with job=update or job=crossflash only");
+	if (o->expect && o->job != JOB_VERIFY)
+		return cx_fail(st, CX_EUSAGE, "expect= goes with job=verify only");
+	if (o->job == JOB_VERIFY) {
+		struct verify_expect e[WIZARD_MAX_CARDS];
+		char why[CX_MSG_MAX];
+		int n;
+		if (!wizard_expect_parse(o->expect, e, WIZARD_MAX_CARDS, &n, why, sizeof(why)))
+			return cx_fail(st, CX_EVALUE, "%s", why);
+	}
 	if (o->bundle && o->job != JOB_RESTORE)
 		return cx_fail(st, CX_EUSAGE, "bundle= goes with job=restore only");
 	if (o->job_card && strcmp(o->job_card, "all") && !bdf_syntax(o->job_card))

@@ -185,6 +185,11 @@ int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st);
 /* At start: settle what the last session left (pending.h). */
 void flow_pending(struct wizard *w);
 
+/* verify.c: the item of e[0..n) naming card c by its node GUID, or NULL; then the verdict
+ * on c ("ok", "nothing-to-do" when e is NULL and c has an identity, else "failed") and why. */
+const struct verify_expect *wiz_verify_find(const struct verify_expect *e, int n, const struct wizard_card *c);
+const char *wiz_verify_card(const struct wizard_card *c, const struct verify_expect *e, char *msg, size_t n);
+
 /* unattended.c: the job of w->o.job. CX_OK when every step succeeded. */
 int flow_job(struct wizard *w, struct cx_status *st);
 

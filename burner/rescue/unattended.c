@@ -9,6 +9,9 @@
  *                             fits: its family, and its node GUID or no readable identity
  *                             (recovery mode: the unbrick of a node whose backup the PXE
  *                             server kept); two such cards need cxrescue.card=
+ *   cxrescue.job=verify       after the cold restart: each card's flash and running FW against
+ *                             cxrescue.expect= (what the last write wrote, verify.c); nothing
+ *                             is written
  *   cxrescue.card=BDF|all     which cards (all by default)
  *   cxrescue.yes=1            needed by update, crossflash and restore: the job may write
  *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
@@ -44,6 +47,7 @@ struct card_outcome {
 	char message[CX_MSG_MAX];
 	const struct manifest_entry *to;
 	const struct backup_identity *bundle; /* job=restore: what the card is to get */
+	const struct verify_expect *expect;   /* job=verify: what the card should run */
 	struct backup_result bk;
 	bool backed_up;
 	enum card_state state;       /* what the card was left in (untouched when nothing ran) */
@@ -243,6 +247,13 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 		json_str(j, "psid", r->to->psid);
 		json_str(j, "fw", ver);
 		json_close(j);
+	} else if (r->expect) {
+		json_obj(j, "to");
+		json_null(j, "file");
+		json_null(j, "sha256");
+		json_str(j, "psid", r->expect->psid);
+		json_str(j, "fw", r->expect->fw);
+		json_close(j);
 	} else if (r->bundle && r->bundle->have_image) {
 		json_obj(j, "to");
 		json_str(j, "file", w->o.bundle);
@@ -343,6 +354,13 @@ int flow_job(struct wizard *w, struct cx_status *st)
 	}
 	char target[16] = "", why[CX_MSG_MAX] = "";
 	struct backup_identity bundle = {0};
+	struct verify_expect expect[WIZARD_MAX_CARDS];
+	int nexpect = 0;
+	if (w->o.job == JOB_VERIFY && !wizard_expect_parse(w->o.expect, expect, WIZARD_MAX_CARDS, &nexpect, why,
+							    sizeof(why))) {
+		free(before), free(r), free(bdfs);
+		return cx_fail(st, CX_EVALUE, "%s; nothing checked", why);
+	}
 	if (w->o.job == JOB_RESTORE) {
 		int t = restore_target(w, &bundle, why, sizeof(why));
 		if (t >= 0)
@@ -359,6 +377,10 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		picked++;
 		if (w->o.job == JOB_INVENTORY)
 			outcome(&r[i], "ok", "inventory only");
+		else if (w->o.job == JOB_VERIFY) {
+			r[i].expect = wiz_verify_find(expect, nexpect, &w->cards[now]);
+			r[i].result = wiz_verify_card(&w->cards[now], r[i].expect, r[i].message, sizeof(r[i].message));
+		}
 		else if (w->o.job == JOB_RESTORE && !target[0])
 			outcome(&r[i], "refused", "%s", why);
 		else if (w->o.job == JOB_RESTORE && strcmp(target, bdfs[i]))

@@ -27,11 +27,11 @@ struct wizard_bus wizard_pci_bus(const char **sysfs_root)
 }
 
 /* --- jobs -------------------------------------------------------------------------- */
-static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash", "restore"};
+static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash", "restore", "verify"};
 
 bool wizard_job_parse(const char *s, enum wizard_job *job)
 {
-	for (int i = JOB_INVENTORY; i <= JOB_RESTORE; i++)
+	for (int i = JOB_INVENTORY; i <= JOB_LAST; i++)
 		if (s && !strcmp(s, job_names[i])) {
 			*job = (enum wizard_job)i;
 			return true;
@@ -41,7 +41,7 @@ bool wizard_job_parse(const char *s, enum wizard_job *job)
 
 const char *wizard_job_name(enum wizard_job job)
 {
-	return job >= JOB_NONE && job <= JOB_RESTORE ? job_names[job] : "?";
+	return job >= JOB_NONE && job <= JOB_LAST ? job_names[job] : "?";
 }
 
 /* --- helpers the flows share ------------------------------------------------------- */

@@ -61,7 +61,16 @@ struct wizard_bus {
 };
 
 /* The unattended jobs (the kernel command line's cxrescue.job=). */
-enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH, JOB_RESTORE };
+enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH, JOB_RESTORE, JOB_VERIFY };
+#define JOB_LAST JOB_VERIFY
+
+/* job=verify: what one card should run after the cold restart (rescue/verify.c). */
+struct verify_expect {
+	uint64_t guid;               /* the card's node GUID */
+	char psid[INFO_PSID_LEN + 1];
+	char fw[24];                 /* the FW written, "2.42.5000" */
+	char old[24];                /* the FW it ran before the write; "" unknown */
+};
 
 struct wizard_opts {
 	const char *data_dir;        /* $CXR_DATA: firmware/, backups/, logs/, history.jsonl */
@@ -77,6 +86,7 @@ struct wizard_opts {
 	const char *shell;           /* the shell the menu starts ("/bin/sh"); NULL: no shell choice */
 	const char *prompt_mark;     /* a file that gets the uptime at the first menu, if absent (boot-time figures) */
 	const char *bundle;          /* job=restore: the backup bundle (folder) to write back */
+	const char *expect;          /* job=verify: GUID:PSID:FW:OLD[,...] (rescue/verify.c) */
 	bool exit_after_job;         /* after=exit: the job's outcome is the exit status, no menu (PXE) */
 	const char *upload_cmd;      /* $CXR_UPLOAD: run as `CMD backup BUNDLE` after each backup
 				      * (rescue/upload.c); NULL: backups stay in the data folder only */
@@ -131,8 +141,10 @@ struct wizard_bus wizard_pci_bus(const char **sysfs_root);
 /* Run a session on p (in/out). Returns as described at the top. */
 int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o);
 
-/* "inventory", "backup", "update", "crossflash", "restore" -> the job; false if none of them. */
+/* "inventory", "backup", "update", "crossflash", "restore", "verify" -> the job; false if none. */
 bool wizard_job_parse(const char *s, enum wizard_job *job);
 const char *wizard_job_name(enum wizard_job job);
+/* job=verify's expect= text into e (at most max items, *count of them); false with why. */
+bool wizard_expect_parse(const char *text, struct verify_expect *e, int max, int *count, char *why, size_t n);
 
 #endif

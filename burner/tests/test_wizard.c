@@ -25,7 +25,9 @@
  *   the boot ROM: a cross-flash of a card with HP's CLP + UEFI + PXE keeps them by default,
  *     takes the image's or none when asked, asks nothing when they are the same; jobs' rom=
  *     (none, a file) and the report's ROM before and after; the menu's "Boot ROM: remove or
- *     replace" (declined, removed, then HP's set put back from the library). */
+ *     replace" (declined, removed, then HP's set put back from the library);
+ *   job=verify: before a cold restart the old firmware runs (said: not cold), after it ok; a
+ *     flash that contradicts the write report, a card not written, a bad expect=. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -2905,6 +2907,138 @@ static void test_menu_boot_rom_remove_and_replace(void **state)
 	free(hp_rom);
 }
 
+/* ---- 10. job=verify after the cold restart ------------------------------------------- */
+
+/* The reports of the session before: report_text() reads the one of the next session. */
+static void clear_reports(const struct rig *r)
+{
+	char dir[256], path[600];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/reports", r->data);
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			assert_int_equal(unlink(path), 0);
+		}
+	closedir(d);
+}
+
+#define EXPECT_BOTH "0002c90300c0ffe0:" STOCK_PSID ":2.42.5000:2.40.5030,0002c90300b0bbb0:" STOCK_PSID ":2.42.5000:2.40.5030"
+
+/* Both cards cross-flashed; verify before a cold restart says the old firmware runs (not
+ * cold), after it says ok; nothing is ever written by verify. */
+static void test_job_verify_cold_restart(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n, m;
+	char val[200];
+
+	two_cards(r, &hp, &n);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.allow_risky = true;
+	expect_rc(r, run(r, ""), CX_OK);
+	clear_reports(r);
+	uint8_t *written = flash_copy(r->cards[0], &m);
+	for (int i = 0; i < r->ncards; i++)
+		cxsim_counters_reset(r->cards[i]);
+
+	r->o.job = JOB_VERIFY;
+	r->o.yes = false;
+	r->o.allow_risky = false;
+	r->o.exit_after_job = true;
+	r->o.expect = EXPECT_BOTH;
+	int rc = run(r, ""); /* a warm reboot: the cards still run 2.40.5030 */
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: failed: running the old firmware 2.40.5030, not the 2.42.5000 on its "
+		    "flash: the restart was not cold");
+	expect_said(r, "card 0000:02:00.0: failed: running the old firmware 2.40.5030");
+	char *rep = report_text(r);
+	report_value(rep, NULL, "job", val, sizeof(val));
+	assert_string_equal(val, "verify");
+	expect_card_result(rep, "0000:01:00.0", "failed");
+	report_value(rep, "\"bdf\":\"0000:01:00.0\"", "running", val, sizeof(val));
+	assert_string_equal(val, "2.40.5030");
+	free(rep);
+	for (int i = 0; i < r->ncards; i++)
+		assert_int_equal(cxsim_counters(r->cards[i])->bytes_programmed, 0);
+
+	clear_reports(r);
+	for (int i = 0; i < r->ncards; i++)
+		cxsim_power_cycle(r->cards[i]);
+	rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: ok: running FW 2.42.5000, the one written (" STOCK_PSID ")");
+	expect_said(r, "card 0000:02:00.0: ok: running FW 2.42.5000");
+	expect_said(r, "The job is done.");
+	rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	expect_card_result(rep, "0000:02:00.0", "ok");
+	report_value(rep, "\"bdf\":\"0000:02:00.0\"", "running", val, sizeof(val));
+	assert_string_equal(val, "2.42.5000");
+	report_value(rep, "\"bdf\":\"0000:02:00.0\"", "psid", val, sizeof(val)); /* the card's, then to's */
+	assert_string_equal(val, STOCK_PSID);
+	assert_non_null(strstr(rep, "\"to\":{\"file\":null,\"sha256\":null,\"psid\":\"" STOCK_PSID "\",\"fw\":\"2.42.5000\"}"));
+	assert_non_null(strstr(rep, "\"result\":\"ok\",\"log\""));
+	free(rep);
+	expect_untouched(r->cards[0], written, m);
+	free(written);
+	free(hp);
+}
+
+/* A verify report contradicting the write report: the flash is not what was written; a card
+ * the write did not name is nothing-to-do; a bad expect= checks nothing and reports nothing. */
+static void test_job_verify_contradiction_and_bad_expect(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp;
+	size_t n;
+	char dir[256];
+
+	two_cards(r, &hp, &n);
+	r->o.job = JOB_VERIFY;
+	r->o.yes = false;
+	r->o.exit_after_job = true;
+	r->o.expect = "0002c90300b0bbb0:" STOCK_PSID ":2.42.5000:2.40.5030"; /* card 2, never written */
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: nothing-to-do: not written by the last job");
+	expect_said(r, "card 0000:02:00.0: failed: the flash holds " STOCK_PSID " 2.40.5030, not the " STOCK_PSID
+		    " 2.42.5000 the write report says was written");
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "nothing-to-do");
+	expect_card_result(rep, "0000:02:00.0", "failed");
+	free(rep);
+	clear_reports(r);
+	expect_untouched(r->cards[0], hp, n);
+
+	static const char *const bad[] = {
+		"0002c90300b0bbb0:" STOCK_PSID ":2.42.5000",          /* no OLD */
+		"2c90300b0bbb0:" STOCK_PSID ":2.42.5000:-",           /* a short GUID */
+		"0002c90300b0bbb0:" STOCK_PSID ":2.42:-",             /* not a FW version */
+		"0002c90300b0bbb0:HP_0280210019_TOO_LONG:2.42.5000:-", /* a PSID of 22 letters */
+		"0002c90300b0bbb0:A:2.42.5000:-,0002c90300b0bbb0:A:2.42.5000:-",
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		r->o.expect = bad[k];
+		rc = run(r, "");
+		expect_rc(r, rc, CX_EVALUE);
+		expect_said(r, "nothing checked");
+		snprintf(dir, sizeof(dir), "%s/reports", r->data);
+		DIR *d = opendir(dir);
+		assert_non_null(d);
+		int files = 0;
+		for (struct dirent *de; (de = readdir(d));)
+			files += de->d_name[0] != '.';
+		closedir(d);
+		assert_int_equal(files, 0);
+	}
+	free(hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2974,6 +3108,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_upload_failed_backup_job_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_after_exit_lock_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upload_signals_not_blocked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_verify_cold_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_verify_contradiction_and_bad_expect, setup, teardown),
 	};
 	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='*rom*': the tests whose names match */
 		cmocka_set_test_filter(getenv("TEST_FILTER"));

@@ -5,22 +5,26 @@
 #   cxrescue.shell=1             a shell instead of the front end           CXR_SHELL
 #   cxrescue.wait=SECONDS        how long to wait for the boot medium (10)  CXR_WAIT
 # Unattended mode (burner/rescue/unattended.c), passed on to `cxflash rescue`:
-#   cxrescue.job=inventory|backup|update|crossflash|restore                  CXR_JOB
+#   cxrescue.job=inventory|backup|update|crossflash|restore|verify           CXR_JOB
 #   cxrescue.card=BDF|all        which cards (all)                           CXR_CARD
 #   cxrescue.yes=1               the job may write cards                     CXR_YES
 #   cxrescue.allow_risky=1       RISKY targets are written too               CXR_ALLOW_RISKY
 #   cxrescue.rom=keep|image|none|NAME  the boot ROM of an update or crossflash
 #                                (NAME: a ROM file in the data folder's firmware/)  CXR_ROM
+#   cxrescue.expect=GUID:PSID:FW:OLD,...  what job=verify checks each card against
+#                                (burner/rescue/verify.c; pxe-serve writes it)  CXR_EXPECT
 # PXE (pxe.sh; scripts/pxe-serve writes them):
 #   cxrescue.server=ADDRESS      the server backups and reports go to        CXR_SERVER_ARG
-#   cxrescue.bundle=uploads/F    the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE
+#   cxrescue.bundle=kept/F       the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE
+#   cxrescue.bundle_sha256=HEX   ... and its SHA-256, recorded by the server when the
+#                                upload was whole; any other bundle is refused CXR_BUNDLE_SHA256
 #   cxrescue.upload=optional     a card may be written when its backup did
 #                                not reach the server (required)             CXR_UPLOAD_MODE
 CXR_MEDIA=unknown
 CXR_SHELL=0
 CXR_WAIT=10
-CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM=
-CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_UPLOAD_MODE=required
+CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM= CXR_EXPECT=
+CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_BUNDLE_SHA256= CXR_UPLOAD_MODE=required
 for word in $(cat /proc/cmdline); do
 	case "$word" in
 	cxrescue.media=*) CXR_MEDIA=${word#*=} ;;
@@ -31,8 +35,10 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.yes=*)   CXR_YES=${word#*=} ;;
 	cxrescue.allow_risky=*) CXR_ALLOW_RISKY=${word#*=} ;;
 	cxrescue.rom=*)   CXR_ROM=${word#*=} ;;
+	cxrescue.expect=*) CXR_EXPECT=${word#*=} ;;
 	cxrescue.server=*) CXR_SERVER_ARG=${word#*=} ;;
 	cxrescue.bundle=*) CXR_BUNDLE_REMOTE=${word#*=} ;;
+	cxrescue.bundle_sha256=*) CXR_BUNDLE_SHA256=${word#*=} ;;
 	cxrescue.upload=*) CXR_UPLOAD_MODE=${word#*=} ;;
 	cxrescue.*)       echo "cxrescue: unknown boot option '$word' ignored" >/dev/console ;;
 	esac
@@ -40,8 +46,8 @@ done
 case "$CXR_WAIT" in ''|*[!0-9]*) CXR_WAIT=10 ;; esac
 case "$CXR_MEDIA" in usb|iso|pxe) ;; *) CXR_MEDIA=unknown ;; esac
 case "$CXR_JOB" in
-''|inventory|backup|update|crossflash|restore) ;;
-*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore)" >/dev/console
+''|inventory|backup|update|crossflash|restore|verify) ;;
+*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore, verify)" >/dev/console
    CXR_JOB= ;;
 esac
 case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
@@ -50,6 +56,10 @@ case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
 case "$CXR_ROM" in .* | *[!A-Za-z0-9._-]*) echo "cxrescue: cxrescue.rom=$CXR_ROM ignored (keep, image, none or a file name)" >/dev/console
 	CXR_ROM= ;;
 esac
+# cxflash checks the items; here only that they stay one word of safe characters
+case "$CXR_EXPECT" in *[!0-9A-Za-z_.:,-]*) echo "cxrescue: cxrescue.expect=$CXR_EXPECT ignored" >/dev/console
+	CXR_EXPECT= ;;
+esac
 [ "$CXR_UPLOAD_MODE" = optional ] || CXR_UPLOAD_MODE=required
 case "$CXR_SERVER_ARG" in *[!0-9.]*) echo "cxrescue: cxrescue.server=$CXR_SERVER_ARG is not an IPv4 address: ignored" >/dev/console
 	CXR_SERVER_ARG= ;;
@@ -57,12 +67,14 @@ esac
 case "$CXR_BUNDLE_REMOTE" in *..* | *[!A-Za-z0-9._/-]*) echo "cxrescue: cxrescue.bundle=$CXR_BUNDLE_REMOTE ignored" >/dev/console
 	CXR_BUNDLE_REMOTE= ;;
 esac
+case "$CXR_BUNDLE_SHA256" in *[!0-9a-f]*) CXR_BUNDLE_SHA256= ;; esac
 
 # The job's words for `cxflash rescue`, or nothing.
 cxr_job_args() {
 	[ -n "$CXR_JOB" ] || return 0
-	local rom=
-	# rom= goes with the jobs that burn an image (cxflash rescue refuses it elsewhere)
-	case "$CXR_JOB" in update | crossflash) rom=${CXR_ROM:+ rom=$CXR_ROM} ;; esac
-	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE$rom"
+	local extra=
+	# rom= goes with the jobs that burn an image, expect= with verify (cxflash rescue
+	# refuses them elsewhere)
+	case "$CXR_JOB" in update | crossflash) extra=${CXR_ROM:+ rom=$CXR_ROM} ;; verify) extra=" expect=$CXR_EXPECT" ;; esac
+	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE$extra"
 }

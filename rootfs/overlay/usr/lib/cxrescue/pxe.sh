@@ -67,16 +67,27 @@ pxe_fetch_firmware() {
 	if [ $bad -eq 0 ]; then say "$n firmware file(s) from the server"; else say "$n firmware file(s) from the server, $bad left out"; fi
 }
 
-# cxrescue.bundle=uploads/<file>.tar, from the server into backups/ in RAM. A failure
-# leaves PXE_BUNDLE_ARG naming a folder that is not there: the job then refuses, and
-# its report says why.
+# cxrescue.bundle=kept/<file>.tar, from the server into backups/ in RAM, only when its
+# SHA-256 is cxrescue.bundle_sha256= (what the server recorded when the node's upload was
+# whole: a bundle swapped on the server since is never written). A failure leaves
+# PXE_BUNDLE_ARG naming a folder that is not there: the job then refuses, and its report
+# says why.
 pxe_fetch_bundle() {
 	local tar=/run/cxrescue/bundle.tar name
 	PXE_BUNDLE_ARG="bundle=$CXR_DATA/backups/missing-${CXR_BUNDLE_REMOTE##*/}"
 	[ -n "$CXR_BUNDLE_REMOTE" ] || { say "job=restore without cxrescue.bundle="; return 1; }
 	net_load || return 1
+	if [ ${#CXR_BUNDLE_SHA256} -ne 64 ]; then
+		say "job=restore without cxrescue.bundle_sha256= (the SHA-256 the server recorded): $CXR_BUNDLE_REMOTE is not fetched"
+		return 1
+	fi
 	if ! pxe_get "$CXR_BUNDLE_REMOTE" "$tar"; then
 		say "cannot fetch $CXR_BUNDLE_REMOTE from $CXR_SERVER: $(tail -n 1 "$NET_TFTP_ERR")"
+		return 1
+	fi
+	if [ "$(sha256sum "$tar" | cut -d' ' -f1)" != "$CXR_BUNDLE_SHA256" ]; then
+		say "$CXR_BUNDLE_REMOTE from $CXR_SERVER is not the bundle the server recorded (SHA-256 differs): refused, nothing is written"
+		rm -f "$tar"
 		return 1
 	fi
 	name=$(tar -t -f "$tar" | head -n 1 | cut -d/ -f1)
