@@ -62,6 +62,9 @@ static void say_kept(const struct burn_result *r)
 	else if (!r->rom_before.len)
 		printf("-I- --rom keep: the card has no expansion ROM, so the image's (%s) is left out "
 		       "(--rom image takes it)\n", own);
+	else if (!strcmp(card, own))
+		printf("-I- --rom keep: the card's expansion ROM (%s) takes the place of the image's, of the same "
+		       "version but other bytes; --rom image takes the image's\n", card);
 	else
 		printf("-I- --rom keep: the card's expansion ROM (%s) takes the place of the image's (%s); "
 		       "--rom image takes the image's\n", card, own);
