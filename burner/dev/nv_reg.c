@@ -87,6 +87,15 @@ static int reg_fail(struct hcr *h, const char *what, uint16_t type, uint8_t port
 		       h->cr->cfg->bdf, what, type, where, nv_reg_status_text(s), s);
 }
 
+/* The record's header in buf, after the TLVs; a record longer than the register: refused. */
+static int frame(uint8_t *buf, uint16_t type, uint8_t port, unsigned ndw, struct cx_status *st)
+{
+	if (ndw > NV_MAX_DWORDS)
+		return cx_fail(st, CX_EUSAGE, "settings record 0x%x: %u dwords is too long", type, ndw);
+	nv_hdr(buf + HEADERS, type, port, ndw);
+	return CX_OK;
+}
+
 int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsigned ndw, bool *stored,
 		struct cx_status *st)
 {
@@ -95,9 +104,8 @@ int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsign
 	unsigned s;
 	int rc;
 
-	if (ndw > NV_MAX_DWORDS)
-		return cx_fail(st, CX_EUSAGE, "settings record 0x%x: %u dwords is too long", type, ndw);
-	nv_hdr(buf + HEADERS, type, port, ndw);
+	if ((rc = frame(buf, type, port, ndw, st)))
+		return rc;
 	/* reg_access_mnva: a GET writes only the header and reads the whole register. */
 	if ((rc = access(h, REG_MNVA, METHOD_GET, buf, NV_HDR_SIZE + data, NV_HDR_SIZE, NV_HDR_SIZE + data, &s, st)))
 		return rc;
@@ -120,9 +128,8 @@ int nv_mnva_set(struct hcr *h, uint16_t type, uint8_t port, const uint32_t *dw, 
 	unsigned s;
 	int rc;
 
-	if (ndw > NV_MAX_DWORDS)
-		return cx_fail(st, CX_EUSAGE, "settings record 0x%x: %u dwords is too long", type, ndw);
-	nv_hdr(buf + HEADERS, type, port, ndw);
+	if ((rc = frame(buf, type, port, ndw, st)))
+		return rc;
 	for (unsigned i = 0; i < ndw; i++) {
 		uint8_t *p = buf + HEADERS + NV_HDR_SIZE + 4 * i;
 		p[0] = (uint8_t)dw[i], p[1] = (uint8_t)(dw[i] >> 8), p[2] = (uint8_t)(dw[i] >> 16),
