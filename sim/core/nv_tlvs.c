@@ -17,6 +17,7 @@ static const char *const phy_types[] = {"", "XAUI", "XFI", "SGMII", NULL};
 static const char *const xfi_modes[] = {"_10G", "_20G", "_40G", NULL};
 static const char *const boot_protocols[] = {"None", "PXE", "iSCSI", "Both", NULL};
 static const char *const ip_vers[] = {"IPv4", "IPv6", "IPv4_IPv6", "IPv6_IPv4", NULL};
+static const char *const phy_param_modes[] = {"DEVICE_DEFAULT", "LEGACY", "ADVANCED", NULL};
 
 /* mlxconfig_4th_gen_wol: en_wol_magic 0x0.10 (the other wake-up bits have no mstconfig name). */
 static const struct nv_field wol[] = {
@@ -48,7 +49,7 @@ static const struct nv_field bar_size[] = {
 static const struct nv_field cx3_global[] = {
 	{"CQ_TIMESTAMP", 0, 31, 1, bools},
 	{"STEER_FORCE_VLAN", 0, 30, 1, bools},
-	{"PHY_PARAMETER_MODE", 0, 28, 2, NULL},
+	{"PHY_PARAMETER_MODE", 0, 28, 2, phy_param_modes},
 	{"INT_CLOCK_TO_USER", 0, 27, 1, bools},
 	{NULL, 0, 0, 0, NULL},
 };

@@ -10,13 +10,12 @@
  * register is the operation TLV's status (return_by_reg_status, mtcr_ul_com.c@4.25).
  *
  * MNVA (GET/SET one settings TLV) starts with nv_hdr: type 15:0 and length (dwords)
- * 29:18, then version 31:28 and type_mod 23:16; then the TLV's data. MNVA's data is a
- * byte array that the adb layouts place "big-endian" (adb2c_calc_array_field_address
- * with is_big_endian_arr, tools_layouts/adb_to_c_utils.c@4.25, as
- * mlxconfig_4th_gen_mnva_pack uses it): data[i] is at register byte 8 + 4*(i/4) +
- * 3 - i%4. mlxconfig copies a packed TLV (big-endian dwords) into data[], so each TLV
- * dword arrives byte-swapped in its register dword; the model swaps it back and keeps
- * TLV dwords as the layouts number their bits. GET of a TLV never set answers
+ * 29:18, then version 31:28 and type_mod 23:16; then the TLV's data, a byte array
+ * (data[128]) that mlxconfig fills with the packed TLV (big-endian dwords), placed from
+ * register byte 8 on in order (adb2c_calc_array_field_address, tools_layouts/
+ * adb_to_c_utils.c@4.25, as mlxconfig_4th_gen_mnva_pack uses it): register dword 2 + j
+ * is TLV dword j, bits numbered as the layouts number them (checked against mstconfig
+ * 4.21: SRIOV_EN=1 NUM_OF_VFS=4 arrives as 0x80000004). GET of a TLV never set answers
  * RES_NOT_AVLBL (8): "no valid tlv found, i.e default configuration are on"
  * (mlxcfg_param_lib.cpp@4.25). MNVIA (SET only) empties the store.
  */
@@ -66,11 +65,6 @@ enum {
 #define NV_WRITE_NS 5000000        /* an MNVA SET: the firmware writes flash (guess) */
 #define NV_INVALIDATE_NS 10000000  /* MNVIA (guess) */
 
-static uint32_t bswap32(uint32_t v)
-{
-	return v >> 24 | (v >> 8 & 0xFF00u) | (v << 8 & 0xFF0000u) | v << 24;
-}
-
 /* Which TLV an nv_hdr names, checked against the card: 0 or a register status. */
 static int nv_target(const uint32_t *p, unsigned ndw, const struct nv_tlv_info **info)
 {
@@ -92,7 +86,7 @@ static int mnva_get(struct cxsim_card *c, uint32_t *p, const struct nv_tlv_info 
 	if (!t)
 		return REG_RES_NOT_AVLBL; /* port 2 of a one-port card too: nothing is there */
 	for (unsigned j = 0; j < len; j++)
-		p[NV_HDR_DWORDS + j] = j < t->len ? bswap32(t->dw[j]) : 0;
+		p[NV_HDR_DWORDS + j] = j < t->len ? t->dw[j] : 0;
 	return REG_OK;
 }
 
@@ -108,7 +102,7 @@ static int mnva_set(struct cxsim_card *c, const uint32_t *p, const struct nv_tlv
 	t.version = (uint8_t)NV_VERSION(p[1]);
 	t.len = (uint8_t)len;
 	for (unsigned j = 0; j < len; j++)
-		t.dw[j] = bswap32(p[NV_HDR_DWORDS + j]);
+		t.dw[j] = p[NV_HDR_DWORDS + j];
 	if (nv_put(&c->nv, &t))
 		return REG_INTERNAL_ERROR; /* the model's store is full */
 	return REG_OK;
