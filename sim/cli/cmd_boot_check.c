@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_boot_check.c — `cxsim boot-check`: power a card on and show what its boot ROM found. */
+/* cmd_boot_check.c — `cxsim boot-check`: power a card on and show what its boot ROM found,
+ * and the settings its firmware will apply at this boot (the store's TLVs, decoded). */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ int cmd_boot_check(int argc, char **argv)
 		printf("card:        %s (%s, %s)\n", stem, cxsim_chip_name(cxsim_get_params(c)->chip),
 		       cxsim_get_params(c)->flash_part);
 		report_boot_text(stdout, c);
+		report_settings_text(stdout, c);
 	}
 	cxsim_free(c);
 	return CLI_OK;

@@ -14,8 +14,9 @@
 struct create_opts {
 	const char *stem, *chip, *image, *flash;
 	const char *pci_device, *rev, *subsys, *seed, *slot, *vsec;
+	const char *ports, *max_vfs, *bar_size, *max_bar_size, *caps;  /* the settings profile */
 	uint64_t slot_no;
-	bool wo_window, empty, corrupt;
+	bool wo_window, empty, corrupt, no_cr_mbox;
 	struct fs2_identity id;
 };
 
@@ -44,6 +45,18 @@ static int parse(int argc, char **argv, struct create_opts *o)
 			val = &o->slot;
 		else if (!strcmp(a, "--vsec"))
 			val = &o->vsec;
+		else if (!strcmp(a, "--ports"))
+			val = &o->ports;
+		else if (!strcmp(a, "--max-vfs"))
+			val = &o->max_vfs;
+		else if (!strcmp(a, "--bar-size"))
+			val = &o->bar_size;
+		else if (!strcmp(a, "--max-bar-size"))
+			val = &o->max_bar_size;
+		else if (!strcmp(a, "--caps"))
+			val = &o->caps;
+		else if (!strcmp(a, "--no-cr-mbox"))
+			o->no_cr_mbox = true;
 		else if (!strcmp(a, "--psid"))
 			val = &o->id.psid;
 		else if (!strcmp(a, "--vsd"))
@@ -102,6 +115,51 @@ static int parse(int argc, char **argv, struct create_opts *o)
 	return 0;
 }
 
+/* One number option of the profile within [lo, hi]; 0 or an exit code. */
+static int profile_num(const char *opt, const char *v, uint64_t lo, uint64_t hi, uint8_t *out)
+{
+	uint64_t n;
+
+	if (!v)
+		return CLI_OK;
+	if (cli_u64(v, hi, &n) || n < lo)
+		return cli_usage(CMD, "%s: '%s' is not %llu..%llu", opt, v, (unsigned long long)lo,
+				 (unsigned long long)hi);
+	*out = (uint8_t)n;
+	return CLI_OK;
+}
+
+/* The settings profile (cxsim.h struct cxsim_tools_profile): the ranges are what the
+ * answers can carry (QUERY_DEV_CAP's fields, tools_cmds.c). */
+static int set_profile(const struct create_opts *o, struct cxsim_params *p)
+{
+	struct cxsim_tools_profile *t = &p->tools;
+	bool any = o->ports || o->max_vfs || o->bar_size || o->max_bar_size || o->caps || o->no_cr_mbox;
+	int rc;
+
+	if (!cxsim_chip_has_tools(p->chip))
+		return any ? cli_usage(CMD, "a %s has no settings interface: --ports, --max-vfs, "
+				       "--bar-size, --max-bar-size, --caps and --no-cr-mbox are for cx3 and "
+				       "cx3pro", cxsim_chip_name(p->chip)) : CLI_OK;
+	if ((rc = profile_num("--ports", o->ports, 1, 2, &t->ports)) ||
+	    (rc = profile_num("--max-vfs", o->max_vfs, 0, 254, &t->max_vfs)) ||
+	    (rc = profile_num("--bar-size", o->bar_size, 1, 64, &t->bar_size)) ||
+	    (rc = profile_num("--max-bar-size", o->max_bar_size, 0, 63, &t->max_bar_size)))
+		return rc;
+	if (o->caps && cxsim_caps_parse(o->caps, &t->caps))
+		return cli_usage(CMD, "--caps: '%s' is not a comma list of sriov, wol_p1, wol_p2, vpi_p1, "
+				 "vpi_p2, bar_size, all, none", o->caps);
+	if (t->bar_size > t->max_bar_size)
+		return cli_usage(CMD, "--bar-size %u is above --max-bar-size %u", t->bar_size,
+				 t->max_bar_size);
+	if (t->def_num_vfs > t->max_vfs)
+		t->def_num_vfs = t->max_vfs;   /* the default must be one the firmware allows */
+	if (t->ports < 2)
+		t->caps &= (uint8_t)~(CXSIM_CAP_WOL_P2 | CXSIM_CAP_VPI_P2);
+	p->no_cr_mbox = o->no_cr_mbox;
+	return CLI_OK;
+}
+
 static int set_params(const struct create_opts *o, struct cxsim_params *p)
 {
 	enum cxsim_chip chip = CXSIM_CX3;
@@ -144,7 +202,7 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 	if (o->vsec && cxsim_vsec_parse(o->vsec, &p->vsec_spaces))
 		return cli_usage(CMD, "--vsec: '%s' is not full, crspace-only, none or a list of spaces "
 				 "(cr_space,icmd_ext,semaphore,... or numbers 0..31)", o->vsec);
-	return CLI_OK;
+	return set_profile(o, p);
 }
 
 static uint8_t *read_file(const char *path, size_t *len)

@@ -70,6 +70,10 @@ static int apply(const char *opt, const char *v, struct cxsim_params *p)
 	} else if (!strcmp(opt, "--vsec-sem-held")) {
 		if (cli_onoff(v, &p->sem_held_vsec))
 			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
+	} else if (!strcmp(opt, "--hcr")) {
+		if (cxsim_hcr_fault_parse(v, &p->hcr_fault))
+			return cli_usage(CMD, "%s: '%s' is not none, not-started, old-fw, nv-corrupt, "
+					 "sem-held or go-stuck", opt, v);
 	} else if (!strcmp(opt, "--sem-held")) {
 		if (sem_held(v, p))
 			return cli_usage(CMD, "%s: '%s' is not none, gpio, flashprog or both", opt, v);
@@ -134,10 +138,11 @@ int cmd_fault(int argc, char **argv)
 		if (p.stuck_mask)
 			snprintf(stuck, sizeof(stuck), "0x%06x:0x%02x", p.stuck_addr, p.stuck_mask);
 		printf("%s: power_cut_after=%llu stuck_busy=%s sem_held_gpio=%s sem_held_flashprog=%s "
-		       "write_protect=%s stuck_bits=%s sem_held_vsec=%s\n", stem,
+		       "write_protect=%s stuck_bits=%s sem_held_vsec=%s hcr=%s\n", stem,
 		       (unsigned long long)p.power_cut_after, p.stuck_busy ? "on" : "off",
 		       p.sem_held_gpio ? "on" : "off", p.sem_held_flashprog ? "on" : "off",
-		       p.write_protect ? "on" : "off", stuck, p.sem_held_vsec ? "on" : "off");
+		       p.write_protect ? "on" : "off", stuck, p.sem_held_vsec ? "on" : "off",
+		       cxsim_hcr_fault_name(p.hcr_fault));
 	}
 	cxsim_free(c);
 	return rc;

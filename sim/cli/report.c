@@ -42,8 +42,10 @@ void report_boot_json(struct sbuf *b, const struct cxsim_card *c)
 		sb_json_str(b, bi->why);
 	}
 	sb_printf(b, ",\"pci_vendor\":\"0x%04x\",\"pci_device\":\"0x%04x\",\"class\":\"0x%06x\","
-		  "\"powered\":%s}", PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c),
+		  "\"powered\":%s,\"next_boot_settings\":", PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c),
 		  cxsim_class_now(c), yes(cxsim_powered(c)));
+	report_settings_json(b, c);
+	sb_printf(b, "}");
 }
 
 void report_params_json(struct sbuf *b, const struct cxsim_params *p)
@@ -59,10 +61,13 @@ void report_params_json(struct sbuf *b, const struct cxsim_params *p)
 		  p->power_cut_after, yes(p->stuck_busy), yes(p->sem_held_gpio),
 		  yes(p->sem_held_flashprog), yes(p->write_protect), p->vsec_spaces, yes(p->sem_held_vsec));
 	if (p->stuck_mask)
-		sb_printf(b, "{\"addr\":\"0x%06" PRIx32 "\",\"mask\":\"0x%02x\"}}", p->stuck_addr,
+		sb_printf(b, "{\"addr\":\"0x%06" PRIx32 "\",\"mask\":\"0x%02x\"}", p->stuck_addr,
 			  p->stuck_mask);
 	else
-		sb_printf(b, "null}");
+		sb_printf(b, "null");
+	sb_printf(b, ",\"tools\":");
+	report_tools_json(b, p);
+	sb_printf(b, "}");
 }
 
 void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
@@ -79,8 +84,15 @@ void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
 		if (k->gw_by_opcode[op])
 			sb_printf(b, "%s\"0x%02x\":%" PRIu64, n++ ? "," : "", op, k->gw_by_opcode[op]);
 	sb_printf(b, "},\"bytes_programmed\":%" PRIu64 ",\"bytes_erased\":%" PRIu64
-		  ",\"bytes_read\":%" PRIu64 ",\"erases\":%" PRIu64 ",\"time_ns\":%" PRIu64 "}",
-		  k->bytes_programmed, k->bytes_erased, k->bytes_read, k->erases, k->time_ns);
+		  ",\"bytes_read\":%" PRIu64 ",\"erases\":%" PRIu64, k->bytes_programmed,
+		  k->bytes_erased, k->bytes_read, k->erases);
+	sb_printf(b, ",\"tools_cmds\":%" PRIu64 ",\"tools_by_opcode\":{\"QUERY_DEV_CAP\":%" PRIu64
+		  ",\"QUERY_DEF_PARAMS\":%" PRIu64 ",\"ACCESS_REGISTER\":%" PRIu64 ",\"MBOX\":%" PRIu64
+		  "},\"tools_without_sem\":%" PRIu64 ",\"nv_write_cmds\":%" PRIu64 ",\"nv_writes\":%"
+		  PRIu64 ",\"time_ns\":%" PRIu64 "}", k->tools_cmds,
+		  k->tools_by_opcode[CXSIM_TOOLS_OP_DEV_CAP], k->tools_by_opcode[CXSIM_TOOLS_OP_DEF_PARAMS],
+		  k->tools_by_opcode[CXSIM_TOOLS_OP_REG_ACCESS], k->tools_by_opcode[CXSIM_TOOLS_OP_MBOX],
+		  k->tools_without_sem, k->nv_write_cmds, k->nv_writes, k->time_ns);
 }
 
 void report_boot_text(FILE *f, const struct cxsim_card *c)

@@ -16,11 +16,12 @@
 #define CLASS_MEMORY 0x050000    /* memory controller: what a recovery-mode card shows */
 
 /* hw-access.md §1.1 (PCI IDs), §1.2 (HW ID and revision), §3.5 (0xf03a0 on CX3/Pro
- * only), §3.11 (CX2 boot ROM probes 6 start positions, CX3 10). */
+ * only), §3.11 (CX2 boot ROM probes 6 start positions, CX3 10), §8 (the tools HCR:
+ * CX3/Pro only; mlxconfig knows HW IDs 501 and 503, mlxcfg_4th_gen_commander.cpp@4.25). */
 static const struct sim_chip_info chips[] = {
-	[CXSIM_CX2] = {"cx2", 0x190, 0x673C, 0xB0, false, 6},
-	[CXSIM_CX3] = {"cx3", 0x1F5, 0x1003, 0x01, true, 10},
-	[CXSIM_CX3PRO] = {"cx3pro", 0x1F7, 0x1007, 0x00, true, 10},
+	[CXSIM_CX2] = {"cx2", 0x190, 0x673C, 0xB0, false, 6, false},
+	[CXSIM_CX3] = {"cx3", 0x1F5, 0x1003, 0x01, true, 10, true},
+	[CXSIM_CX3PRO] = {"cx3pro", 0x1F7, 0x1007, 0x00, true, 10, true},
 };
 
 const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip)
@@ -72,6 +73,7 @@ void cxsim_params_default(struct cxsim_params *p, enum cxsim_chip chip)
 	p->subsys_device = 0x0050;
 	snprintf(p->flash_part, sizeof(p->flash_part), "W25Q16");
 	p->seed = 1;
+	sim_profile_default(&p->tools, chip);
 }
 
 static struct cxsim_card *alloc_card(const struct cxsim_params *p, char *err, size_t errlen)
@@ -121,6 +123,8 @@ struct cxsim_card *cxsim_clone(const struct cxsim_card *c)
 	k->nor.mem = k->flash; /* the chip model points into the array it owns */
 	k->sink = NULL;        /* the clone's changes are its own */
 	k->sink_ctx = NULL;
+	k->nv_sink = NULL;
+	k->nv_sink_ctx = NULL;
 	spi_nor_set_sink(&k->nor, NULL, NULL);
 	return k;
 }
@@ -178,6 +182,7 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
 	sim_cr_reset(c);
 	sim_gw_reset(c);
+	sim_tools_reset(c);   /* the settings store (c->nv) is non-volatile: kept */
 	sim_pcicfg_reset(c);
 	set_running_identity(c);
 }
@@ -327,10 +332,15 @@ uint32_t cxsim_class_now(const struct cxsim_card *c)
 
 /* ---- state files: STEM.conf (key=value) and STEM.flash (raw) ---- */
 
-/* Keys marked OPTIONAL are written only when set, so that a card without them
- * keeps the .conf file it had before they existed (and older readers still take it). */
+/* Keys marked OPTIONAL are written only when they differ from the chip's default (0 for
+ * the faults), so that a card without them keeps the .conf file it had before they
+ * existed (and older readers still take it). The tools_* keys are the settings
+ * profile (cxsim.h struct cxsim_tools_profile); a chip= line resets them to the chip's
+ * defaults, so it comes first. */
 #define U(field) {#field, offsetof(struct cxsim_params, field), sizeof(((struct cxsim_params *)0)->field), false}
 #define OPTIONAL(field) {#field, offsetof(struct cxsim_params, field), sizeof(((struct cxsim_params *)0)->field), true}
+#define TOOLS(field) {"tools_" #field, offsetof(struct cxsim_params, tools.field), \
+		      sizeof(((struct cxsim_params *)0)->tools.field), true}
 static const struct {
 	const char *key;
 	size_t off, size;
@@ -339,6 +349,13 @@ static const struct {
 	U(pci_device), U(hw_rev), U(subsys_vendor), U(subsys_device), U(wo_addr_window), U(seed),
 	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
 	U(stuck_addr), U(stuck_mask), OPTIONAL(vsec_spaces), OPTIONAL(sem_held_vsec),
+	OPTIONAL(no_cr_mbox),
+	TOOLS(ports), TOOLS(max_vfs), TOOLS(bar_size), TOOLS(max_bar_size), TOOLS(caps), TOOLS(supp),
+	TOOLS(def_sriov_en), TOOLS(def_num_vfs), TOOLS(def_link_type), TOOLS(def_phy_type),
+	TOOLS(def_xfi_mode), TOOLS(def_force_mode), TOOLS(def_wol_magic), TOOLS(def_boot_rom),
+	TOOLS(def_boot_vlan_en), TOOLS(def_boot_retry), TOOLS(def_boot_protocol), TOOLS(def_boot_vlan),
+	TOOLS(def_boot_pkey), TOOLS(def_ip_ver), TOOLS(def_cq_timestamp), TOOLS(def_steer_force_vlan),
+	TOOLS(def_phy_param_mode), TOOLS(def_clock_map),
 };
 
 static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
@@ -356,6 +373,7 @@ static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_gpio) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_flashprog) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_vsec) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, no_cr_mbox) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, write_protect)))
 		*f = v != 0;
 }
@@ -397,6 +415,14 @@ static int parse_conf(FILE *in, struct cxsim_params *p, char *err, size_t errlen
 		if (!strcmp(line, "chip")) {
 			if (cxsim_chip_parse(val, &p->chip)) {
 				snprintf(err, errlen, "line %d: unknown chip '%s'", lineno, val);
+				return -1;
+			}
+			sim_profile_default(&p->tools, p->chip);
+			continue;
+		}
+		if (!strcmp(line, "hcr_fault")) {
+			if (cxsim_hcr_fault_parse(val, &p->hcr_fault)) {
+				snprintf(err, errlen, "line %d: unknown hcr_fault '%s'", lineno, val);
 				return -1;
 			}
 			continue;
@@ -474,12 +500,20 @@ struct cxsim_card *cxsim_load(const char *stem, char *err, size_t errlen)
 {
 	char path[4096];
 	struct cxsim_params p;
+	struct cxsim_card *c;
 
 	snprintf(path, sizeof(path), "%s.conf", stem);
 	if (cxsim_read_conf(path, &p, err, errlen))
 		return NULL;
 	snprintf(path, sizeof(path), "%s.flash", stem);
-	return cxsim_load_flash(&p, path, err, errlen);
+	if (!(c = cxsim_load_flash(&p, path, err, errlen)))
+		return NULL;
+	snprintf(path, sizeof(path), "%s.nv", stem);
+	if (cxsim_nv_load(c, path, err, errlen)) {
+		cxsim_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 static int write_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen)
@@ -504,17 +538,26 @@ static int write_atomic(const char *path, const void *buf, size_t len, char *err
 
 int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 {
-	char path[4096], conf[1024];
+	char path[4096], conf[2048];
+	struct cxsim_params def;
 	size_t n;
 
 	sync_write_protect(c);
+	cxsim_params_default(&def, c->p.chip);
 	n = (size_t)snprintf(conf, sizeof(conf),
 			     "# cxsim card parameters (sim/core/cxsim.h struct cxsim_params)\n"
 			     "chip=%s\nflash_part=%s\n", c->chip->name, c->p.flash_part);
 	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]) && n < sizeof(conf); i++)
-		if (!num_keys[i].optional || get_num(&c->p, i))
+		if (!num_keys[i].optional || get_num(&c->p, i) != get_num(&def, i))
 			n += (size_t)snprintf(conf + n, sizeof(conf) - n, "%s=0x%llx\n", num_keys[i].key,
 					      get_num(&c->p, i));
+	if (c->p.hcr_fault && n < sizeof(conf))
+		n += (size_t)snprintf(conf + n, sizeof(conf) - n, "hcr_fault=%s\n",
+				      cxsim_hcr_fault_name(c->p.hcr_fault));
+	if (n >= sizeof(conf)) {
+		snprintf(err, errlen, "the parameters do not fit in %zu bytes (model bug)", sizeof(conf));
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s.conf", stem);
 	if (write_atomic(path, conf, n, err, errlen))
 		return -1;
@@ -526,5 +569,8 @@ int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 		return -1;
 	c->flash_dirty = false;
 	c->nor.changed = false;
+	snprintf(path, sizeof(path), "%s.nv", stem);
+	if (c->nv.dirty && cxsim_nv_save(c, path, err, errlen))
+		return -1;
 	return 0;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* card.h — the model's internals, shared by card.c, pcicfg.c, crspace.c and gateway.c.
- * Front ends use cxsim.h only. */
+/* card.h — the model's internals, shared by card.c, pcicfg.c, crspace.c, gateway.c and
+ * the settings interface's files (tools.h). Front ends use cxsim.h only. */
 #ifndef CXSIM_CARD_H
 #define CXSIM_CARD_H
 
 #include "cxsim.h"
 #include "spi_nor.h"
+#include "tools.h"
 
 /* Chip facts, hw-access.md §1.1–§1.2. */
 struct sim_chip_info {
@@ -15,6 +16,7 @@ struct sim_chip_info {
 	uint8_t default_rev;     /* 0xf0014 bits 23:16 */
 	bool has_flashprog_sem;  /* 0xf03a0 exists (CX3/Pro only), §3.5 */
 	unsigned boot_positions; /* FS2 start positions the boot ROM searches, §3.11 */
+	bool has_tools;          /* the firmware's tools HCR (settings interface), §8: CX3/Pro */
 };
 
 const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip);
@@ -67,11 +69,15 @@ struct cxsim_card {
 	uint32_t boot_addr;           /* 0xf0000 */
 	uint32_t reg_f3834;           /* livefish link-reset tweak, §1.3 */
 	struct gateway gw;
+	struct tools_hcr hcr;         /* the settings interface, tools.h */
+	struct nv_store nv;           /* the settings store: survives power cycles */
 
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;
 	void (*sink)(void *ctx, size_t off, size_t len); /* flash write-through */
 	void *sink_ctx;
+	void (*nv_sink)(void *ctx);   /* settings-store write-through */
+	void *nv_sink_ctx;
 };
 
 void sim_card_log(struct cxsim_card *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -86,6 +92,7 @@ uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr);
 void sim_cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
 void sim_cr_reset(struct cxsim_card *c);
 bool sim_gpio_sem_held(const struct cxsim_card *c); /* by the client, not another agent */
+bool sim_tools_sem_held(const struct cxsim_card *c); /* 0xf03bc, likewise */
 
 /* gateway.c */
 uint32_t sim_gw_read(struct cxsim_card *c, uint32_t addr);

@@ -3,7 +3,8 @@
  *
  * Modelled: the HW ID, the read-to-lock semaphores, the ordering flush, the
  * flash gateway (gateway.c), the boot-address register, the livefish
- * registers and the running FW version. Any other address is logged, counted
+ * registers, the running FW version, and on CX3/Pro the settings interface's
+ * tools HCR and CR mailbox (tools_hcr.c). Any other address is logged, counted
  * and reads 0 — never all-ones, which at 0x41270 would mean recovery mode.
  */
 #include "card.h"
@@ -14,7 +15,7 @@
 #define CR_FLUSH 0xF0380          /* ordering-flush semaphore, §2.2.1 */
 #define CR_FLUSH_SLOTS_END 0xF0390 /* mst driver's per-open flush slots, §2.2.1 */
 #define CR_SEM_FLASHPROG 0xF03A0  /* HCR flash-programming semaphore, CX3/Pro only, §3.5 */
-#define CR_SEM_TRM 0xF03BC        /* tools main semaphore, §3.5 */
+#define CR_SEM_TRM 0xF03BC        /* tools main semaphore, §3.5; the tools HCR's "sem47", §8 */
 #define CR_SEM_GPIO 0xF03FC       /* SEMAP63, the flash-gateway semaphore, §3.5 */
 #define CR_GW_FIRST 0xF0400       /* flash gateway, §3.1 */
 #define CR_GW_LAST 0xF041C
@@ -73,9 +74,13 @@ static uint32_t unmodelled(struct cxsim_card *c, uint32_t addr, const char *what
 
 uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr)
 {
+	uint32_t v;
+
 	c->cnt.cr_reads++;
 	if (addr >= CR_GW_FIRST && addr <= CR_GW_LAST)
 		return sim_gw_read(c, addr);
+	if (sim_tools_read(c, addr, &v))
+		return v;
 	switch (addr) {
 	case CR_HW_ID:
 		return (uint32_t)c->p.hw_rev << 16 | c->chip->hw_id;
@@ -86,6 +91,8 @@ uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr)
 			break;
 		return sem_read(&c->sem_flashprog);
 	case CR_SEM_TRM:
+		if (c->p.hcr_fault == CXSIM_HCR_SEM_HELD)
+			return 1; /* the fault: another agent has it and never lets go */
 		return sem_read(&c->sem_trm);
 	case CR_BOOT_ADDR:
 		return c->boot_addr;
@@ -108,6 +115,8 @@ void sim_cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 		sim_gw_write(c, addr, val);
 		return;
 	}
+	if (sim_tools_write(c, addr, val))
+		return;
 	switch (addr) {
 	case CR_HW_ID:
 		return; /* read-only */
@@ -120,6 +129,8 @@ void sim_cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 		sem_write(&c->sem_flashprog, val);
 		return;
 	case CR_SEM_TRM:
+		if (c->p.hcr_fault == CXSIM_HCR_SEM_HELD)
+			return; /* the fault: writing 0 does not free it */
 		sem_write(&c->sem_trm, val);
 		return;
 	case CR_BOOT_ADDR:
@@ -140,4 +151,9 @@ void sim_cr_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 bool sim_gpio_sem_held(const struct cxsim_card *c)
 {
 	return c->sem_gpio.value && !c->sem_gpio.other_agent;
+}
+
+bool sim_tools_sem_held(const struct cxsim_card *c)
+{
+	return c->sem_trm.value && !c->sem_trm.other_agent;
 }

@@ -16,6 +16,10 @@
  * It shares no code with cxflash: a misreading of the spec must not cancel
  * itself out between burner and model.
  *
+ * ConnectX-3 and 3 Pro also run the firmware's "tools HCR", the command
+ * interface through which mstconfig reads and writes the card's settings
+ * (hw-access.md §8): see "The settings interface" below.
+ *
  * Time: the model keeps its own clock. Every config access costs
  * CXSIM_CFG_ACCESS_NS; a front end adds the time its client spends sleeping
  * with cxsim_advance(). Flash operations finish when the clock passes their
@@ -49,6 +53,91 @@
 
 enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO };
 
+/* ---- The settings interface (hw-access.md §8; sim/core/tools_hcr.h has the register
+ * map, tools_cmds.c the answers, reg_access.c the register framing, nv_store.c the store).
+ *
+ * The running firmware's tools HCR at crspace 0x80780 (7 dwords; go bit 23 cleared when
+ * the command is done, on the model's clock; status in 31:24), its semaphore 0xf03bc
+ * (read-to-lock), the CR mailbox at 0xe0000 (288 bytes; absent with params.no_cr_mbox,
+ * so mstflint's 0xbadb00f probe fails and the 8-byte MBOX_WRITE 0x70 / MBOX_READ 0x71
+ * path is used), and the opcodes QUERY_DEV_CAP 0x3, QUERY_DEF_PARAMS 0x73 and
+ * ACCESS_REGISTER 0x3b with the registers MNVA 0x9024 and MNVIA 0x9029. What the
+ * firmware reports comes from params.tools; what MNVA stores is kept in the settings
+ * store, saved as STEM.nv beside STEM.conf, and survives power cycles. A ConnectX-2 has
+ * no such interface (its crspace there is unmodelled, as mstconfig refuses the chip by its
+ * HW ID before it sends anything); a card without running firmware (recovery mode) never
+ * clears the go bit; firmware older than 2.31.5000 answers every command with BAD_OP. */
+
+/* QUERY_DEV_CAP's tool capability bits at mailbox 0xc0 (mlxcfg_param_lib.cpp@4.25, the
+ * SRIOV_MASK.. enum): which settings the firmware lets mlxconfig change. */
+#define CXSIM_CAP_SRIOV 0x01
+#define CXSIM_CAP_WOL_P1 0x02
+#define CXSIM_CAP_WOL_P2 0x04
+#define CXSIM_CAP_VPI_P1 0x08
+#define CXSIM_CAP_VPI_P2 0x10
+#define CXSIM_CAP_BAR_SIZE 0x20
+#define CXSIM_CAP_ALL 0x3F
+
+/* Support bits QUERY_DEF_PARAMS announces (tools_open_layouts.h@4.25
+ * tools_open_query_def_params_global/_per_port): whether mlxconfig shows the settings
+ * that depend on them. The per-port ones apply to every port the card has. */
+#define CXSIM_SUPP_CQ_TIMESTAMP 0x001     /* global nv_cq_timestamp_supported: CQ_TIMESTAMP */
+#define CXSIM_SUPP_STEER_FORCE_VLAN 0x002 /* global: STEER_FORCE_VLAN */
+#define CXSIM_SUPP_PHY_PARAM_MODE 0x004   /* global nv_config_phy_param_mode: PHY_PARAMETER_MODE */
+#define CXSIM_SUPP_CLOCK_MAP 0x008        /* global nv_config_clock_map_to_user: INT_CLOCK_TO_USER */
+#define CXSIM_SUPP_BOOT_IP_VER 0x010      /* global boot_ip_ver: IP_VER_Pn */
+#define CXSIM_SUPP_VPI 0x020              /* per port nv_config_vpi */
+#define CXSIM_SUPP_WOL 0x040              /* per port nv_config_wol */
+#define CXSIM_SUPP_VPI_FORCE_MODE 0x080   /* per port: PHY_TYPE_Pn, XFI_MODE_Pn, FORCE_MODE_Pn */
+#define CXSIM_SUPP_IB_BOOT 0x100          /* per port nv_config_infiniband_boot_settings: BOOT_PKEY_Pn */
+#define CXSIM_SUPP_BOOT_PARAMS 0x200      /* per port nv_config_boot_parameters */
+
+/* What the firmware's settings interface reports for a card: the "profile". Saved in
+ * STEM.conf as tools_* keys, each written only when it differs from the chip's default
+ * (cxsim_params_default). Both ports share the per-port defaults. */
+struct cxsim_tools_profile {
+	uint8_t ports;             /* 1 or 2: a port-2 QUERY_DEF_PARAMS or TLV on a 1-port card fails */
+	uint8_t max_vfs;           /* the VFs mlxconfig may enable, 0..254 (QUERY_DEV_CAP 0x38) */
+	uint8_t bar_size;          /* default LOG_BAR_SIZE (log2 MiB), 1..64 (QUERY_DEV_CAP 0x48) */
+	uint8_t max_bar_size;      /* largest LOG_BAR_SIZE, 0..63 (QUERY_DEV_CAP 0xc8) */
+	uint8_t caps;              /* CXSIM_CAP_* (QUERY_DEV_CAP 0xc0); port 2's bits count only on 2 ports */
+	uint16_t supp;             /* CXSIM_SUPP_* */
+	/* The defaults QUERY_DEF_PARAMS returns (mstconfig's names in comments). */
+	uint8_t def_sriov_en;      /* SRIOV_EN */
+	uint8_t def_num_vfs;       /* NUM_OF_VFS */
+	uint8_t def_link_type;     /* LINK_TYPE_Pn: 1 IB, 2 ETH, 3 VPI */
+	uint8_t def_phy_type;      /* PHY_TYPE_Pn (with CXSIM_SUPP_VPI_FORCE_MODE) */
+	uint8_t def_xfi_mode;      /* XFI_MODE_Pn */
+	uint8_t def_force_mode;    /* FORCE_MODE_Pn */
+	uint8_t def_wol_magic;     /* WOL_MAGIC_EN_Pn */
+	uint8_t def_boot_rom;      /* BOOT_OPTION_ROM_EN_Pn */
+	uint8_t def_boot_vlan_en;  /* BOOT_VLAN_EN_Pn */
+	uint8_t def_boot_retry;    /* BOOT_RETRY_CNT_Pn */
+	uint8_t def_boot_protocol; /* LEGACY_BOOT_PROTOCOL_Pn */
+	uint16_t def_boot_vlan;    /* BOOT_VLAN_Pn */
+	uint16_t def_boot_pkey;    /* BOOT_PKEY_Pn */
+	uint8_t def_ip_ver;        /* IP_VER_Pn */
+	uint8_t def_cq_timestamp;  /* CQ_TIMESTAMP */
+	uint8_t def_steer_force_vlan; /* STEER_FORCE_VLAN */
+	uint8_t def_phy_param_mode;   /* PHY_PARAMETER_MODE */
+	uint8_t def_clock_map;        /* INT_CLOCK_TO_USER */
+};
+
+/* Faults of the settings interface (`cxsim fault --hcr`). */
+enum cxsim_hcr_fault {
+	CXSIM_HCR_OK,            /* "none" */
+	CXSIM_HCR_NOT_STARTED,   /* "not-started": every command ends with status 4 (BAD_SYS), as
+				  * mstflint expects when the driver has not started the firmware */
+	CXSIM_HCR_OLD_FW,        /* "old-fw": every command ends with status 2 (BAD_OP), as from
+				  * firmware older than 2.31.5000 */
+	CXSIM_HCR_NV_CORRUPT,    /* "nv-corrupt": MNVA answers register status 0x22 (CONF_CORRUPT);
+				  * MNVIA still empties the store, and the fault stays */
+	CXSIM_HCR_SEM_HELD,      /* "sem-held": another agent holds 0xf03bc for good (writing 0
+				  * does not free it) */
+	CXSIM_HCR_GO_STUCK,      /* "go-stuck": the go bit never clears, no command runs */
+	CXSIM_HCR_NFAULTS
+};
+
 /* What a card is. Saved beside the flash in a small key=value text file. */
 struct cxsim_params {
 	enum cxsim_chip chip;
@@ -77,6 +166,11 @@ struct cxsim_params {
 	bool write_protect;         /* the flash powers on with its block-protect bits set */
 	uint32_t stuck_addr;        /* with stuck_mask: a flash byte with bits that never change */
 	uint8_t stuck_mask;         /* those bits (erase and program leave them as they are); 0 = none */
+
+	/* The settings interface (CX3/Pro only; ignored on CX2). */
+	struct cxsim_tools_profile tools;
+	bool no_cr_mbox;            /* no CR mailbox at 0xe0000: tools use MBOX_WRITE/MBOX_READ */
+	enum cxsim_hcr_fault hcr_fault;
 };
 
 struct cxsim_counters {
@@ -91,6 +185,12 @@ struct cxsim_counters {
 	uint64_t gw_without_sem;            /* gateway transactions while 0xf03fc was not held */
 	uint64_t vsec_accesses;             /* VSEC gateway accesses started (ADDR writes) */
 	uint64_t vsec_without_sem;          /* ... while the client did not hold the VSEC semaphore */
+	uint64_t tools_cmds;                /* tools HCR commands the firmware executed (any status) */
+	uint64_t tools_by_opcode[4];        /* ... QUERY_DEV_CAP, QUERY_DEF_PARAMS, ACCESS_REGISTER,
+					     * MBOX_WRITE/READ (CXSIM_TOOLS_OP_*) */
+	uint64_t tools_without_sem;         /* commands started while the client did not hold 0xf03bc */
+	uint64_t nv_write_cmds;             /* settings-writing commands received: MNVA SET, MNVIA */
+	uint64_t nv_writes;                 /* ... of them the firmware carried out (store written) */
 	uint64_t time_ns;                   /* the model's clock */
 };
 
@@ -111,9 +211,25 @@ struct cxsim_boot {
 	char why[160];          /* when !booted: why no image is valid */
 };
 
+/* Indexes of cxsim_counters.tools_by_opcode. */
+enum { CXSIM_TOOLS_OP_DEV_CAP, CXSIM_TOOLS_OP_DEF_PARAMS, CXSIM_TOOLS_OP_REG_ACCESS,
+       CXSIM_TOOLS_OP_MBOX };
+
+/* One setting as the store holds it for the next boot: mstconfig's name (per-port ones
+ * with _P1/_P2), its value, and the TLV it lives in (a TLV without a setting mstconfig
+ * knows is listed once, with name "TLV_<type>" and value its first dword). */
+struct cxsim_setting {
+	char name[32];
+	uint32_t value;
+	const char *text;       /* the value's name as mstconfig prints it ("ETH"), or NULL */
+	uint16_t tlv_type;
+	uint8_t type_mod;       /* the port, 0 for global TLVs */
+};
+
 struct cxsim_card;
 
-/* Defaults for a chip: IDs, revision, a 2 MiB W25Q16, seed 1, no faults. */
+/* Defaults for a chip: IDs, revision, a 2 MiB W25Q16, seed 1, no faults, and the chip's
+ * settings profile (profile.c: guesses, not measured on a card). */
 void cxsim_params_default(struct cxsim_params *p, enum cxsim_chip chip);
 
 /* A card whose flash is flash_size bytes of 0xFF; then power it on. */
@@ -130,8 +246,25 @@ int cxsim_read_conf(const char *path, struct cxsim_params *p, char *err, size_t 
 struct cxsim_card *cxsim_load_flash(const struct cxsim_params *p, const char *path, char *err,
 				    size_t errlen);
 
-/* Save params and flash (only if changed) to STEM.conf / STEM.flash. 0 or -1. */
+/* Save params and flash (only if changed) to STEM.conf / STEM.flash, and the settings
+ * store to STEM.nv when it changed. 0 or -1. */
 int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen);
+
+/* The settings store's file (cxsim_load reads STEM.nv when it exists; a card without one
+ * has an empty store). Text, one TLV a line: "TYPE:TYPE_MOD VERSION DWORD..." in hex,
+ * each DWORD as the layouts of mlxconfig_4th_gen_layouts.h@4.25 number its bits (bit 31
+ * of SRIOV's first dword is SRIOV_EN). Load: 0, or -1 with *err set (the store is then
+ * empty); a missing file is an empty store. Save: writes the file atomically. */
+int cxsim_nv_load(struct cxsim_card *c, const char *path, char *err, size_t errlen);
+int cxsim_nv_save(struct cxsim_card *c, const char *path, char *err, size_t errlen);
+/* sink(ctx) is called after every change of the store (MNVA SET, MNVIA), so a front end
+ * that does not save on exit (the QEMU device) can write it through. NULL removes it. */
+void cxsim_set_nv_sink(struct cxsim_card *c, void (*sink)(void *ctx), void *ctx);
+/* The next-boot settings, decoded: up to max of them into out; returns how many there
+ * are (0: nothing stored, the firmware's defaults apply). */
+size_t cxsim_nv_settings(const struct cxsim_card *c, struct cxsim_setting *out, size_t max);
+/* The number of TLVs stored. */
+size_t cxsim_nv_count(const struct cxsim_card *c);
 
 void cxsim_free(struct cxsim_card *c);
 
@@ -192,6 +325,15 @@ uint32_t cxsim_class_now(const struct cxsim_card *c);   /* 0x028000 or 0x050000 
  * nodnic_init_seg, expansion_rom, nd_crspace, scan_crspace, semaphore,
  * recovery, mac) or numbers 0..31. 0 or -1. */
 int cxsim_vsec_parse(const char *s, uint32_t *spaces);
+
+/* Settings-interface faults by name (the enum's comments), and the capability bits
+ * from a comma list of sriov, wol_p1, wol_p2, vpi_p1, vpi_p2, bar_size, or "all"/"none".
+ * 0 or -1. */
+const char *cxsim_hcr_fault_name(enum cxsim_hcr_fault f);
+int cxsim_hcr_fault_parse(const char *s, enum cxsim_hcr_fault *f);
+int cxsim_caps_parse(const char *s, uint8_t *caps);
+/* Does the chip have the settings interface at all (CX3, CX3 Pro)? */
+bool cxsim_chip_has_tools(enum cxsim_chip chip);
 
 /* Chip names and parsing for front ends: "cx2", "cx3", "cx3pro". */
 const char *cxsim_chip_name(enum cxsim_chip chip);

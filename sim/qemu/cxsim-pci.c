@@ -16,6 +16,9 @@
  * follows QEMU_CLOCK_VIRTUAL. Every change the model makes to the flash is written
  * through to STEM.flash (pwrite, no fsync) as it happens, so killing QEMU mid-burn
  * leaves the file as a power cut would leave the chip. STEM.conf is never written.
+ * The card's settings store (what mstconfig or cxflash config set for the next boot,
+ * hw-access.md §8) is read from STEM.nv at realize and written back to it after every
+ * change, so a `cxsim boot-check STEM` after QEMU exits shows them.
  *
  * A guest reboot (system reset) does not power-cycle the card: only a new QEMU does,
  * which is the cold restart these cards need to boot a new image (hw-access.md §4.4).
@@ -54,6 +57,7 @@ struct CxsimPciState {
 	int fd;                  /* the backing flash file, open read-write */
 	int64_t last_ns;         /* QEMU_CLOCK_VIRTUAL when the model's clock last followed it */
 	bool write_failed;       /* reported once */
+	char *nv_path;           /* STEM.nv: the settings store */
 
 	/* Properties. */
 	char *flash;
@@ -98,6 +102,16 @@ static void cxsim_pci_flash_sink(void *ctx, size_t off, size_t len)
 		off += (size_t)n;
 		len -= (size_t)n;
 	}
+}
+
+/* The settings store changed (an MNVA SET or MNVIA from the guest): save STEM.nv. */
+static void cxsim_pci_nv_sink(void *ctx)
+{
+	CxsimPciState *s = ctx;
+	char err[256];
+
+	if (cxsim_nv_save(s->card, s->nv_path, err, sizeof(err)))
+		error_report("cxsim-pci: %s", err);
 }
 
 static void cxsim_pci_log(void *ctx, const char *msg)
@@ -277,8 +291,16 @@ static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
 		error_setg(errp, "cxsim-pci: %s", err);
 		goto fail;
 	}
+	s->nv_path = g_strdup_printf("%.*s.nv", (int)(len - 6), s->flash);
+	if (cxsim_nv_load(s->card, s->nv_path, err, sizeof(err))) {
+		error_setg(errp, "cxsim-pci: %s", err);
+		cxsim_free(s->card);
+		s->card = NULL;
+		goto fail;
+	}
 	cxsim_set_log(s->card, cxsim_pci_log, s);
 	cxsim_set_flash_sink(s->card, cxsim_pci_flash_sink, s);
+	cxsim_set_nv_sink(s->card, cxsim_pci_nv_sink, s);
 	s->last_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
 	/* The IDs the card shows after power-on (recovery ID when no image boots). */
@@ -299,6 +321,8 @@ static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
 	return;
 
 fail:
+	g_free(s->nv_path);
+	s->nv_path = NULL;
 	close(s->fd);
 	s->fd = -1;
 }
@@ -309,6 +333,8 @@ static void cxsim_pci_exit(PCIDevice *pdev)
 
 	cxsim_free(s->card);
 	s->card = NULL;
+	g_free(s->nv_path);
+	s->nv_path = NULL;
 	if (s->fd >= 0) {
 		close(s->fd);
 		s->fd = -1;
