@@ -61,7 +61,7 @@ def test_backup_one_card_over_fuse(cxsim, images, tmp_path):
     m = NAME.match(bundle.name)
     assert m, bundle.name
     assert sorted(p.name for p in bundle.iterdir()) == ["SHA256SUMS", "board.ini", "flash.bin",
-                                                        "identity.json"]
+                                                        "identity.json", "settings.json"]
 
     # flash.bin is the card's flash (the cxsim card file), and its checksum is the one reported.
     flash = (bundle / "flash.bin").read_bytes()

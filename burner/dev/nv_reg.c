@@ -116,7 +116,7 @@ int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsign
 	if (s)
 		return reg_fail(h, "reading", type, port, s, st);
 	for (unsigned i = 0; i < ndw; i++)
-		dw[i] = le32(buf + HEADERS + NV_HDR_SIZE + 4 * i);
+		dw[i] = be32(buf + HEADERS + NV_HDR_SIZE + 4 * i);
 	return CX_OK;
 }
 
@@ -130,11 +130,8 @@ int nv_mnva_set(struct hcr *h, uint16_t type, uint8_t port, const uint32_t *dw, 
 
 	if ((rc = frame(buf, type, port, ndw, st)))
 		return rc;
-	for (unsigned i = 0; i < ndw; i++) {
-		uint8_t *p = buf + HEADERS + NV_HDR_SIZE + 4 * i;
-		p[0] = (uint8_t)dw[i], p[1] = (uint8_t)(dw[i] >> 8), p[2] = (uint8_t)(dw[i] >> 16),
-		p[3] = (uint8_t)(dw[i] >> 24);
-	}
+	for (unsigned i = 0; i < ndw; i++)
+		put_be32(buf + HEADERS + NV_HDR_SIZE + 4 * i, dw[i]);
 	/* A SET writes the whole register and reads back only the header. */
 	if ((rc = access(h, REG_MNVA, METHOD_SET, buf, NV_HDR_SIZE + data, NV_HDR_SIZE + data, NV_HDR_SIZE, &s, st)))
 		return rc;

@@ -10,10 +10,12 @@
  * header (type, length in dwords, port as type_mod) and the record's dwords.
  * A record is given here as host dwords, dword 0 first, each field where the
  * layouts put it (bit 0 the least significant). On the wire each data dword
- * goes least significant byte first: that is where mstflint's generated
- * mnva_pack puts data[0..3] (bytes 11, 10, 9, 8 of the register:
- * adb2c_calc_array_field_address(88, 8, i, 2048, 1), tools_open_layouts.c@4.21,
- * mlxconfig_4th_gen_layouts.c@4.25), and so what every mstconfig sent.
+ * is big-endian, like the headers: mnva_pack puts data[i] at byte 8 + i
+ * (adb2c_calc_array_field_address(88, 8, i, 2048, 1) returns bit 64 + 8i:
+ * its last step turns the big-endian bit offset back into a byte address;
+ * adb2c_db.c, tools_open_layouts.c@4.21). mstconfig 4.21 on cxsim agrees:
+ * its SRIOV_EN=1 NUM_OF_VFS=4 arrives as 0x80000004 (an earlier reading of
+ * ours sent the dwords byte-reversed; the oracle caught it).
  * A GET answered "resource not available" (register status 8) means the card
  * holds no such record: the firmware's defaults apply (*stored = false).
  *

@@ -74,15 +74,14 @@ static unsigned reg_access(struct hcr_fake *f)
 		if (!x)
 			return 8;
 		for (unsigned i = 0; i < ndw; i++)
-			memcpy(r + 8 + 4 * i, &(uint8_t[4]){(uint8_t)x->dw[i], (uint8_t)(x->dw[i] >> 8),
-						     (uint8_t)(x->dw[i] >> 16), (uint8_t)(x->dw[i] >> 24)}, 4);
+			put_be32(r + 8 + 4 * i, x->dw[i]);
 		return 0;
 	}
 	if (!x && f->nrec < FAKE_RECORDS)
 		x = &f->rec[f->nrec++];
 	*x = (struct fake_record){.type = type, .port = port, .ndw = (uint8_t)ndw};
 	for (unsigned i = 0; i < ndw; i++)
-		x->dw[i] = le32(r + 8 + 4 * i);
+		x->dw[i] = be32(r + 8 + 4 * i); /* big-endian, as mstconfig sends them (dev/nv_reg.h) */
 	f->nv_writes++;
 	return 0;
 }
