@@ -176,6 +176,53 @@ def test_vsec_option_and_fault_are_saved(tmp_path):
     assert r.returncode == 0 and "--vsec SPACES" in r.stdout and "--vsec-sem-held" in r.stdout
 
 
+def test_settings_profile_and_fault_are_saved(tmp_path):
+    """The settings interface's profile (hw-access.md §8) in STEM.conf: only what differs
+    from the chip's defaults, so a stock card keeps the .conf it had before."""
+    plain, shaped = tmp_path / "plain", tmp_path / "shaped"
+    assert cxsim("create", plain, "--empty").returncode == 0
+    assert not any(k.startswith("tools_") or k in ("no_cr_mbox", "hcr_fault") for k in conf(plain))
+    r = cxsim("create", shaped, "--chip", "cx3pro", "--empty", "--ports", "1", "--max-vfs", "4",
+              "--bar-size", "2", "--max-bar-size", "7", "--caps", "sriov,vpi_p1,vpi_p2", "--no-cr-mbox")
+    assert r.returncode == 0, r.stderr
+    c = conf(shaped)
+    assert int(c["tools_ports"], 0) == 1 and int(c["tools_max_vfs"], 0) == 4
+    assert int(c["tools_bar_size"], 0) == 2 and int(c["tools_max_bar_size"], 0) == 7
+    assert int(c["tools_caps"], 0) == 0x09              # one port: VPI_P2 dropped
+    assert int(c["tools_def_num_vfs"], 0) == 4          # the default 8 is above the maximum
+    assert int(c["no_cr_mbox"], 0) == 1
+    r = cxsim("fault", shaped, "--hcr", "nv-corrupt")
+    assert r.returncode == 0 and "hcr=nv-corrupt" in r.stdout, r.stderr
+    assert conf(shaped)["hcr_fault"] == "nv-corrupt"
+    assert conf(shaped)["tools_ports"] == c["tools_ports"]   # a fault keeps the profile
+    assert cxsim("fault", shaped, "--hcr", "none").returncode == 0
+    assert "hcr_fault" not in conf(shaped)
+
+
+def test_boot_check_decodes_the_settings_store(images, tmp_path):
+    img = images.make(f"--chip cx3 {SMALL}")
+    stem = tmp_path / "card"
+    assert cxsim("create", stem, "--image", img).returncode == 0
+    assert not stem.with_suffix(".nv").exists()
+    assert "no stored settings" in cxsim("boot-check", stem).stdout
+    assert boot(stem)["next_boot_settings"] == {"tlvs": 0, "values": {}}
+    # What an MNVA SET of SRIOV (0x11) and port 2's VPI (0x12) leaves, in the store's format.
+    stem.with_suffix(".nv").write_text("# by hand\n0x0011:0 0 0x80000010\n0x12:2 0 0x2\n")
+    b = boot(stem)["next_boot_settings"]
+    assert b["tlvs"] == 2
+    assert b["values"]["SRIOV_EN"] == 1 and b["values"]["NUM_OF_VFS"] == 16
+    assert b["values"]["LINK_TYPE_P2"] == 2
+    text = cxsim("boot-check", stem).stdout
+    assert "SRIOV_EN" in text and "True(1)" in text and "ETH(2)" in text
+    stem.with_suffix(".nv").write_text("0x0011:0 zero\n")
+    r = cxsim("boot-check", stem)
+    assert r.returncode == 1 and "line 1" in r.stderr and len(r.stderr.splitlines()) == 1
+    # A ConnectX-2 has no settings: boot-check says nothing about them.
+    cx2 = tmp_path / "cx2"
+    assert cxsim("create", cx2, "--chip", "cx2", "--empty").returncode == 0
+    assert "next boot" not in cxsim("boot-check", cx2).stdout
+
+
 @pytest.mark.parametrize("argv", [
     [], ["bogus"], ["create"], ["create", "x", "--chip", "cx9"], ["create", "x", "--corrupt"],
     ["create", "x", "--empty", "--image", "y.bin"], ["create", "x", "--guid", "zz"],
@@ -184,6 +231,11 @@ def test_vsec_option_and_fault_are_saved(tmp_path):
     ["fault", "x", "--sem-held", "all"], ["serve"], ["serve", "dir"], ["serve", "d", "x", "--ro"],
     ["create", "x", "--vsec", "icmd_exd"], ["create", "x", "--vsec"], ["create", "x", "--vsec", "32"],
     ["fault", "x", "--vsec-sem-held", "maybe"], ["serve", "d", "x", "--log"],
+    ["create", "x", "--ports", "3"], ["create", "x", "--ports", "0"], ["create", "x", "--max-vfs", "255"],
+    ["create", "x", "--bar-size", "0"], ["create", "x", "--max-bar-size", "64"],
+    ["create", "x", "--bar-size", "6"], ["create", "x", "--caps", "sriov,wifi"],
+    ["create", "x", "--chip", "cx2", "--ports", "1"], ["create", "x", "--chip", "cx2", "--no-cr-mbox"],
+    ["fault", "x", "--hcr", "broken"], ["fault", "x", "--hcr"],
 ])
 def test_usage_errors_exit_2(tmp_path, argv):
     r = run([CXSIM, *argv], cwd=tmp_path)
