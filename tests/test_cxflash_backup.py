@@ -74,7 +74,7 @@ def test_backup_one_card_over_fuse(cxsim, images, tmp_path):
     for line in (bundle / "SHA256SUMS").read_text().splitlines():
         digest, name = line.split("  ")
         listed[name] = digest
-    assert sorted(listed) == ["board.ini", "flash.bin", "identity.json"]
+    assert sorted(listed) == ["board.ini", "flash.bin", "identity.json", "settings.json"]
     for name, digest in listed.items():
         assert hashlib.sha256((bundle / name).read_bytes()).hexdigest() == digest, name
     c = run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=bundle)
