@@ -321,6 +321,32 @@ static int write_report(struct wizard *w, const struct wizard_card *before, int 
 	return rc;
 }
 
+/* What the job is given besides the card: a restore's target and bundle, a verify's expectations. */
+struct job_ctx {
+	const char *target, *why;
+	struct backup_identity *bundle;
+	const struct verify_expect *expect;
+	int nexpect;
+};
+
+/* The job on one chosen card (w->cards[now], at bdf), into r. */
+static void job_card(struct wizard *w, int now, const char *bdf, const struct job_ctx *j, struct card_outcome *r)
+{
+	if (w->o.job == JOB_INVENTORY) {
+		outcome(r, "ok", "inventory only");
+	} else if (w->o.job == JOB_VERIFY) {
+		r->expect = wiz_verify_find(j->expect, j->nexpect, &w->cards[now]);
+		r->result = wiz_verify_card(&w->cards[now], r->expect, r->message, sizeof(r->message));
+	} else if (w->o.job == JOB_RESTORE && !j->target[0]) {
+		outcome(r, "refused", "%s", j->why);
+	} else if (w->o.job == JOB_RESTORE && strcmp(j->target, bdf)) {
+		outcome(r, "nothing-to-do", "not the card of the bundle: left alone");
+	} else {
+		r->bundle = w->o.job == JOB_RESTORE ? j->bundle : NULL;
+		write_one(w, now, r);
+	}
+}
+
 int flow_job(struct wizard *w, struct cx_status *st)
 {
 	char started[32], path[JOURNAL_PATH_MAX + 64];
@@ -375,20 +401,8 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		if (now < 0 || !chosen(w, &w->cards[now]))
 			continue;
 		picked++;
-		if (w->o.job == JOB_INVENTORY)
-			outcome(&r[i], "ok", "inventory only");
-		else if (w->o.job == JOB_VERIFY) {
-			r[i].expect = wiz_verify_find(expect, nexpect, &w->cards[now]);
-			r[i].result = wiz_verify_card(&w->cards[now], r[i].expect, r[i].message, sizeof(r[i].message));
-		}
-		else if (w->o.job == JOB_RESTORE && !target[0])
-			outcome(&r[i], "refused", "%s", why);
-		else if (w->o.job == JOB_RESTORE && strcmp(target, bdfs[i]))
-			outcome(&r[i], "nothing-to-do", "not the card of the bundle: left alone");
-		else {
-			r[i].bundle = w->o.job == JOB_RESTORE ? &bundle : NULL;
-			write_one(w, now, &r[i]);
-		}
+		struct job_ctx jc = {target, why, &bundle, expect, nexpect};
+		job_card(w, now, bdfs[i], &jc, &r[i]);
 		rom_after(w, bdfs[i], &r[i]);
 		bool fine = !strcmp(r[i].result, "ok") || !strcmp(r[i].result, "nothing-to-do");
 		bad += !fine;
