@@ -12,7 +12,9 @@
 #            fetch the boot files with their own TFTP client; here BusyBox's tftp, with the
 #            node's block size (net.sh), stands in for them.
 #   backup DIR   what the wizard runs after the backup: `upload backup DIR` (rescue/upload.c)
-#   flush    what /init runs after the job: `upload flush` (pxe.sh: the report, log, history)
+#   flush    what /init runs after the job: pxe_flush (pxe.sh): `upload flush` (the report, the
+#            log, the history), again after 10 s, 20 s, ... until all are on the server (standard
+#            input: the console, where Enter would stop it; the bench holds it open and silent)
 #
 # Exit: 0 done, 1 a transfer failed (its complaint on stdout), 2 usage.
 . /usr/lib/cxrescue/net.sh
@@ -48,6 +50,6 @@ boot)
 	rm -rf /boot-files
 	;;
 backup) [ -d "$2" ] || exit 2; exec /usr/lib/cxrescue/upload backup "$2" ;;
-flush) exec /usr/lib/cxrescue/upload flush ;;
+flush) pxe_flush ;;
 *) echo "usage: bench-pxe-node.sh boot | backup DIR | flush" >&2; exit 2 ;;
 esac
