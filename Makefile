@@ -9,7 +9,7 @@
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
-#   make bench     measure cxflash's size and speed (reported, never asserted)
+#   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
 #   make cxsim     build the card simulator; make bench-mstflint: mstflint's burn on it
 #   make clean     remove build output
@@ -44,7 +44,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-layers check-unit test-traces bench bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-layers check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report
 
 all: burner images
@@ -218,6 +218,13 @@ test-traces: burner/cxflash $(B)/host/cxsim $(B)/host/mkfs2
 bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
 	scripts/bench.sh $(B)
 	CXR_BUILD=$(B) $(B)/tests/bench_burn
+	scripts/bench-pxe $(B) $(IMAGES)
+
+# The rack bench alone, its images built first: 100 simulated nodes against pxe-serve in a
+# network namespace of its own (root; README "A rack over PXE"). make bench runs it when the
+# images are there, and says why not when they are not.
+bench-pxe: $(IMAGES)/SHA256SUMS $(BUSYBOX)
+	scripts/bench-pxe $(B) $(IMAGES)
 
 # A burn's modelled cost against its floor, on the in-process card model (not a unit test:
 # its name does not start with test_). Optimised, no sanitizers: the numbers are the model's.
