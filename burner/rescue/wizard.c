@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rescue/flows.h"
+#include "util/utc.h"
 #include "util/version.h"
 
 /* --- the machine's bus ------------------------------------------------------------- */
@@ -66,11 +67,7 @@ void wiz_quiesce_stick(struct wizard *w)
 
 void wiz_now(char out[32])
 {
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_stamp_of(out, time(NULL), false);
 }
 
 int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st)
