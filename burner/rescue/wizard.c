@@ -332,6 +332,7 @@ static const struct menu_entry menu[] = {
 	{"Unbrick a card in recovery mode", flow_unbrick, MENU_WRITES, NULL},
 	{"Set a card's GUIDs/MACs", flow_set_ids, MENU_WRITES | MENU_URGENT, needs_identity},
 	{"Boot ROM: remove or replace (PXE/UEFI)", flow_boot_rom, MENU_WRITES, NULL},
+	{"Card settings: port type, SR-IOV, boot options (next boot)", flow_settings, MENU_WRITES, NULL},
 	{"List the cards again", menu_list, 0, has_failed},
 	{"Shell (type exit to come back)", menu_shell, MENU_NEEDS_SHELL, NULL},
 	{"Power off", menu_power_off, MENU_POWERS_OFF, always},
