@@ -36,9 +36,9 @@ OVMF_SB_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS_4M.ms.fd")
 FIRMWARES = ("bios", "uefi", "uefi-sb")
 
 # The wizard's main menu (burner/rescue/wizard.c, menu_once): its title, then the question.
-MENU = re.compile(r"== cxrescue: what next\? ==.*?Choose 1-10 \[\d+\]: ", re.S)
+MENU = re.compile(r"== cxrescue: what next\? ==.*?Choose 1-11 \[\d+\]: ", re.S)
 CHOICE = {"backup": "1", "update": "2", "burn": "3", "restore": "4", "unbrick": "5", "ids": "6",
-          "boot_rom": "7", "list": "8", "shell": "9", "poweroff": "10"}
+          "boot_rom": "7", "settings": "8", "list": "9", "shell": "10", "poweroff": "11"}
 SHELL_MARK = "__CXR_SHELL__# "        # a prompt the harness sets in the guest's shell
 PANIC = re.compile(r"Kernel panic|end Kernel panic|BUG: |Oops: ")
 BOOT_TIMEOUT = int(os.environ.get("CXR_BOOT_TIMEOUT", "180"))

@@ -74,12 +74,16 @@ def test_cross_flash_an_hp_card_to_stock(tmp_path, guests):
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
     g.expect(r"the card's flash equals backup \S+, made at \S+: not written again", timeout=WRITE_TIMEOUT)
     g.expect(r"card \S+: OK: FW 2\.40\.5030 -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.expect(r"== Port type and SR-IOV: card ")
+    g.answer(r"Choose 1-5 \[1\]: ", "")
+    g.expect(r"settings kept, nothing written")
     g.expect(r"Power off for a cold restart")
     g.answer(r"Choose 1-2 \[1\]: ", "")
     assert g.wait_power_off() == 0
     b = card.boot_check()
     assert b["booted"] is True and b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
     assert b["guids"]["node"] == GUID and b["macs"]["port1"] == MAC, b
+    assert b["next_boot_settings"] == {"tlvs": 0, "values": {}}, b
     qh.mtools_copy_out(g.stick, "/cxrescue/backups", tmp_path / "host")
     bundles = sorted((tmp_path / "host").rglob("flash.bin"))
     # The "back up all" one only: the burn found the flash equal to it and took it as its backup.
@@ -91,6 +95,46 @@ def test_cross_flash_an_hp_card_to_stock(tmp_path, guests):
     assert h[-1]["backup"]["path"].endswith(bundles[0].parent.name), h[-1]
     assert h[-1]["result"] == "ok" and h[-1]["to"]["psid"] == STOCK_PSID, h[-1]
     assert h[-1]["card"]["node_guid"] == GUID, h[-1]
+
+
+def test_cross_flash_then_both_ports_to_ethernet(tmp_path, guests):
+    """Issue 20: after the cross-flash of the simulated HP card, the wizard's port type and
+    SR-IOV screen sets LINK_TYPE_P1=ETH and LINK_TYPE_P2=ETH through the running firmware's
+    settings interface (the QEMU device's model). After power-off, `cxsim boot-check` shows
+    them in the card's settings store, the two ports' records only; the history has them
+    before and after."""
+    card = oem_card(tmp_path)
+    stock = image(tmp_path, "mcx354a-stock.bin", f"--chip cx3 --psid {STOCK_PSID} --fw {STOCK_FW} {SMALL}")
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx354a-stock.bin")])
+    guests.append(g)
+    g.front_end()
+    g.choose("update")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"card \S+: OK: FW 2\.40\.5030 -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.expect(r"== Port type and SR-IOV: card \S+ ==")
+    g.expect(r"1\. keep these settings\s+2\. LINK_TYPE_P1: VPI\(3\)\s+3\. LINK_TYPE_P2: VPI\(3\)\s+"
+             r"4\. SRIOV_EN: False\(0\)\s+5\. NUM_OF_VFS: 8\s")
+    g.answer(r"Choose 1-5 \[1\]: ", "2")
+    g.answer(r"LINK_TYPE_P1:.*?Choose 1-3 \[3\]: ", "2")
+    g.answer(r"Choose 1-5 \[1\]: ", "3")
+    g.answer(r"LINK_TYPE_P2:.*?Choose 1-3 \[3\]: ", "2")
+    g.expect(r"1\. write these changes\s+2\. LINK_TYPE_P1: VPI\(3\) -> ETH\(2\)\s+"
+             r"3\. LINK_TYPE_P2: VPI\(3\) -> ETH\(2\)\s")
+    g.answer(r"Choose 1-5 \[1\]: ", "1")
+    g.answer(r"Type FLASH to write the settings, anything else cancels: ", "FLASH")
+    g.expect(re.escape("OK: LINK_TYPE_P1 VPI(3) -> ETH(2), LINK_TYPE_P2 VPI(3) -> ETH(2). The new values take "
+                       "effect at the next cold boot"), timeout=WRITE_TIMEOUT)
+    g.expect(r"Power off for a cold restart")
+    g.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g.wait_power_off() == 0
+    b = card.boot_check()
+    assert b["booted"] is True and b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
+    s = b["next_boot_settings"]
+    assert s["tlvs"] == 2 and s["values"]["LINK_TYPE_P1"] == 2 and s["values"]["LINK_TYPE_P2"] == 2, s
+    h = history(g)
+    assert [x["action"] for x in h] == ["backup", "crossflash", "settings"], h
+    assert h[-1]["result"] == "ok" and h[-1]["card"]["node_guid"] == GUID, h[-1]
+    assert h[-1]["message"] == "LINK_TYPE_P1 VPI(3) -> ETH(2), LINK_TYPE_P2 VPI(3) -> ETH(2)", h[-1]
 
 
 def untouched(card, before_bytes, before_mtime):
@@ -327,6 +371,7 @@ def test_cross_flash_keeps_the_cards_uefi_rom(tmp_path, guests):
     g.expect(re.escape(f"boot ROM: {HP_ROM_TEXT} -> {HP_ROM_TEXT} (the card's)"))
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
     g.expect(r"card \S+: OK: FW 2\.42\.5700 -> 2\.42\.5000", timeout=WRITE_TIMEOUT)
+    g.answer(r"== Port type and SR-IOV: card .*?Choose 1-5 \[1\]: ", "")
     g.expect(r"Power off for a cold restart")
     g.answer(r"Choose 1-2 \[1\]: ", "")
     assert g.wait_power_off() == 0

@@ -170,6 +170,20 @@ build_libpci() {
     awk -v old="$old" -v new="$new" '$0 == old { $0 = new } { print }' "$pread_h" >"$pread_h.new"
     mv "$pread_h.new" "$pread_h"
     log "pciutils: patched lib/pread.h to use musl's pread()/pwrite() (keeps pci_read_vpd working)"
+    # Only the sysfs back end: cxflash and lspci reach cards through /sys/bus/pci alone
+    # (dev/pci_enum.c sets PCI_ACCESS_SYS_BUS_PCI). /proc/bus/pci, I/O ports, /dev/mem
+    # and dump files were 9 KB of the static cxflash that nothing calls.
+    local cfg_h=$SRC/pciutils/lib/config.h pm
+    run_logged "$logf" make -C "$SRC/pciutils" CC="$MUSLCC" \
+        ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no IDSDIR="$PCI_IDSDIR" lib/config.h
+    grep -qxF '#define PCI_HAVE_PM_LINUX_SYSFS' "$cfg_h" \
+        || die "pciutils: lib/config.h has no sysfs back end; review the back-end trim in $0"
+    for pm in LINUX_PROC MMIO_CONF INTEL_CONF DUMP; do
+        sed -i "/^#define PCI_HAVE_PM_${pm}\$/d" "$cfg_h"
+    done
+    [ "$(grep -c '^#define PCI_HAVE_PM_' "$cfg_h")" = 1 ] \
+        || die "pciutils: lib/config.h still names other back ends than sysfs; review the trim in $0"
+    log "pciutils: lib/config.h trimmed to the sysfs back end"
     log "pciutils: make install-lib (CC=$MUSLCC ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no, ids in $PCI_IDSDIR)"
     run_logged "$logf" make -C "$SRC/pciutils" -j"$JOBS" \
         CC="$MUSLCC" OPT="$LIBS_CFLAGS -isystem $KH" \

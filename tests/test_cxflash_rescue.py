@@ -44,7 +44,7 @@ def test_bad_parameters_are_one_line_and_a_code(tmp_path, params, code, what):
 
 
 def test_no_card_then_power_off(tmp_path):
-    r = rescue(tmp_path, answers="10\n")
+    r = rescue(tmp_path, answers="11\n")
     assert r.returncode == 0, r
     assert "0 cards found" in r.stdout and "Powering off." in r.stdout, r.stdout
     logs = list((tmp_path / "data" / "logs").glob("cxrescue-*.log"))
@@ -91,17 +91,17 @@ def test_restore_upload_after_parameters_refused(tmp_path, params, code, what):
 
 def test_upload_and_after_menu_are_accepted(tmp_path):
     """upload=required|optional and after=menu are taken: the failed job leaves the menu up."""
-    r = rescue(tmp_path, "job=inventory", "upload=optional", "after=menu", answers="10\n")
+    r = rescue(tmp_path, "job=inventory", "upload=optional", "after=menu", answers="11\n")
     assert r.returncode == 0, r
     assert "The job did not complete" in r.stdout and "Powering off." in r.stdout, r.stdout
-    r = rescue(tmp_path, "job=inventory", "upload=required", answers="10\n")
+    r = rescue(tmp_path, "job=inventory", "upload=required", answers="11\n")
     assert r.returncode == 0, r
 
 
 def test_after_exit_ends_with_the_jobs_code(tmp_path):
     """after=exit: the job's outcome is the exit status, and the menu is never shown (its
-    answer "9", power off, would have made it 0)."""
-    r = rescue(tmp_path, "job=inventory", "after=exit", answers="10\n")
+    answer "11", power off, would have made it 0)."""
+    r = rescue(tmp_path, "job=inventory", "after=exit", answers="11\n")
     assert r.returncode == 10, r
     assert "the inventory job did not complete" in r.stderr, r.stderr
     assert "Powering off." not in r.stdout and "Choose 1-" not in r.stdout, r.stdout
@@ -113,7 +113,7 @@ def test_restore_job_report_names_the_bundle(tmp_path):
     """A restore job whose bundle cannot be used writes nothing, fails, and its report says
     which bundle it was given (the top-level "bundle")."""
     bundle = tmp_path / "data" / "backups" / "missing-aa_bb.tar"
-    r = rescue(tmp_path, "job=restore", f"bundle={bundle}", "yes=1", "after=exit", answers="10\n")
+    r = rescue(tmp_path, "job=restore", f"bundle={bundle}", "yes=1", "after=exit", answers="11\n")
     assert r.returncode == 10, r
     assert "the restore job did not complete" in r.stderr, r.stderr
     reports = list((tmp_path / "data" / "reports").glob("*-restore.json"))
@@ -124,7 +124,7 @@ def test_restore_job_report_names_the_bundle(tmp_path):
 
 
 def test_restore_job_needs_yes(tmp_path):
-    r = rescue(tmp_path, "job=restore", f"bundle={tmp_path / 'b'}", "after=exit", answers="10\n")
+    r = rescue(tmp_path, "job=restore", f"bundle={tmp_path / 'b'}", "after=exit", answers="11\n")
     assert r.returncode == 10, r
     assert "it needs cxrescue.yes=1" in r.stdout, r.stdout
     assert not (tmp_path / "data" / "reports").exists()

@@ -15,6 +15,7 @@
 #include "ops/nv_bundle.h"
 #include "util/fileio.h"
 #include "util/json.h"
+#include "util/utc.h"
 #include "util/version.h"
 
 
@@ -120,10 +121,10 @@ static void found_free(struct found *f)
 static bool bundle_name(const struct device *d, const struct found *f, const struct tm *t, char *name,
 			size_t n)
 {
-	char who[64], stamp[24];
+	char who[64], stamp[UTC_STAMP_LEN];
 	size_t k = 0;
 
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", t);
+	utc_stamp(stamp, t, true);
 	if (!d->chip.recovery && f->have_image) {
 		/* PSIDs are [A-Z0-9_]; anything else (a hostile image) becomes '_'. */
 		const char *p = f->di.img.info.psid;
@@ -342,7 +343,7 @@ static int publish(struct tmpdir *t, const char *dir, struct backup_result *r, s
 static int write_bundle(const struct device *d, const uint8_t *flash, const struct found *f,
 			const char *dir, struct tmpdir *t, struct backup_result *r, struct cx_status *st)
 {
-	char date[32], sums[1024] = "", hex[SHA256_HEX_LEN + 1], *idj = NULL;
+	char date[UTC_STAMP_LEN], sums[1024] = "", hex[SHA256_HEX_LEN + 1], *idj = NULL;
 	uint8_t dg[SHA256_LEN];
 	size_t idlen = 0;
 	time_t now = time(NULL);
@@ -350,7 +351,7 @@ static int write_bundle(const struct device *d, const uint8_t *flash, const stru
 	int rc;
 
 	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_stamp(date, &tm, false);
 	if (!bundle_name(d, f, &tm, r->name, sizeof(r->name)))
 		return cx_fail(st, CX_EIO, "bundle name too long");
 	if ((rc = tmp_make(t, dir, st)))

@@ -242,6 +242,8 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the card already holds this image")))
 		return rc;
 	say_done(w, &b, &r, to_fw);
+	if (rq->ask && !r.nothing_to_do && !strcmp(rq->action, "crossflash"))
+		wiz_settings_after_crossflash(w, rq->card);
 	return CX_OK;
 }
 

@@ -170,6 +170,12 @@ void wiz_roms_text(char *out, size_t n, int nroms, const struct rom_info *roms);
 /* The menu's "Boot ROM: remove or replace". */
 int flow_boot_rom(struct wizard *w, struct cx_status *st);
 
+/* flow_settings.c: after a cross-flash the user watched, card i's "port type and SR-IOV"
+ * screen (a card whose settings cannot be reached: one line; the wizard goes on either
+ * way); the menu's "Card settings". */
+void wiz_settings_after_crossflash(struct wizard *w, int i);
+int flow_settings(struct wizard *w, struct cx_status *st);
+
 /* flow_restore.c */
 /* Write the bundle back onto card i; backup_out (may be NULL) gets the backup made first. */
 int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask,

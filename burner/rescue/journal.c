@@ -12,6 +12,7 @@
 #include "rescue/journal.h"
 #include "util/fileio.h"
 #include "util/json.h"
+#include "util/utc.h"
 
 #define NAME_TRIES 100      /* "-2" ... "-99" when a log name is taken */
 #define LINE_SMALL 512      /* a log line longer than this is formatted into the heap */
@@ -53,8 +54,7 @@ static void closed_journal(struct journal *j, const char *why)
 
 int journal_open(struct journal *j, const char *data_dir, time_t now, struct cx_status *st)
 {
-	char logs[JOURNAL_PATH_MAX], stamp[24];
-	struct tm tm;
+	char logs[JOURNAL_PATH_MAX], stamp[UTC_STAMP_LEN];
 
 	memset(j, 0, sizeof(*j));
 	j->log_fd = -1;
@@ -73,9 +73,7 @@ int journal_open(struct journal *j, const char *data_dir, time_t now, struct cx_
 	if (make_dir(data_dir, st) || make_dir(logs, st))
 		goto fail;
 
-	if (!gmtime_r(&now, &tm))
-		memset(&tm, 0, sizeof(tm));
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	utc_stamp_of(stamp, now, true);
 	for (int i = 1; i < NAME_TRIES; i++) {
 		char suffix[8] = "";
 		if (i > 1)
@@ -136,7 +134,8 @@ void journal_log(struct journal *j, const char *fmt, ...)
 	/* small[0] is a newline, sent only after a failed write: that one may have
 	 * left half a line, which must not run into this one. */
 	small[0] = '\n';
-	size_t head = 1 + strftime(small + 1, sizeof(small) - 1, "%H:%M:%S ", &tm);
+	size_t head = 1 + (size_t)snprintf(small + 1, sizeof(small) - 1, "%02d:%02d:%02d ", tm.tm_hour,
+					   tm.tm_min, tm.tm_sec);
 
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
@@ -195,17 +194,14 @@ static void card_json(struct json *w, const struct history_card *c)
 static int history_line(const struct journal *j, const struct history_entry *e, char **buf, size_t *len,
 			struct cx_status *st)
 {
-	char when[32];
+	char when[UTC_STAMP_LEN];
 	struct json w;
-	struct tm tm;
 	time_t t = j->clock ? j->clock(NULL) : time(NULL);
 	FILE *out = open_memstream(buf, len);
 
 	if (!out)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	if (!gmtime_r(&t, &tm))
-		memset(&tm, 0, sizeof(tm));
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_stamp_of(when, t, false);
 	fputc('\n', out);
 	json_begin(&w, out);
 	json_str(&w, "time", when);

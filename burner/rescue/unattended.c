@@ -39,6 +39,7 @@
 #include "rescue/flows.h"
 #include "util/fileio.h"
 #include "util/json.h"
+#include "util/utc.h"
 
 #define REPORTS_DIR "reports"
 
@@ -279,18 +280,16 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 static int write_report(struct wizard *w, const struct wizard_card *before, int n, const struct card_outcome *r,
 			bool ok, const char *started, char *path, size_t pathlen, struct cx_status *st)
 {
-	char dir[JOURNAL_PATH_MAX], stamp[32], now[32];
+	char dir[JOURNAL_PATH_MAX], stamp[UTC_STAMP_LEN], now[32];
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	struct json j;
 	time_t t = time(NULL);
-	struct tm tm;
 
 	if (!f)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	utc_stamp_of(stamp, t, true);
 	wiz_now(now);
 	json_begin(&j, f);
 	json_str(&j, "format", "cxrescue-report-1");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rescue/flows.h"
+#include "util/utc.h"
 #include "util/version.h"
 
 /* --- the machine's bus ------------------------------------------------------------- */
@@ -66,11 +67,7 @@ void wiz_quiesce_stick(struct wizard *w)
 
 void wiz_now(char out[32])
 {
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_stamp_of(out, time(NULL), false);
 }
 
 int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st)
@@ -335,6 +332,7 @@ static const struct menu_entry menu[] = {
 	{"Unbrick a card in recovery mode", flow_unbrick, MENU_WRITES, NULL},
 	{"Set a card's GUIDs/MACs", flow_set_ids, MENU_WRITES | MENU_URGENT, needs_identity},
 	{"Boot ROM: remove or replace (PXE/UEFI)", flow_boot_rom, MENU_WRITES, NULL},
+	{"Card settings: port type, SR-IOV, boot options (next boot)", flow_settings, MENU_WRITES, NULL},
 	{"List the cards again", menu_list, 0, has_failed},
 	{"Shell (type exit to come back)", menu_shell, MENU_NEEDS_SHELL, NULL},
 	{"Power off", menu_power_off, MENU_POWERS_OFF, always},

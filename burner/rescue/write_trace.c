@@ -7,22 +7,21 @@
 
 #include "ops/device_trace.h"
 #include "rescue/flows.h"
+#include "util/utc.h"
 
 #define TRACES_DIR "traces"   /* beside backups/ and logs/ in the data folder */
 
 void wiz_trace_begin(struct wiz_write *x)
 {
 	struct wizard *w = x->w;
-	char dir[512], path[640], stamp[24], bdf[20], cmd[96];
+	char dir[512], path[640], stamp[UTC_STAMP_LEN], bdf[20], cmd[96];
 	struct cx_status st = {0};
 	time_t now = time(NULL);
-	struct tm tm;
 
 	x->traced = false;
 	if (!w->o.data_dir || !w->o.data_dir[0] || device_trace_active())
 		return;   /* no data folder, or the whole wizard is recorded (cxflash --record) */
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	utc_stamp_of(stamp, now, true);
 	snprintf(bdf, sizeof(bdf), "%s", w->cards[x->card].ci.pci.bdf);
 	for (char *p = bdf; *p; p++)
 		if (*p == ':')

@@ -27,7 +27,13 @@
  *     (none, a file) and the report's ROM before and after; the menu's "Boot ROM: remove or
  *     replace" (declined, removed, then HP's set put back from the library);
  *   job=verify: before a cold restart the old firmware runs (said: not cold), after it ok; a
- *     flash that contradicts the write report, a card not written, a bad expect=. */
+ *     flash that contradicts the write report, a card not written, a bad expect=;
+ *   the card's settings (the model's settings interface): the port type and SR-IOV screen after
+ *     a cross-flash the user watched only, Enter keeping every value (no settings command that
+ *     writes), a change writing exactly the chosen setting, and its refusals (firmware not
+ *     started, a one-port card with too many VFs, a wrong word); the menu's "Card settings"
+ *     (one NAME=VALUE, a backup first, reset; an unknown name, too many VFs, a ConnectX-2 and
+ *     a card in recovery mode refused with nothing sent). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -530,8 +536,8 @@ static void test_backup_then_crossflash(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
 
-	/* 1 back up all, 2 update, the word, Enter: power off now. */
-	int rc = run(r, "1\n2\nFLASH\n\n");
+	/* 1 back up all, 2 update, the word, Enter: keep the settings, Enter: power off now. */
+	int rc = run(r, "1\n2\nFLASH\n\n\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "OEM HP");
 	expect_said(r, "PSID " HP_PSID "  FW 2.40.5030");
@@ -968,6 +974,8 @@ static void test_job_risky_allowed(void **state)
 	expect_said(r, "card 0000:01:00.0: ok: stock.bin written and verified");
 	expect_said(r, "card 0000:02:00.0: ok: stock.bin written and verified");
 	expect_said(r, "The job is done: powering off.");
+	expect_not_said(r, "Port type and SR-IOV"); /* a job asks nothing (settings= is the job's) */
+	assert_int_equal(cxsim_counters(r->cards[0])->nv_write_cmds, 0);
 	expect_boots(r->cards[0], STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
 	char *rep = report_text(r);
@@ -1091,7 +1099,7 @@ static void test_pending_finished(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, image, sizeof(image));
 	pend(r, "crossflash", G_A, image, true, "card");
 
-	int rc = run(r, "y\nFLASH\n\n");
+	int rc = run(r, "y\nFLASH\n\n\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "The crossflash of card 0000:01:00.0 (started 2026-11-24T10:46:00Z");
 	expect_said(r, "was INTERRUPTED");
@@ -1230,7 +1238,7 @@ static void test_lock_held_elsewhere(void **state)
 
 	/* Once the other console is done, the job is offered here. */
 	session_close(&other);
-	rc = run(r, "y\nFLASH\n\n");
+	rc = run(r, "y\nFLASH\n\n\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "was INTERRUPTED");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
@@ -1379,7 +1387,7 @@ static void test_write_reuses_an_identical_backup(void **state)
 	only_bundle(r, name, sizeof(name));
 
 	cxsim_counters_reset(c);
-	int rc = run(r, "2\nFLASH\n\n");
+	int rc = run(r, "2\nFLASH\n\n\n");
 	expect_rc(r, rc, CX_OK);
 	uint64_t rd = cxsim_counters(c)->bytes_read;
 	if (rd < n || rd >= 2 * n)
@@ -1412,7 +1420,7 @@ static void test_write_backs_up_a_changed_flash(void **state)
 	uint8_t *now = flash_copy(c, &n);
 
 	cxsim_counters_reset(c);
-	expect_rc(r, run(r, "2\nFLASH\n\n"), CX_OK);
+	expect_rc(r, run(r, "2\nFLASH\n\n\n"), CX_OK);
 	uint64_t rd = cxsim_counters(c)->bytes_read;
 	if (rd < 2 * n || rd >= 3 * n)
 		fail_msg("%llu bytes read from a %zu-byte flash: expected two whole reads", (unsigned long long)rd, n);
@@ -1445,7 +1453,7 @@ static void test_write_backs_up_over_a_damaged_bundle(void **state)
 	assert_int_equal(file_write(path, buf, len, &st), CX_OK);
 	free(buf);
 
-	expect_rc(r, run(r, "2\nFLASH\n\n"), CX_OK);
+	expect_rc(r, run(r, "2\nFLASH\n\n\n"), CX_OK);
 	expect_not_said(r, "not written again");
 	expect_said(r, "backup written:");
 	assert_int_equal(bundles(r, orig, n, &equal), 2);
@@ -1549,7 +1557,7 @@ static void test_placeholder_identity_offers_set_ids(void **state)
 		       "    NO IDENTITY OF ITS OWN: its node GUID is a release image's placeholder (illumos MELLANOX.h");
 	expect_said(r, "Next: choose \"Set a card's GUIDs/MACs\"");
 	expect_said(r, "  6. Set a card's GUIDs/MACs\n");
-	expect_said(r, "Choose 1-9 [6]: ");
+	expect_said(r, "Choose 1-10 [6]: ");
 	expect_said(r, "Card 0000:01:00.0 now has node GUID 0002c9000100d050");
 	expect_said(r, "GUIDs/MACs set");
 	expect_not_said(r, "FAILED");
@@ -1559,7 +1567,7 @@ static void test_placeholder_identity_offers_set_ids(void **state)
 	/* Its own identity now: no such line, and the default is no longer Set GUIDs/MACs. */
 	rc = run(r, "");
 	expect_not_said(r, "NO IDENTITY OF ITS OWN");
-	expect_not_said(r, "Choose 1-8 [6]: ");
+	expect_not_said(r, "Choose 1-10 [6]: ");
 }
 
 /* A library image of the card's own PSID built with another chunk size (64 KiB, the
@@ -1672,11 +1680,11 @@ static void test_menu_power_off(void **state)
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
 	cxsim_counters_reset(c);
-	int rc = run(r, "10\n9\n");
+	int rc = run(r, "11\n10\n");
 	expect_rc(r, rc, CX_OK);
-	expect_said(r, "  9. Power off\n");
-	expect_said(r, "Choose 1-9 [1]: ");
-	expect_said(r, "Please type a number from 1 to 9");
+	expect_said(r, " 10. Power off\n");
+	expect_said(r, "Choose 1-10 [1]: ");
+	expect_said(r, "Please type a number from 1 to 10");
 	expect_not_said(r, "Shell");
 	expect_not_said(r, "Power off for a cold restart"); /* nothing was written */
 	expect_said(r, "Powering off.");
@@ -1684,7 +1692,7 @@ static void test_menu_power_off(void **state)
 	free(orig);
 }
 
-/* Two cards: the card is chosen from a menu; the inventory is read again (8); after the
+/* Two cards: the card is chosen from a menu; the inventory is read again (9); after the
  * write the user goes back to the menu first, then powers off. The session lock and the
  * prompt mark are used. */
 static void test_two_cards_interactive(void **state)
@@ -1703,8 +1711,8 @@ static void test_two_cards_interactive(void **state)
 	uint8_t *orig = flash_copy(hp, &n);
 	cxsim_counters_reset(hp);
 
-	/* 8 list, 2 update, card 2, the word, 2 back to the menu, 9 power off. */
-	int rc = run(r, "8\n2\n2\nFLASH\n2\n9\n");
+	/* 9 list, 2 update, card 2, the word, 2 back to the menu, 10 power off. */
+	int rc = run(r, "9\n2\n2\nFLASH\n2\n10\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "Which card?");
 	expect_said(r, "  1. 0000:01:00.0  ConnectX-3 A1  " HP_PSID "  FW 2.40.5030");
@@ -1731,9 +1739,9 @@ static void test_restore_after_crossflash(void **state)
 
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
 	uint8_t *orig = flash_copy(c, &n);
-	/* 1 back up, 2 update, the word, 2 back to the menu, 4 restore, 1 the newest bundle, the
-	 * word (the power-off screen came already), 9 power off. */
-	int rc = run(r, "1\n2\nFLASH\n2\n4\n1\nFLASH\n9\n");
+	/* 1 back up, 2 update, the word, Enter: keep the settings, 2 back to the menu, 4 restore,
+	 * 1 the newest bundle, the word (the power-off screen came already), 10 power off. */
+	int rc = run(r, "1\n2\nFLASH\n\n2\n4\n1\nFLASH\n10\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "Restore which backup?");
 	expect_said(r, "== restore: card 0000:01:00.0");
@@ -1806,10 +1814,10 @@ static void test_menu_with_shell(void **state)
 
 	hp_card(r);
 	r->o.shell = "/bin/true";
-	int rc = run(r, "9\n10\n");
+	int rc = run(r, "10\n11\n");
 	expect_rc(r, rc, CX_OK);
-	expect_said(r, "  9. Shell (type exit to come back)\n");
-	expect_said(r, " 10. Power off\n");
+	expect_said(r, " 10. Shell (type exit to come back)\n");
+	expect_said(r, " 11. Power off\n");
 	expect_said(r, "Powering off.");
 }
 
@@ -2669,8 +2677,9 @@ static void test_crossflash_keeps_uefi_rom(void **state)
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
 
-	/* 2 update, Enter: the default ROM choice, the word, Enter: power off now. */
-	int rc = run(r, "2\n\nFLASH\n\n");
+	/* 2 update, Enter: the default ROM choice, the word, Enter: keep the settings, Enter:
+	 * power off now. */
+	int rc = run(r, "2\n\nFLASH\n\n\n");
 	expect_rc(r, rc, CX_OK);
 	expect_said(r, "ROM " HP_ROM_TEXT "\n");
 	expect_said(r, "The card's boot ROM and the image's differ (the card's has UEFI, the image's has not).");
@@ -2694,7 +2703,7 @@ static void test_crossflash_rom_image_or_none(void **state)
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len, stock, sizeof(stock));
 
 	stock_rom = file_rom(stock, &stock_len);
-	expect_rc(r, run(r, "2\n2\nFLASH\n\n"), CX_OK);
+	expect_rc(r, run(r, "2\n2\nFLASH\n\n\n"), CX_OK);
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> PXE 3.4.752 (the image's)");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, stock_rom, stock_len);
@@ -2710,7 +2719,7 @@ static void test_crossflash_rom_none(void **state)
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len, NULL, 0);
 
-	expect_rc(r, run(r, "2\n3\nFLASH\n\n"), CX_OK);
+	expect_rc(r, run(r, "2\n3\nFLASH\n\n\n"), CX_OK);
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, NULL, 0);
@@ -2732,7 +2741,7 @@ static void test_pending_rom_choice_not_asked_again(void **state)
 
 	pend(r, "crossflash", G_A, stock, true, "card");
 	set_record_rom(r, "none");
-	expect_rc(r, run(r, "y\nFLASH\n\n"), CX_OK);
+	expect_rc(r, run(r, "y\nFLASH\n\n\n"), CX_OK);
 	expect_said(r, "was INTERRUPTED");
 	expect_not_said(r, "Boot ROM of the new firmware?");
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
@@ -3039,6 +3048,215 @@ static void test_job_verify_contradiction_and_bad_expect(void **state)
 	free(hp);
 }
 
+/* ---- the card's settings (rescue/flow_settings.c) ------------------------------------ */
+
+/* The next-boot value of name the card's settings store holds; false when it holds none. */
+static bool stored(struct cxsim_card *c, const char *name, uint32_t *v)
+{
+	struct cxsim_setting s[64];
+	size_t n = cxsim_nv_settings(c, s, 64);
+
+	for (size_t i = 0; i < n && i < 64; i++)
+		if (!strcmp(s[i].name, name)) {
+			*v = s[i].value;
+			return true;
+		}
+	return false;
+}
+
+static uint64_t nv_writes(struct cxsim_card *c)
+{
+	return cxsim_counters(c)->nv_write_cmds;
+}
+
+/* After a cross-flash the user watched, the port type and SR-IOV screen shows the next-boot
+ * values; Enter keeps them and nothing is sent that writes. An update shows no such screen,
+ * nor does an unattended cross-flash. */
+static void test_settings_screen_keeps_by_default(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	struct cxsim_card *old = add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	/* 2 update, card 1 (HP: a cross-flash), the word, Enter: keep, Enter: power off. */
+	expect_rc(r, run(r, "2\n1\nFLASH\n\n\n"), CX_OK);
+	size_t screen = said_at(r, "== Port type and SR-IOV: card 0000:01:00.0 ==\n"
+				   "What the card will boot with (Enter keeps it):\n"
+				   "  1. keep these settings\n  2. LINK_TYPE_P1: VPI(3)\n  3. LINK_TYPE_P2: VPI(3)\n"
+				   "  4. SRIOV_EN: False(0)\n  5. NUM_OF_VFS: 8\nChoose 1-5 [1]: ");
+	assert_true(said_at(r, "OK: FW 2.40.5030 -> 2.42.5000") < screen);
+	assert_true(screen < said_at(r, "Power off for a cold restart"));
+	expect_said(r, "card 0000:01:00.0: settings kept, nothing written");
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	assert_int_equal(nv_writes(c), 0);
+	assert_int_equal(cxsim_nv_count(c), 0);
+	expect_history(r, 0, "\"action\":\"settings\"", NULL, NULL);
+
+	/* An update (same PSID) of the other card: no screen. */
+	expect_rc(r, run(r, "2\n2\nFLASH\n\n"), CX_OK);
+	expect_said(r, "== update: card 0000:02:00.0");
+	expect_not_said(r, "Port type and SR-IOV");
+	expect_boots(old, STOCK_PSID, 42, 5000, G_B, M_B);
+	assert_int_equal(nv_writes(old), 0);
+}
+
+/* A change on the screen writes exactly the chosen setting: one record, its other fields at
+ * their defaults, the port's other record untouched; the history has it before and after,
+ * and the value survives the cold restart. */
+static void test_settings_screen_writes_the_choice(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	uint32_t v;
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	/* 2 update, the word, 2 LINK_TYPE_P1, 2 ETH, 1 write, the word, Enter: power off. */
+	expect_rc(r, run(r, "2\nFLASH\n2\n2\n1\nFLASH\n\n"), CX_OK);
+	expect_said(r, "LINK_TYPE_P1:\n  1. IB(1)\n  2. ETH(2)\n  3. VPI(3)\nChoose 1-3 [3]: ");
+	expect_said(r, "  1. write these changes\n  2. LINK_TYPE_P1: VPI(3) -> ETH(2)\n  3. LINK_TYPE_P2: VPI(3)\n");
+	expect_said(r, "== settings: card 0000:01:00.0 ==\n  LINK_TYPE_P1             VPI(3) -> ETH(2)\n");
+	expect_said(r, "card 0000:01:00.0: OK: LINK_TYPE_P1 VPI(3) -> ETH(2). The new values take effect at the next "
+		       "cold boot");
+	expect_said(r, "Power off for a cold restart");
+	expect_not_said(r, "FAILED");
+	assert_int_equal(nv_writes(c), 1);
+	assert_int_equal(cxsim_nv_count(c), 1);
+	assert_true(stored(c, "LINK_TYPE_P1", &v));
+	assert_int_equal(v, 2);
+	assert_true(stored(c, "PHY_TYPE_P1", &v));
+	assert_int_equal(v, 2);             /* the profile's default, as mstconfig writes it */
+	assert_false(stored(c, "LINK_TYPE_P2", &v));
+	expect_history(r, 1, "\"action\":\"settings\"", "\"result\":\"ok\"",
+		       "\"message\":\"LINK_TYPE_P1 VPI(3) -> ETH(2)\"");
+	expect_history(r, 1, "\"action\":\"settings\"", "\"node_guid\":\"0002c90300c0ffe0\"", NULL);
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	assert_true(stored(c, "LINK_TYPE_P1", &v)); /* kept with the card over the power cycle */
+	assert_int_equal(v, 2);
+}
+
+/* What the screen cannot do is one line, nothing is sent that writes, and the wizard goes
+ * on to the power-off screen: firmware not started (and how: the installed system), too many
+ * VFs on a one-port card (no LINK_TYPE_P2 row), and a wrong word. */
+static void test_settings_screen_refusals(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *a = hp_card(r);
+	struct cxsim_card *b = add_card(r, HP_OPTS, HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_B, M_B);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	cxsim_params_mut(a)->hcr_fault = CXSIM_HCR_NOT_STARTED;
+	expect_rc(r, run(r, "2\n1\nFLASH\n\n"), CX_OK);
+	expect_said(r, "Port type and SR-IOV: 0000:01:00.0: the card's firmware is not started (tools interface "
+		       "status 4)");
+	expect_said(r, "with mlx4_core loaded (the stick carries it as cxrescue/bin/cxflash) (README: \"Using cxflash "
+		       "on your installed system\")\n");
+	expect_not_said(r, "== Port type and SR-IOV");
+	expect_said(r, "Powering off.");
+	expect_boots(a, STOCK_PSID, 42, 5000, G_A, M_A);
+	assert_int_equal(nv_writes(a), 0);
+
+	cxsim_params_mut(b)->tools.ports = 1;
+	/* 2 update, card 2, the word, 3 SRIOV_EN, 2 True, 4 NUM_OF_VFS, 200, 1 write; Enter: power off. */
+	expect_rc(r, run(r, "2\n2\nFLASH\n3\n2\n4\n200\n1\n\n"), CX_OK);
+	expect_said(r, "  1. keep these settings\n  2. LINK_TYPE_P1: VPI(3)\n  3. SRIOV_EN: False(0)\n"
+		       "  4. NUM_OF_VFS: 8\nChoose 1-4 [1]: ");
+	expect_said(r, "NUM_OF_VFS, a number (Enter keeps 8): ");
+	expect_said(r, "  3. SRIOV_EN: False(0) -> True(1)\n  4. NUM_OF_VFS: 8 -> 200\n");
+	expect_said(r, "Port type and SR-IOV: NUM_OF_VFS=200: this card has at most 127 VFs\n");
+	expect_said(r, "Powering off.");
+	assert_int_equal(nv_writes(b), 0);
+	expect_history(r, 0, "\"action\":\"settings\"", NULL, NULL);
+}
+
+/* The typed word is the consent: anything else writes nothing, and the history says so. */
+static void test_settings_screen_declined(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	expect_rc(r, run(r, "2\nFLASH\n4\n2\n1\nflash\n\n"), CX_OK);
+	expect_said(r, "  SRIOV_EN                 False(0) -> True(1)\n");
+	expect_said(r, "Port type and SR-IOV: cancelled: nothing written");
+	expect_said(r, "Powering off.");
+	assert_int_equal(nv_writes(c), 0);
+	expect_history(r, 1, "\"action\":\"settings\"", "\"result\":\"declined\"", NULL);
+}
+
+/* The menu's "Card settings": the table with the defaults where they differ; one NAME=VALUE,
+ * checked as `config set` checks it (unknown name, too many VFs: one line, nothing sent);
+ * a card without a bundle on the stick is backed up first; reset puts every default back. */
+static void test_card_settings_menu(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	uint32_t v;
+
+	expect_rc(r, run(r, "8\n1\nLINK_TYPE_P2=eth\nFLASH\n"), CX_EDECLINED);
+	expect_said(r, "  8. Card settings: port type, SR-IOV, boot options (next boot)\n");
+	expect_said(r, "== Card settings: card 0000:01:00.0 (ConnectX-3 A1), for its next boot ==\n"
+		       "  SRIOV_EN                 False(0)\n  NUM_OF_VFS               8\n");
+	expect_said(r, "  LINK_TYPE_P2             VPI(3)\n");
+	expect_said(r, "  1. change one setting (NAME=VALUE)\n  2. reset every setting to its default\n"
+		       "  3. back to the menu\nChoose 1-3 [3]: ");
+	expect_said(r, "Backing up 0000:01:00.0 (before changing its settings)");
+	expect_said(r, "backup written: cx3-" HP_PSID "-0002c90300c0ffe0-");
+	expect_said(r, "card 0000:01:00.0: OK: LINK_TYPE_P2 VPI(3) -> ETH(2).");
+	expect_not_said(r, "Power off for a cold restart"); /* no firmware written */
+	assert_int_equal(nv_writes(c), 1);
+	assert_true(stored(c, "LINK_TYPE_P2", &v));
+	assert_int_equal(v, 2);
+	assert_false(stored(c, "LINK_TYPE_P1", &v));
+	assert_int_equal(bundles(r, NULL, 0, &(int){0}), 1);
+
+	/* Refused before anything is sent; the table shows the stored value and its default. */
+	cxsim_counters_reset(c);
+	expect_rc(r, run(r, "8\n1\nFOO=1\n8\n1\nNUM_OF_VFS=999\n8\n1\nLINK_TYPE_P2\n"), CX_EDECLINED);
+	expect_said(r, "  LINK_TYPE_P2             ETH(2)  (default VPI(3))\n");
+	expect_said(r, "unknown setting FOO ('cxflash -d BDF config q' lists this card's); nothing written\n");
+	expect_said(r, "NUM_OF_VFS=999: this card has at most 127 VFs; nothing written\n");
+	expect_said(r, "'LINK_TYPE_P2': a setting is NAME=VALUE (LINK_TYPE_P1=ETH); nothing written\n");
+	expect_not_said(r, "FAILED");
+	assert_int_equal(nv_writes(c), 0);
+
+	/* Reset: every default back, the bundle on the stick is enough (no second backup). */
+	expect_rc(r, run(r, "8\n2\nFLASH\n"), CX_EDECLINED);
+	expect_said(r, "== settings: card 0000:01:00.0 ==\n  LINK_TYPE_P2             ETH(2) -> VPI(3)\n");
+	expect_said(r, "card 0000:01:00.0: OK: LINK_TYPE_P2 ETH(2) -> VPI(3).");
+	assert_int_equal(nv_writes(c), 1);
+	assert_int_equal(cxsim_nv_count(c), 0);
+	assert_int_equal(bundles(r, NULL, 0, &(int){0}), 1);
+	expect_history(r, 2, "\"action\":\"settings\"", "\"result\":\"ok\"", NULL);
+	expect_history(r, 1, "\"action\":\"settings\"", "\"message\":\"LINK_TYPE_P2 ETH(2) -> VPI(3)\"", NULL);
+}
+
+/* A ConnectX-2 and a card in recovery mode: the reason in one line, no tools command sent. */
+static void test_card_settings_refused(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_params p;
+
+	cxsim_params_default(&p, CXSIM_CX2);
+	struct cxsim_card *c2 = cxsim_new(&p);
+	assert_non_null(c2);
+	card_install(c2, "--chip cx2 --old-guids --guid 0002c90300c0ffe0 " SMALL, 0);
+	r->cards[r->ncards++] = c2;
+	struct cxsim_card *dead = hp_card(r);
+	brick(dead);
+	cxsim_counters_reset(c2);
+	cxsim_counters_reset(dead);
+	expect_rc(r, run(r, "8\n1\n8\n2\n"), CX_EDECLINED);
+	expect_said(r, "0000:01:00.0: a ConnectX-2 has no settings store (\"ConnectX-2 is not supported under "
+		       "mstconfig\")");
+	expect_said(r, "0000:02:00.0: the card is in flash-recovery mode: no firmware runs to keep its settings; "
+		       "burn an image first; nothing written\n");
+	expect_not_said(r, "FAILED");
+	assert_int_equal(cxsim_counters(c2)->tools_cmds, 0);
+	assert_int_equal(cxsim_counters(dead)->tools_cmds, 0);
+	expect_history(r, 0, "\"action\":\"settings\"", NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3048,6 +3266,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pending_rom_file_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crossflash_rom_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_rom_no_question, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_screen_keeps_by_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_screen_writes_the_choice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_screen_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_screen_declined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_card_settings_menu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_card_settings_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_crossflash_rom_default_and_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_rom_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_rom_file, setup, teardown),
