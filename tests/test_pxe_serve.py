@@ -1202,3 +1202,34 @@ def test_report_newest_of_each_job_and_the_states(uploads, tmp_path):
     assert {x["node"]: x["state_reason"] for x in rows}[M3] == "restore ok (r.json): verify after the cold restart"
     jf.write_text(f"{M1} crossflash yes=1\n")
     assert run([REPORT, "--jobs", jf, root]).returncode == 0
+
+
+def test_report_settings_before_after(tmp_path):
+    """A card whose job set settings: a line under the table with each before -> after, and
+    the row's "settings" in --json; a card whose settings were not read or not set says so."""
+    up = tmp_path / "uploads"
+    up.mkdir()
+    eth = [{"name": f"LINK_TYPE_P{p}", "before": "VPI(3)", "after": "ETH(2)"} for p in (1, 2)]
+    (up / "aa-bb-cc-dd-ee-01_x-crossflash.json").write_text(json.dumps(report(
+        "crossflash", "2026-11-30T15:01:10Z",
+        [card(to=("MT_1090120019", "2.42.5000"), settings=eth,
+              message="stock.bin written and verified; settings set for the next cold boot")],
+        settings="LINK_TYPE_P1=ETH,LINK_TYPE_P2=ETH")))
+    (up / "aa-bb-cc-dd-ee-02_y-settings.json").write_text(json.dumps(report(
+        "settings", "2026-11-30T15:02:00Z",
+        [card(guid="0002c90300000002", result="failed", settings=[{"name": "SRIOV_EN", "before": None, "after": None}],
+              message="0 of 1 settings changed; settings not set: the card's firmware is not started"),
+         card(bdf="0000:00:05.0", guid="0002c90300000003", result="ok",
+              settings=[{"name": "SRIOV_EN", "before": "False(0)", "after": "True(1)"}])],
+        result="failed")))
+    (up / "aa-bb-cc-dd-ee-03_z-backup.json").write_text(json.dumps(report("backup", "2026-11-30T15:03:00Z", [card()])))
+    r = run([REPORT, up])
+    assert r.returncode == 1, r.stdout
+    out = r.stdout.splitlines()
+    assert f"{M1} 0000:00:04.0 settings: LINK_TYPE_P1 VPI(3) -> ETH(2), LINK_TYPE_P2 VPI(3) -> ETH(2)" in out
+    assert f"{M2} 0000:00:04.0 settings: SRIOV_EN ? -> not set" in out
+    assert f"{M2} 0000:00:05.0 settings: SRIOV_EN False(0) -> True(1)" in out
+    assert sum(" settings: " in ln for ln in out) == 3, r.stdout      # none for the backup
+    rows = json.loads(run([REPORT, "--json", up]).stdout)
+    assert [x["settings"] for x in rows] == [eth, [{"name": "SRIOV_EN", "before": None, "after": None}],
+                                             [{"name": "SRIOV_EN", "before": "False(0)", "after": "True(1)"}], None]
