@@ -433,8 +433,13 @@ int flow_job(struct wizard *w, struct cx_status *st)
 	struct cx_status refused = {0};
 	if (w->o.settings && !wiz_settings_parse(w->o.settings, &js, &refused))
 		for (int k = 0; k < n && !refused.code; k++)
-			if (chosen(w, &w->cards[k]))
-				wiz_settings_check(w, k, &js, &r[k].set, &refused);
+			if (chosen(w, &w->cards[k]) && wiz_settings_check(w, k, &js, &r[k].set, &refused)) {
+				char msg[CX_MSG_MAX];
+				int code = refused.code;
+				snprintf(msg, sizeof(msg), "%s", refused.msg); /* which card refuses it */
+				cx_status_clear(&refused);
+				cx_fail(&refused, code, "card %s: %s", bdfs[k], msg);
+			}
 	for (int i = 0; i < n; i++) {
 		/* A write reads the cards again; find this one by its slot. */
 		int now = -1;

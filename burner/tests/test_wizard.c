@@ -1149,7 +1149,8 @@ static void test_job_settings_port_a_card_lacks(void **state)
 	r->o.settings = "LINK_TYPE_P2=ETH";
 	int rc = run(r, "");
 	expect_rc(r, rc, CX_EDECLINED);
-	expect_said(r, "card 0000:01:00.0: refused: settings=: LINK_TYPE_P2: this card has one port; nothing written");
+	expect_said(r, "card 0000:01:00.0: refused: settings=: card 0000:02:00.0: LINK_TYPE_P2: this card has "
+			 "one port; nothing written");
 	expect_untouched(r->cards[0], hp, n);
 	expect_untouched(r->cards[1], other, m);
 	assert_int_equal(cxsim_counters(r->cards[0])->nv_write_cmds + cxsim_counters(r->cards[1])->nv_write_cmds, 0);
