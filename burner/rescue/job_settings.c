@@ -99,12 +99,16 @@ int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, st
 
 	if (c->rc)
 		return cx_fail(st, c->rc, "%s", c->why);
-	if (!(rc = open_card(w, i, &d, &ns, &cur, st)) && !(rc = nv_plan(&cur, s->item, s->n, &p, st)) &&
-	    !(rc = nv_apply(&ns, &p, st)) && !(rc = nv_read(&ns, &cur, st))) {
-		for (unsigned k = 0; k < s->n; k++)
+	if (!(rc = open_card(w, i, &d, &ns, &cur, st)) && !(rc = nv_plan(&cur, s->item, s->n, &p, st))) {
+		struct cx_status again = {0};
+		rc = nv_apply(&ns, &p, st);
+		/* read back even after a failure: a record written before it stays written */
+		int rb = nv_read(&ns, &cur, rc ? &again : st);
+		for (unsigned k = 0; !rb && k < s->n; k++)
 			c->after[k] = cur.value[c->idx[k]];
-		c->have_after = true;
-		c->changed = p.nch;
+		c->have_after = !rb;
+		rc = rc ? rc : rb;
+		c->changed = rc ? 0 : p.nch;
 	}
 	device_close(&d);
 	return rc;
