@@ -373,8 +373,11 @@ static void settings_after(struct wizard *w, const char *bdf, const struct wiz_s
 	for (int k = 0; k < w->ncards; k++)
 		if (!strcmp(w->cards[k].ci.pci.bdf, bdf))
 			rc = wiz_settings_apply(w, k, js, &r->set, &st);
+	if (w->o.job == JOB_SETTINGS)
+		was[0] = 0;          /* "settings only" says nothing */
 	if (rc)
-		outcome(r, "failed", "%s; settings not set: %s", was, rc == CX_ENODEV && !st.msg[0] ? "card gone" : st.msg);
+		outcome(r, "failed", "%s%ssettings not set: %s", was, was[0] ? "; " : "",
+			rc == CX_ENODEV && !st.msg[0] ? "card gone" : st.msg);
 	else if (w->o.job == JOB_SETTINGS)
 		outcome(r, r->set.changed ? "ok" : "nothing-to-do", "%u of %u settings changed, for the next cold boot",
 			r->set.changed, r->set.n);

@@ -1211,6 +1211,42 @@ static void test_job_settings_alone(void **state)
 	free(f);
 }
 
+/* job=settings on a ConnectX-2 beside a ConnectX-3: the CX3 gets its settings, the CX2 fails with
+ * the reason (it has no settings store) and nothing is sent to it or written; the job fails. */
+static void test_job_settings_connectx2(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_params p;
+	size_t n;
+
+	struct cxsim_card *cx3 = hp_card(r);
+	cxsim_params_default(&p, CXSIM_CX2);
+	struct cxsim_card *cx2 = cxsim_new(&p);
+	assert_non_null(cx2);
+	card_install(cx2, "--chip cx2 --old-guids --guid 0002c90300c0ffe0 " SMALL, 0);
+	r->cards[r->ncards++] = cx2;
+	uint8_t *f2 = flash_copy(cx2, &n);
+	cxsim_counters_reset(cx2);
+	cxsim_counters_reset(cx3);
+	r->o.job = JOB_SETTINGS;
+	r->o.yes = true;
+	r->o.settings = "LINK_TYPE_P1=ETH";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: ok: 1 of 1 settings changed, for the next cold boot");
+	expect_said(r, "card 0000:02:00.0: failed: settings not set: 0000:02:00.0: a ConnectX-2 has no "
+		       "settings store");
+	assert_int_equal(nv_value(cx3, "LINK_TYPE_P1"), 2);
+	assert_int_equal(cxsim_counters(cx2)->tools_cmds, 0);
+	expect_untouched(cx2, f2, n);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	expect_card_result(rep, "0000:02:00.0", "failed");
+	assert_non_null(strstr(rep, "\"result\":\"failed\",\"settings\":\"LINK_TYPE_P1=ETH\""));
+	free(rep);
+	free(f2);
+}
+
 /* ---- 7. a write a power cut interrupted ------------------------------------------------ */
 
 /* A "writing" record for card 1, as wiz_burn() or wiz_restore() leaves it when the power goes:
@@ -3279,6 +3315,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_settings_port_a_card_lacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_settings_firmware_not_started, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_settings_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_connectx2, setup, teardown),
 	};
 	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='*rom*': the tests whose names match */
 		cmocka_set_test_filter(getenv("TEST_FILTER"));
