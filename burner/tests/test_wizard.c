@@ -31,7 +31,8 @@
  *   settings= (rescue/job_settings.c): set after a crossflash (exactly the settings' records
  *     written, the next boot has them, the report's before -> after); a bad name, a bad value
  *     or a port one card lacks refuses the whole job with nothing written, flash or settings;
- *     firmware not started: the card is written and fails on its settings; job=settings alone. */
+ *     firmware not started: the card is written and fails on its settings; job=settings alone,
+ *     and beside a ConnectX-2, which fails with its reason and is sent nothing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
