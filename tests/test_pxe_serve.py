@@ -1036,6 +1036,15 @@ def test_what_verify_is_told_to_expect():
     s2 = {"mac": "aa-bb-cc-dd-ee-02", "job": "backup", "state": "job", "history": []}
     assert nodes.take_report(s2, "v.json", report("verify", "2026-11-30T15:30:00Z", [])) is None
     assert s2["state"] == "job"
+    # a settings job writes no firmware: done at ok (its settings apply at that cold boot), menu when failed
+    s3 = {"mac": "aa-bb-cc-dd-ee-03", "job": "settings", "state": "job", "history": []}
+    nodes.take_report(s3, "s.json", report("settings", "2026-11-30T15:40:00Z", [card(settings=[])]))
+    assert s3["state"] == "local" and "expect" not in s3, s3
+    s3 = {"mac": "aa-bb-cc-dd-ee-03", "job": "settings", "state": "job", "history": []}
+    nodes.take_report(s3, "s.json", report("settings", "2026-11-30T15:40:00Z",
+                                           [card(result="failed", message="settings not set: firmware not started")],
+                                           result="failed"))
+    assert s3["state"] == "menu" and "firmware not started" in s3["reason"], s3
 
 # --- 4. pxe-report -------------------------------------------------------------------------------
 
