@@ -11,7 +11,9 @@
  * that card with the reason. After a card's write succeeded (or there was nothing to
  * write) the plan is made again on what the card holds then and applied; the values
  * are read back for the report. They take effect at the next cold boot: after a
- * cross-flash the old firmware keeps them, the new one boots with them. */
+ * cross-flash the old firmware stores them, the new one boots with them (a burn never
+ * touches the configuration area; UNCONFIRMED on hardware that another PSID's firmware
+ * reads the same records: mstconfig offers no other way, and cxsim keeps them with the card). */
 #include <stdlib.h>
 #include <string.h>
 
