@@ -5,7 +5,8 @@ PXE-boot from their e1000, each with a simulated card:
 
   A  inventory only: a report, and the card's file keeps its bytes and its mtime
   B  an HP OEM ConnectX-3, cross-flashed to stock: its backup is on the server before the
-     first byte reaches the card, and it boots the stock image with its own GUIDs/MACs
+     first byte reaches the card, and it boots the stock image with its own GUIDs/MACs and
+     the port types of its jobs line's settings= (Ethernet, both ports)
   C  backed up in a first round; its flash is then damaged (recovery mode), and a restore
      job with bundle=latest unbricks it from the backup the server kept
 
@@ -49,6 +50,8 @@ NODES = {  # name: (tap, MAC, node GUID, port 1 MAC)
     "B": ("tapB", "52:54:00:c0:00:0b", "0002c90300b0b0b0", "0002c9b0b0b0"),
     "C": ("tapC", "52:54:00:c0:00:0c", "0002c90300c0c0c0", "0002c9c0c0c0"),
 }
+ETH_BOTH = "settings=LINK_TYPE_P1=ETH,LINK_TYPE_P2=ETH"    # node B's: set after its cross-flash
+ETH_REPORT = [{"name": f"LINK_TYPE_P{p}", "before": "VPI(3)", "after": "ETH(2)"} for p in (1, 2)]
 NODE_TIMEOUT = 420      # boot, job, uploads and power-off of one node, with three on two cores
 
 
@@ -231,7 +234,7 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
 
     # Round 1: A takes stock, B is cross-flashed, C is backed up.
     jobs = tmp_path / "jobs"
-    jobs.write_text(f"# the rack\n{mac_a} inventory\n{mac_b} crossflash yes=1 allow_risky=1\n"
+    jobs.write_text(f"# the rack\n{mac_a} inventory\n{mac_b} crossflash yes=1 allow_risky=1 {ETH_BOTH}\n"
                     f"{dashed(mac_c).upper()} backup\n")
     srv = Server(ns, root, jobs, fw, tmp_path / "serve-1.log")
     watch_b = FirstChange(cards["B"].flash, uploads, mac_b, before["B"][0])
@@ -258,9 +261,12 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     b = cards["B"].boot_check()
     assert b["booted"] is True and b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
     assert b["guids"]["node"] == NODES["B"][2] and b["macs"]["port1"] == NODES["B"][3], b
+    nb = b["next_boot_settings"]["values"]
+    assert (nb["LINK_TYPE_P1"], nb["LINK_TYPE_P2"]) == (2, 2), b   # ETH; the records' other fields at defaults
     rep_b = reports(uploads, mac_b)
     assert len(rep_b) == 1 and rep_b[0]["result"] == "ok", rep_b
     cb = rep_b[0]["cards"][0]
+    assert cb["settings"] == ETH_REPORT, cb
     assert cb["psid"] == OEM_PSID and cb["to"]["psid"] == STOCK_PSID and cb["to"]["fw"] == STOCK_FW, cb
     bundle_b = pathlib.PurePosixPath(cb["backup"]["path"]).name
     data, top = tar_flash(root / "tftp" / "kept" / f"{dashed(mac_b)}_{bundle_b}.tar")
@@ -314,6 +320,8 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     assert (row_b["from"], row_b["to"], row_b["backup"]) == (
         f"{OEM_PSID} {OEM_FW}", f"{STOCK_PSID} {STOCK_FW}", "yes"), row_b
     assert f"{STOCK_PSID} {STOCK_FW}" in table, table
+    assert row_b["settings"] == ETH_REPORT, row_b
+    assert f"{mac_b} {cb['bdf']} settings: LINK_TYPE_P1 VPI(3) -> ETH(2), LINK_TYPE_P2 VPI(3) -> ETH(2)" in table
 
     # Nothing from outside: the namespace holds only the bridge and the nodes' taps, and
     # only the nodes' MACs got leases.

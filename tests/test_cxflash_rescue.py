@@ -78,6 +78,10 @@ def test_unattended_job_with_no_card_fails_and_stays_up(tmp_path):
     (["upload="], 6, "upload=: required or optional"),
     (["job=backup", "upload=OPTIONAL"], 6, "upload=OPTIONAL: required or optional"),
     (["after=reboot"], 6, "after=reboot: menu or exit"),
+    (["job=settings", "yes=1"], 2, "settings=NAME=VALUE,... goes with job=update, crossflash or settings"),
+    (["job=settings", "settings="], 2, "settings=NAME=VALUE,... goes with"),
+    (["job=backup", "settings=SRIOV_EN=1"], 2, "settings=NAME=VALUE,... goes with"),
+    (["settings=SRIOV_EN=1"], 2, "settings=NAME=VALUE,... goes with"),
     (["job=inventory", "after=1"], 6, "after=1: menu or exit"),
 ])
 def test_restore_upload_after_parameters_refused(tmp_path, params, code, what):
@@ -121,6 +125,36 @@ def test_restore_job_report_names_the_bundle(tmp_path):
     rep = json.loads(reports[0].read_text())
     assert rep["job"] == "restore" and rep["result"] == "failed" and rep["yes"] is True, rep
     assert rep["bundle"] == "missing-aa_bb.tar" and rep["cards"] == [], rep
+
+
+@pytest.mark.parametrize("settings, code, what", [
+    ("LINK_TYPE_P1=ETH,LINK_SPEED=40G", 23, "unknown setting LINK_SPEED"),
+    ("LINK_TYPE_P1=ETHERNET", 6, "LINK_TYPE_P1=ETHERNET: not a value of LINK_TYPE_P1 (IB, ETH, VPI (or 1..3))"),
+    ("SRIOV_EN=1,SRIOV_EN=0", 6, "SRIOV_EN is given two different values"),
+    ("LINK_TYPE_P1", 2, "'LINK_TYPE_P1': a setting is NAME=VALUE"),
+    (",", 2, "settings= is NAME=VALUE,..."),
+])
+def test_settings_job_refuses_bad_settings_with_a_report(tmp_path, settings, code, what):
+    """A bad settings= is refused by the job before anything (here: no card at all), with its
+    code and one line, and a failed report that names the settings asked."""
+    r = rescue(tmp_path, "job=crossflash", "yes=1", f"settings={settings}", "after=exit", answers="10\n")
+    assert r.returncode == code, r
+    assert f"The job did not complete: settings=: {what}" in r.stdout and "; nothing written\n" in r.stdout, r.stdout
+    assert "the crossflash job did not complete" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    reports = list((tmp_path / "data" / "reports").glob("*-crossflash.json"))
+    assert len(reports) == 1, reports
+    rep = json.loads(reports[0].read_text())
+    assert rep["result"] == "failed" and rep["settings"] == settings and rep["cards"] == [], rep
+
+
+def test_settings_job_good_settings_without_a_card(tmp_path):
+    """Good settings pass the check without a card; the job then fails only for want of one."""
+    r = rescue(tmp_path, "job=settings", "yes=1", "settings=LINK_TYPE_P1=eth,SRIOV_EN=True,NUM_OF_VFS=0x10",
+               "after=exit", answers="10\n")
+    assert r.returncode == 10, r
+    assert "no card matches" in r.stdout and "unknown setting" not in r.stdout, r.stdout
+    rep = json.loads(next((tmp_path / "data" / "reports").glob("*-settings.json")).read_text())
+    assert rep["job"] == "settings" and rep["result"] == "failed", rep
 
 
 def test_restore_job_needs_yes(tmp_path):

@@ -194,6 +194,21 @@ BAD_JOBS = [
      "rom=uefi.rom: no such *.rom in the --firmware folder"),
     ("rom with a path", f"{M1} crossflash yes=1 rom=../x.rom\n", 1, "rom=../x.rom: no such *.rom"),
     ("rom of another kind", f"{M1} update yes=1 rom=mine\n", 1, "rom=mine: keep, image, none or a *.rom"),
+    ("settings unknown name", f"{M1} crossflash yes=1 settings=LINK_TYPE_P1=ETH,LINK_SPEED=40\n", 1,
+     "settings=: unknown setting LINK_SPEED"),
+    ("settings bad value", f"{M1} crossflash yes=1 settings=LINK_TYPE_P1=ETHERNET\n", 1,
+     "settings=: LINK_TYPE_P1=ETHERNET: not a value of LINK_TYPE_P1 (IB, ETH, VPI or 1..3)"),
+    ("settings out of range", f"{M1} update yes=1 settings=BOOT_VLAN_P1=4096\n", 1,
+     "settings=: BOOT_VLAN_P1=4096: out of range (0..4095)"),
+    ("settings two values", f"{M1} update yes=1 settings=SRIOV_EN=1,SRIOV_EN=False\n", 1,
+     "settings=: SRIOV_EN is given two different values"),
+    ("settings not a list", f"{M1} update yes=1 settings=SRIOV_EN=1,,NUM_OF_VFS=4\n", 1,
+     "settings=SRIOV_EN=1,,NUM_OF_VFS=4: NAME=VALUE,..."),
+    ("settings item", f"{M1} update yes=1 settings=SRIOV_EN\n", 1, "settings=: 'SRIOV_EN' is not NAME=VALUE"),
+    ("settings on backup", f"{M1} backup settings=SRIOV_EN=1\n", 1,
+     "settings= is for update, crossflash and settings only"),
+    ("settings job without", f"{M1} settings yes=1\n", 1, "settings needs settings=NAME=VALUE,..."),
+    ("settings job without yes", f"{M1} settings settings=SRIOV_EN=1\n", 1, "settings writes cards: add yes=1"),
 ]
 
 
@@ -925,6 +940,72 @@ def test_grub_entries_are_pxelinux_entries(dry_ns, uefi_images, tmp_path):
         assert grub_entries((tftp_root / "grub" / "nodes" / f"{mac}.cfg").read_text()) == pxe
 
 
+def test_settings_go_on_the_nodes_command_line(dry_ns, uefi_images, tmp_path):
+    """settings= goes on the node's kernel command line as cxrescue.settings=, in its pxelinux
+    entry and its GRUB entry alike; a line without it gets none."""
+    root = tmp_path / "root"
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} crossflash yes=1 settings=LINK_TYPE_P1=ETH,LINK_TYPE_P2=eth\n"
+                  f"{M2} settings yes=1 settings=SRIOV_EN=True,NUM_OF_VFS=0x10 card=01:00.0\n"
+                  f"{M3} update yes=1\n")
+    r = serve(dry_ns, "--proxy", "--jobs", jf, "--dry-run", root=root, images=uefi_images)
+    assert r.returncode == 0, r.stderr
+    tftp_root = root / "tftp"
+    want = {M1: " cxrescue.job=crossflash cxrescue.yes=1 cxrescue.settings=LINK_TYPE_P1=ETH,LINK_TYPE_P2=eth",
+            M2: " cxrescue.job=settings cxrescue.card=01:00.0 cxrescue.yes=1 "
+                "cxrescue.settings=SRIOV_EN=True,NUM_OF_VFS=0x10",
+            M3: " cxrescue.job=update cxrescue.yes=1"}
+    for mac, tail in want.items():
+        (pxe,) = appends(tftp_root / "pxelinux.cfg" / f"01-{mac.replace(':', '-')}")
+        (grub,) = grub_entries((tftp_root / "grub" / "nodes" / f"{mac}.cfg").read_text())
+        assert pxe.endswith(tail), pxe
+        assert grub[1].endswith(tail + " BOOTIF=01-${net_default_mac}"), grub
+        assert ("cxrescue.settings=" in pxe) == (mac != M3)
+
+
+def nv_table_names():
+    """The setting names of cxflash's table (burner/ops/nv_table.c; the per-port macros
+    once per port)."""
+    text = (ROOT / "burner" / "ops" / "nv_table.c").read_text()
+    names = set(re.findall(r'\{"([A-Z0-9_]+)", NV_TLV', text))
+    for port_name in re.findall(r'\{"([A-Z0-9_]+)" #n,', text):
+        names |= {f"{port_name}1", f"{port_name}2"}
+    assert len(names) == 31, names   # mstconfig 4.21's ConnectX-3 settings
+    return names
+
+
+def test_settings_checks_agree_with_cxflash(dry_ns, images, tmp_path):
+    """pxe-serve's settings table against the node's own check (cxflash rescue without a card:
+    the check before any card is read): every name of cxflash's table, with numbers in and out
+    of range, every value name, in other cases, and nonsense: both take or both refuse."""
+    cxflash = ROOT / "burner" / "cxflash"
+    if not cxflash.exists():
+        pytest.skip("burner/cxflash is not built (make burner)")
+    values = ["0", "1", "2", "3", "4", "7", "8", "31", "32", "4095", "4096", "65535", "65536", "0x10", "010",
+              "08", "eth", "ETH", "Vpi", "True", "false", "_20G", "iscsi", "IPv6_IPv4", "legacy", "SGMII",
+              "bogus", "-1", ""]
+    items = [f"{n}={v}" for n in sorted(nv_table_names()) for v in values]
+    items += ["LINK_SPEED=1", "link_type_p1=ETH", "LINK_TYPE_P3=ETH", "SRIOV_EN=1,SRIOV_EN=True"]
+    jf = tmp_path / "rack.jobs"
+    jf.write_text("".join(f"02:00:00:00:{i >> 8:02x}:{i & 255:02x} settings yes=1 settings={it}\n"
+                          for i, it in enumerate(items)))
+    r = serve(dry_ns, "--proxy", "--jobs", jf, "--dry-run", root=tmp_path / "root", images=images)
+    refused_lines = {int(m) for m in re.findall(rf"^pxe-serve: {re.escape(str(jf))}:(\d+): ", r.stderr, re.M)}
+    (tmp_path / "nosys" / "devices").mkdir(parents=True)   # a machine without a card
+    env = dict(os.environ, CXR_DATA=str(tmp_path / "data"), CXR_LOCK=str(tmp_path / "lock"),
+               CXFLASH_SYSFS=str(tmp_path / "nosys"))
+    differ = []
+    for i, it in enumerate(items):
+        c = subprocess.run([str(cxflash), "--boards", "/dev/null", "rescue", "job=settings", "yes=1",
+                            f"settings={it}", "after=exit"], env=env, capture_output=True, text=True,
+                           input="", timeout=30)
+        node_takes = "The job did not complete: settings=: " not in c.stdout
+        assert not node_takes or "no card matches" in c.stdout, c.stdout + c.stderr
+        if node_takes == (i + 1 in refused_lines):
+            differ.append(f"{it}: cxflash {'takes' if node_takes else 'refuses'} it, pxe-serve does not")
+    assert not differ, "\n".join(differ)
+
+
 def pxe_nodes_module():
     import importlib.machinery
     import importlib.util
@@ -955,6 +1036,15 @@ def test_what_verify_is_told_to_expect():
     s2 = {"mac": "aa-bb-cc-dd-ee-02", "job": "backup", "state": "job", "history": []}
     assert nodes.take_report(s2, "v.json", report("verify", "2026-11-30T15:30:00Z", [])) is None
     assert s2["state"] == "job"
+    # a settings job writes no firmware: done at ok (its settings apply at that cold boot), menu when failed
+    s3 = {"mac": "aa-bb-cc-dd-ee-03", "job": "settings", "state": "job", "history": []}
+    nodes.take_report(s3, "s.json", report("settings", "2026-11-30T15:40:00Z", [card(settings=[])]))
+    assert s3["state"] == "local" and "expect" not in s3, s3
+    s3 = {"mac": "aa-bb-cc-dd-ee-03", "job": "settings", "state": "job", "history": []}
+    nodes.take_report(s3, "s.json", report("settings", "2026-11-30T15:40:00Z",
+                                           [card(result="failed", message="settings not set: firmware not started")],
+                                           result="failed"))
+    assert s3["state"] == "menu" and "firmware not started" in s3["reason"], s3
 
 # --- 4. pxe-report -------------------------------------------------------------------------------
 
@@ -1121,3 +1211,34 @@ def test_report_newest_of_each_job_and_the_states(uploads, tmp_path):
     assert {x["node"]: x["state_reason"] for x in rows}[M3] == "restore ok (r.json): verify after the cold restart"
     jf.write_text(f"{M1} crossflash yes=1\n")
     assert run([REPORT, "--jobs", jf, root]).returncode == 0
+
+
+def test_report_settings_before_after(tmp_path):
+    """A card whose job set settings: a line under the table with each before -> after, and
+    the row's "settings" in --json; a card whose settings were not read or not set says so."""
+    up = tmp_path / "uploads"
+    up.mkdir()
+    eth = [{"name": f"LINK_TYPE_P{p}", "before": "VPI(3)", "after": "ETH(2)"} for p in (1, 2)]
+    (up / "aa-bb-cc-dd-ee-01_x-crossflash.json").write_text(json.dumps(report(
+        "crossflash", "2026-11-30T15:01:10Z",
+        [card(to=("MT_1090120019", "2.42.5000"), settings=eth,
+              message="stock.bin written and verified; settings set for the next cold boot")],
+        settings="LINK_TYPE_P1=ETH,LINK_TYPE_P2=ETH")))
+    (up / "aa-bb-cc-dd-ee-02_y-settings.json").write_text(json.dumps(report(
+        "settings", "2026-11-30T15:02:00Z",
+        [card(guid="0002c90300000002", result="failed", settings=[{"name": "SRIOV_EN", "before": None, "after": None}],
+              message="0 of 1 settings changed; settings not set: the card's firmware is not started"),
+         card(bdf="0000:00:05.0", guid="0002c90300000003", result="ok",
+              settings=[{"name": "SRIOV_EN", "before": "False(0)", "after": "True(1)"}])],
+        result="failed")))
+    (up / "aa-bb-cc-dd-ee-03_z-backup.json").write_text(json.dumps(report("backup", "2026-11-30T15:03:00Z", [card()])))
+    r = run([REPORT, up])
+    assert r.returncode == 1, r.stdout
+    out = r.stdout.splitlines()
+    assert f"{M1} 0000:00:04.0 settings: LINK_TYPE_P1 VPI(3) -> ETH(2), LINK_TYPE_P2 VPI(3) -> ETH(2)" in out
+    assert f"{M2} 0000:00:04.0 settings: SRIOV_EN ? -> not set" in out
+    assert f"{M2} 0000:00:05.0 settings: SRIOV_EN False(0) -> True(1)" in out
+    assert sum(" settings: " in ln for ln in out) == 3, r.stdout      # none for the backup
+    rows = json.loads(run([REPORT, "--json", up]).stdout)
+    assert [x["settings"] for x in rows] == [eth, [{"name": "SRIOV_EN", "before": None, "after": None}],
+                                             [{"name": "SRIOV_EN", "before": "False(0)", "after": "True(1)"}], None]

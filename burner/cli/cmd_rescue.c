@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_rescue.c — `rescue`: the wizard (rescue/wizard.h) on this terminal.
  *
- *   cxflash rescue [job=inventory|backup|update|crossflash|restore|verify] [card=BDF|all] [yes=1]
- *                  [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
- *                  [rom=keep|image|none|FILE] [expect=GUID:PSID:FW:OLD,...]
+ *   cxflash rescue [job=inventory|backup|update|crossflash|restore|verify|settings] [card=BDF|all]
+ *                  [yes=1] [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
+ *                  [rom=keep|image|none|FILE] [expect=GUID:PSID:FW:OLD,...] [settings=NAME=VALUE,...]
  *
  * The parameters are the kernel command line's cxrescue.* options without the
  * prefix (/init passes them on); bundle= is the backup folder job=restore writes
  * back; expect= what job=verify checks each card against (rescue/verify.c); rom= the boot
- * ROM an update or crossflash job burns (rescue/flow_rom.c); after=exit
+ * ROM an update or crossflash job burns (rescue/flow_rom.c); settings= the card settings
+ * an update, crossflash or settings job sets (rescue/job_settings.c); after=exit
  * ends the command when the job is done (status 0: every step
  * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
  * each backup is handed to (rescue/upload.c: the PXE server). The data folder
@@ -60,7 +61,7 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 		if (k == 3 && !strncmp(p, "job", k)) {
 			if (!wizard_job_parse(v, &o->job))
 				return cx_fail(st, CX_EVALUE, "unknown job '%s' (inventory, backup, update, crossflash, "
-					       "restore, verify)", v);
+					       "restore, verify, settings)", v);
 		} else if (k == 4 && !strncmp(p, "card", k)) {
 			o->job_card = v;
 		} else if (k == 3 && !strncmp(p, "yes", k)) {
@@ -71,6 +72,8 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 			if (!*v)
 				return cx_fail(st, CX_EVALUE, "rom=: keep, image, none or a ROM file");
 			o->rom = v;
+		} else if (k == 8 && !strncmp(p, "settings", k)) {
+			o->settings = v;
 		} else if (k == 6 && !strncmp(p, "expect", k)) {
 			o->expect = v;
 		} else if (k == 6 && !strncmp(p, "bundle", k)) {
@@ -91,6 +94,10 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "job=restore needs bundle=DIR, the backup to write back");
 	if (o->rom && o->job != JOB_UPDATE && o->job != JOB_CROSSFLASH)
 		return cx_fail(st, CX_EUSAGE, "rom= goes with job=update or job=crossflash only");
+	if (o->job == JOB_SETTINGS ? !o->settings || !*o->settings
+				   : o->settings && o->job != JOB_UPDATE && o->job != JOB_CROSSFLASH)
+		return cx_fail(st, CX_EUSAGE, "settings=NAME=VALUE,... goes with job=update, crossflash or settings "
+			       "(which needs it)");
 	if (o->expect && o->job != JOB_VERIFY)
 		return cx_fail(st, CX_EUSAGE, "expect= goes with job=verify only");
 	if (o->job == JOB_VERIFY) {

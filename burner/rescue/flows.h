@@ -11,6 +11,7 @@
 
 #include "image/rom.h"
 #include "ops/burn.h"
+#include "ops/nv_settings.h"
 #include "ops/restore.h"
 #include "rescue/pending.h"
 #include "rescue/wizard.h"
@@ -195,6 +196,34 @@ void flow_pending(struct wizard *w);
  * on c ("ok", "nothing-to-do" when e is NULL and c has an identity, else "failed") and why. */
 const struct verify_expect *wiz_verify_find(const struct verify_expect *e, int n, const struct wizard_card *c);
 const char *wiz_verify_card(const struct wizard_card *c, const struct verify_expect *e, char *msg, size_t n);
+
+/* job_settings.c: a job's settings= (wizard_opts.settings): split and checked without a card
+ * (wiz_settings_parse: the list's code and one line), then on card i (wiz_settings_check:
+ * CX_OK, or the plan's refusal, which refuses the whole job; a card whose settings cannot be
+ * read is noted in c->rc and c->why), applied after its write (wiz_settings_apply: plan again,
+ * apply, read back), and the report's "settings": each name, before and after as mstconfig
+ * shows them ("ETH(2)"), null when not read. */
+struct wiz_settings {
+	char *text;                      /* the list, split in place */
+	const char *item[NV_MAX_ASSIGN]; /* "NAME=VALUE" */
+	unsigned n;
+};
+struct wiz_settings_card {
+	bool asked, have_before, have_after;
+	int rc;                          /* the settings could not be read: the code, and why */
+	char why[CX_MSG_MAX];
+	unsigned n, changed;             /* items; how many changed */
+	char name[NV_MAX_ASSIGN][32];
+	unsigned idx[NV_MAX_ASSIGN];     /* rows of nv_settings[] */
+	uint32_t before[NV_MAX_ASSIGN], after[NV_MAX_ASSIGN];
+};
+int wiz_settings_parse(const char *list, struct wiz_settings *s, struct cx_status *st);
+void wiz_settings_free(struct wiz_settings *s);
+int wiz_settings_check(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
+		       struct cx_status *st);
+int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
+		       struct cx_status *st);
+void wiz_settings_json(struct json *j, const struct wiz_settings_card *c);
 
 /* unattended.c: the job of w->o.job. CX_OK when every step succeeded. */
 int flow_job(struct wizard *w, struct cx_status *st);

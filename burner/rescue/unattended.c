@@ -12,14 +12,23 @@
  *   cxrescue.job=verify       after the cold restart: each card's flash and running FW against
  *                             cxrescue.expect= (what the last write wrote, verify.c); nothing
  *                             is written
+ *   cxrescue.job=settings     each card's settings=, nothing else written
  *   cxrescue.card=BDF|all     which cards (all by default)
- *   cxrescue.yes=1            needed by update, crossflash and restore: the job may write
+ *   cxrescue.yes=1            needed by update, crossflash, restore and settings: the job may write
  *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
  *   cxrescue.rom=keep|image|none|FILE
  *                             update and crossflash: the boot ROM of the result (flow_rom.c):
  *                             the card's, the image's, none, or the ROM file FILE (a bare
  *                             name is in the data folder's firmware/); without it the
  *                             wizard's default (the card's UEFI ROM is kept)
+ *   cxrescue.settings=NAME=VALUE,...
+ *                             update, crossflash and settings: the card settings of
+ *                             `cxflash config set` (LINK_TYPE_P1=ETH,SRIOV_EN=1), set after
+ *                             the card's write succeeded or found nothing to write
+ *                             (job_settings.c); a bad name or value, or one a chosen card
+ *                             does not take, refuses the whole job before anything is
+ *                             written; a card whose settings cannot be read (ConnectX-2,
+ *                             firmware not started) is still written, and fails the job
  *
  * A card the job refuses (a RISKY target, a card in recovery mode outside a
  * restore, nothing to burn because no image fits) is written nothing and
@@ -27,7 +36,7 @@
  * fine. The writes go through the same steps as the menu's (backup first,
  * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
  * in the data folder, says per card what was done (its boot ROM before and after too),
- * and is written last. */
+ * and the settings asked before and after; it is written last. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -45,7 +54,7 @@
 
 struct card_outcome {
 	const char *result;          /* "ok", "nothing-to-do", "refused", "failed", "skipped" */
-	char message[CX_MSG_MAX];
+	char message[2 * CX_MSG_MAX]; /* a write's line, then its settings' */
 	const struct manifest_entry *to;
 	const struct backup_identity *bundle; /* job=restore: what the card is to get */
 	const struct verify_expect *expect;   /* job=verify: what the card should run */
@@ -53,6 +62,7 @@ struct card_outcome {
 	bool backed_up;
 	enum card_state state;       /* what the card was left in (untouched when nothing ran) */
 	char rom_after[200];         /* the card's boot ROM after the job, read again ("" unknown) */
+	struct wiz_settings_card set; /* settings=: before and after */
 };
 
 static bool chosen(const struct wizard *w, const struct wizard_card *c)
@@ -239,6 +249,7 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 	json_str(j, "rom_before", c->ci.have_image ? rom : NULL);
 	json_str(j, "rom_after", r->rom_after[0] ? r->rom_after : NULL);
 	json_str(j, "card_state", card_state_name(r->state));
+	wiz_settings_json(j, &r->set);
 	if (r->to) {
 		char ver[24];
 		fmt_fw_version(ver, sizeof(ver), r->to->fw_ver);
@@ -300,6 +311,8 @@ static int write_report(struct wizard *w, const struct wizard_card *before, int 
 	json_str(&j, "started", started);
 	json_str(&j, "ended", now);
 	json_str(&j, "result", ok ? "ok" : "failed");
+	if (w->o.settings)
+		json_str(&j, "settings", w->o.settings);
 	if (w->o.job == JOB_RESTORE)
 		json_str(&j, "bundle", strrchr(w->o.bundle, '/') ? strrchr(w->o.bundle, '/') + 1 : w->o.bundle);
 	json_str(&j, "log", w->j.open ? strrchr(w->j.log_path, '/') + 1 : NULL);
@@ -333,6 +346,8 @@ static void job_card(struct wizard *w, int now, const char *bdf, const struct jo
 {
 	if (w->o.job == JOB_INVENTORY) {
 		outcome(r, "ok", "inventory only");
+	} else if (w->o.job == JOB_SETTINGS) {
+		outcome(r, "ok", "settings only");
 	} else if (w->o.job == JOB_VERIFY) {
 		r->expect = wiz_verify_find(j->expect, j->nexpect, &w->cards[now]);
 		r->result = wiz_verify_card(&w->cards[now], r->expect, r->message, sizeof(r->message));
@@ -346,6 +361,29 @@ static void job_card(struct wizard *w, int now, const char *bdf, const struct jo
 	}
 }
 
+/* settings= on the card at bdf after its job went well: applied, or the card fails with why. */
+static void settings_after(struct wizard *w, const char *bdf, const struct wiz_settings *js, struct card_outcome *r)
+{
+	struct cx_status st = {0};
+	char was[sizeof(r->message)];
+	int rc = CX_ENODEV;
+
+	snprintf(was, sizeof(was), "%s", r->message);
+	for (int k = 0; k < w->ncards; k++)
+		if (!strcmp(w->cards[k].ci.pci.bdf, bdf))
+			rc = wiz_settings_apply(w, k, js, &r->set, &st);
+	if (w->o.job == JOB_SETTINGS)
+		was[0] = 0;          /* "settings only" says nothing */
+	if (rc)
+		outcome(r, "failed", "%s%ssettings not set: %s", was, was[0] ? "; " : "",
+			rc == CX_ENODEV && !st.msg[0] ? "card gone" : st.msg);
+	else if (w->o.job == JOB_SETTINGS)
+		outcome(r, r->set.changed ? "ok" : "nothing-to-do", "%u of %u settings changed, for the next cold boot",
+			r->set.changed, r->set.n);
+	else
+		outcome(r, r->result, "%s; settings set for the next cold boot", was);
+}
+
 int flow_job(struct wizard *w, struct cx_status *st)
 {
 	char started[32], path[JOURNAL_PATH_MAX + 64];
@@ -354,7 +392,8 @@ int flow_job(struct wizard *w, struct cx_status *st)
 	wiz_now(started);
 	wiz_say(w, "\n== Unattended job: %s (cards: %s%s%s) ==", wizard_job_name(w->o.job),
 		w->o.job_card ? w->o.job_card : "all", w->o.yes ? ", yes=1" : "", w->o.allow_risky ? ", allow_risky=1" : "");
-	if ((w->o.job == JOB_UPDATE || w->o.job == JOB_CROSSFLASH || w->o.job == JOB_RESTORE) && !w->o.yes)
+	if ((w->o.job == JOB_UPDATE || w->o.job == JOB_CROSSFLASH || w->o.job == JOB_RESTORE ||
+	     w->o.job == JOB_SETTINGS) && !w->o.yes)
 		return cx_fail(st, CX_EDECLINED, "the %s job writes cards: it needs cxrescue.yes=1 on the kernel "
 			       "command line; nothing written", wizard_job_name(w->o.job));
 	/* The cards are read again after each write: keep what they were for the report. */
@@ -391,6 +430,18 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		if (t >= 0)
 			snprintf(target, sizeof(target), "%s", w->cards[t].ci.pci.bdf);
 	}
+	/* settings=: every name and value, on every chosen card, before anything is written. */
+	struct wiz_settings js = {0};
+	struct cx_status refused = {0};
+	if (w->o.settings && !wiz_settings_parse(w->o.settings, &js, &refused))
+		for (int k = 0; k < n && !refused.code; k++)
+			if (chosen(w, &w->cards[k]) && wiz_settings_check(w, k, &js, &r[k].set, &refused)) {
+				char msg[CX_MSG_MAX];
+				int code = refused.code;
+				snprintf(msg, sizeof(msg), "%s", refused.msg); /* which card refuses it */
+				cx_status_clear(&refused);
+				cx_fail(&refused, code, "card %s: %s", bdfs[k], msg);
+			}
 	for (int i = 0; i < n; i++) {
 		/* A write reads the cards again; find this one by its slot. */
 		int now = -1;
@@ -401,9 +452,16 @@ int flow_job(struct wizard *w, struct cx_status *st)
 			continue;
 		picked++;
 		struct job_ctx jc = {target, why, &bundle, expect, nexpect};
-		job_card(w, now, bdfs[i], &jc, &r[i]);
+		if (refused.code)
+			outcome(&r[i], "refused", "settings=: %s; nothing written", refused.msg);
+		else
+			job_card(w, now, bdfs[i], &jc, &r[i]);
 		rom_after(w, bdfs[i], &r[i]);
 		bool fine = !strcmp(r[i].result, "ok") || !strcmp(r[i].result, "nothing-to-do");
+		if (fine && js.n && !refused.code) {
+			settings_after(w, bdfs[i], &js, &r[i]);
+			fine = strcmp(r[i].result, "failed");
+		}
 		bad += !fine;
 		wiz_say(w, "card %s: %s%s%s", bdfs[i], r[i].result, r[i].message[0] ? ": " : "", r[i].message);
 	}
@@ -417,8 +475,11 @@ int flow_job(struct wizard *w, struct cx_status *st)
 	free(before);
 	free(r);
 	free(bdfs);
+	wiz_settings_free(&js);
 	if (rc)
 		return rc;
+	if (refused.code)
+		return cx_fail(st, refused.code, "settings=: %s; nothing written", refused.msg);
 	if (bad)
 		return cx_fail(st, CX_EDECLINED, "%d of %d card%s not done as the job asked (see above)", bad,
 			       picked, picked == 1 ? "" : "s");

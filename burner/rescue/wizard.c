@@ -22,13 +22,18 @@ static int pci_open(void *ctx, const struct pci_card *pci, struct device *d, str
 	return device_open(d, *(const char **)ctx, pci->bdf, false, st);
 }
 
+static int pci_open_tools(void *ctx, const struct pci_card *pci, struct device *d, struct cx_status *st)
+{
+	return device_open_tools(d, *(const char **)ctx, pci->bdf, st);
+}
+
 struct wizard_bus wizard_pci_bus(const char **sysfs_root)
 {
-	return (struct wizard_bus){.list = pci_list, .open = pci_open, .ctx = (void *)sysfs_root};
+	return (struct wizard_bus){.list = pci_list, .open = pci_open, .open_tools = pci_open_tools, .ctx = (void *)sysfs_root};
 }
 
 /* --- jobs -------------------------------------------------------------------------- */
-static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash", "restore", "verify"};
+static const char *const job_names[] = {"", "inventory", "backup", "update", "crossflash", "restore", "verify", "settings"};
 
 bool wizard_job_parse(const char *s, enum wizard_job *job)
 {

@@ -57,12 +57,15 @@
 struct wizard_bus {
 	int (*list)(void *ctx, struct pci_card *out, int max, int *n, struct cx_status *st);
 	int (*open)(void *ctx, const struct pci_card *pci, struct device *d, struct cx_status *st);
+	/* for the card's settings (ops/nv_settings.h: config cycles); NULL: open */
+	int (*open_tools)(void *ctx, const struct pci_card *pci, struct device *d, struct cx_status *st);
 	void *ctx;
 };
 
 /* The unattended jobs (the kernel command line's cxrescue.job=). */
-enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH, JOB_RESTORE, JOB_VERIFY };
-#define JOB_LAST JOB_VERIFY
+enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLASH, JOB_RESTORE, JOB_VERIFY,
+		  JOB_SETTINGS };
+#define JOB_LAST JOB_SETTINGS
 
 /* job=verify: what one card should run after the cold restart (rescue/verify.c). */
 struct verify_expect {
@@ -87,6 +90,8 @@ struct wizard_opts {
 	const char *prompt_mark;     /* a file that gets the uptime at the first menu, if absent (boot-time figures) */
 	const char *bundle;          /* job=restore: the backup bundle (folder) to write back */
 	const char *expect;          /* job=verify: GUID:PSID:FW:OLD[,...] (rescue/verify.c) */
+	const char *settings;        /* NAME=VALUE,...: set after an update's or crossflash's write,
+				      * or alone with job=settings (rescue/job_settings.c) */
 	bool exit_after_job;         /* after=exit: the job's outcome is the exit status, no menu (PXE) */
 	const char *upload_cmd;      /* $CXR_UPLOAD: run as `CMD backup BUNDLE` after each backup
 				      * (rescue/upload.c); NULL: backups stay in the data folder only */
@@ -141,7 +146,7 @@ struct wizard_bus wizard_pci_bus(const char **sysfs_root);
 /* Run a session on p (in/out). Returns as described at the top. */
 int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o);
 
-/* "inventory", "backup", "update", "crossflash", "restore", "verify" -> the job; false if none. */
+/* "inventory", "backup", "update", "crossflash", "restore", "verify", "settings" -> the job; false if none. */
 bool wizard_job_parse(const char *s, enum wizard_job *job);
 const char *wizard_job_name(enum wizard_job job);
 /* job=verify's expect= text into e (at most max items, *count of them); false with why. */

@@ -33,7 +33,12 @@
  *     writes), a change writing exactly the chosen setting, and its refusals (firmware not
  *     started, a one-port card with too many VFs, a wrong word); the menu's "Card settings"
  *     (one NAME=VALUE, a backup first, reset; an unknown name, too many VFs, a ConnectX-2 and
- *     a card in recovery mode refused with nothing sent). */
+ *     a card in recovery mode refused with nothing sent);
+ *   settings= (rescue/job_settings.c): set after a crossflash (exactly the settings' records
+ *     written, the next boot has them, the report's before -> after); a bad name, a bad value
+ *     or a port one card lacks refuses the whole job with nothing written, flash or settings;
+ *     firmware not started: the card is written and fails on its settings; job=settings alone,
+ *     and beside a ConnectX-2, which fails with its reason and is sent nothing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1054,6 +1059,201 @@ static void test_job_refuses_recovery_card(void **state)
 	assert_non_null(strstr(rep, "\"recovery\":true"));
 	free(rep);
 	free(wiped);
+}
+
+/* The next-boot value of the setting name in the card's store, or -1 when it holds none. */
+static long nv_value(const struct cxsim_card *c, const char *name)
+{
+	struct cxsim_setting v[64];
+	size_t n = cxsim_nv_settings(c, v, 64);
+
+	for (size_t k = 0; k < n && k < 64; k++)
+		if (!strcmp(v[k].name, name))
+			return (long)v[k].value;
+	return -1;
+}
+
+/* A crossflash with settings=: the write, then exactly the two port-type records; the report
+ * has each setting before and after, as mstconfig prints them. */
+static void test_job_settings_after_crossflash(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	cxsim_counters_reset(c);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.yes = true;
+	r->o.settings = "LINK_TYPE_P1=ETH,LINK_TYPE_P2=eth";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: ok: stock.bin written and verified; settings set for the next cold boot");
+	assert_int_equal(cxsim_counters(c)->nv_write_cmds, 2);   /* one record per port, nothing else */
+	assert_int_equal(cxsim_counters(c)->nv_writes, 2);
+	assert_int_equal(nv_value(c, "LINK_TYPE_P1"), 2);
+	assert_int_equal(nv_value(c, "LINK_TYPE_P2"), 2);
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+	assert_int_equal(nv_value(c, "LINK_TYPE_P1"), 2);          /* kept with the card */
+	char *rep = report_text(r);
+	assert_non_null(strstr(rep, "\"settings\":\"LINK_TYPE_P1=ETH,LINK_TYPE_P2=eth\""));
+	assert_non_null(strstr(rep, "\"settings\":[{\"name\":\"LINK_TYPE_P1\",\"before\":\"VPI(3)\",\"after\":"
+				    "\"ETH(2)\"},{\"name\":\"LINK_TYPE_P2\",\"before\":\"VPI(3)\",\"after\":\"ETH(2)\"}]"));
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	free(rep);
+}
+
+/* A bad settings= refuses the whole job before anything is written: flash and settings. */
+static void settings_refused(struct rig *r, const char *settings, const char *why)
+{
+	uint8_t *hp, *other;
+	size_t n, m;
+
+	two_cards(r, &hp, &n);
+	other = flash_copy(r->cards[1], &m);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.allow_risky = true;
+	r->o.settings = settings;
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);              /* the wizard stayed up; then the input ended */
+	expect_said(r, why);
+	expect_said(r, "card 0000:02:00.0: refused: settings=: ");
+	expect_untouched(r->cards[0], hp, n);
+	expect_untouched(r->cards[1], other, m);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cxsim_counters(r->cards[i])->nv_write_cmds, 0);
+		assert_int_equal(cxsim_nv_count(r->cards[i]), 0);
+	}
+	assert_int_equal(bundles(r, NULL, 0, &rc), 0);  /* not even a backup */
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "refused");
+	expect_card_result(rep, "0000:02:00.0", "refused");
+	assert_non_null(strstr(rep, why));
+	free(rep);
+	free(other);
+	free(hp);
+}
+
+static void test_job_settings_unknown_name(void **state)
+{
+	settings_refused(*state, "LINK_TYPE_P1=ETH,LINK_SPEED=40G", "unknown setting LINK_SPEED");
+}
+
+static void test_job_settings_bad_value(void **state)
+{
+	settings_refused(*state, "LINK_TYPE_P1=ETHERNET", "LINK_TYPE_P1=ETHERNET: not a value of LINK_TYPE_P1");
+}
+
+/* A port the second card lacks: its own check refuses the job, the first card is not written. */
+static void test_job_settings_port_a_card_lacks(void **state)
+{
+	struct rig *r = *state;
+	uint8_t *hp, *other;
+	size_t n, m;
+
+	two_cards(r, &hp, &n);
+	cxsim_params_mut(r->cards[1])->tools.ports = 1;
+	other = flash_copy(r->cards[1], &m);
+	r->o.allow_risky = true;
+	r->o.job = JOB_CROSSFLASH;
+	r->o.settings = "LINK_TYPE_P2=ETH";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: refused: settings=: card 0000:02:00.0: LINK_TYPE_P2: this card has "
+			 "one port; nothing written");
+	expect_untouched(r->cards[0], hp, n);
+	expect_untouched(r->cards[1], other, m);
+	assert_int_equal(cxsim_counters(r->cards[0])->nv_write_cmds + cxsim_counters(r->cards[1])->nv_write_cmds, 0);
+	free(other);
+	free(hp);
+}
+
+/* Firmware not started (status 4): the card is still written, and fails on its settings. */
+static void test_job_settings_firmware_not_started(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	cxsim_params_mut(c)->hcr_fault = CXSIM_HCR_NOT_STARTED;
+	cxsim_counters_reset(c);
+	r->o.job = JOB_CROSSFLASH;
+	r->o.yes = true;
+	r->o.settings = "SRIOV_EN=1";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: failed: stock.bin written and verified; settings not set: ");
+	expect_said(r, "not started");
+	assert_int_equal(cxsim_counters(c)->nv_write_cmds, 0);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "failed");
+	assert_non_null(strstr(rep, "\"card_state\":\"new-image-boots\"")); /* its flash is written */
+	assert_non_null(strstr(rep, "{\"name\":\"SRIOV_EN\",\"before\":null,\"after\":null}"));
+	free(rep);
+	cxsim_params_mut(c)->hcr_fault = CXSIM_HCR_OK;
+	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
+}
+
+/* job=settings: no image written, only the SR-IOV record. */
+static void test_job_settings_alone(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_card(r);
+	size_t n;
+	uint8_t *f = flash_copy(c, &n);
+
+	cxsim_counters_reset(c);
+	r->o.job = JOB_SETTINGS;
+	r->o.yes = true;
+	r->o.settings = "SRIOV_EN=True,NUM_OF_VFS=16";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_OK);
+	expect_said(r, "card 0000:01:00.0: ok: 2 of 2 settings changed, for the next cold boot");
+	expect_untouched(c, f, n);
+	assert_int_equal(cxsim_counters(c)->nv_write_cmds, 1);
+	assert_int_equal(nv_value(c, "SRIOV_EN"), 1);
+	assert_int_equal(nv_value(c, "NUM_OF_VFS"), 16);
+	char *rep = report_text(r);
+	assert_non_null(strstr(rep, "\"job\":\"settings\""));
+	assert_non_null(strstr(rep, "{\"name\":\"NUM_OF_VFS\",\"before\":\"8\",\"after\":\"16\"}"));
+	assert_non_null(strstr(rep, "\"backup\":null"));
+	free(rep);
+	free(f);
+}
+
+/* job=settings on a ConnectX-2 beside a ConnectX-3: the CX3 gets its settings, the CX2 fails with
+ * the reason (it has no settings store) and nothing is sent to it or written; the job fails. */
+static void test_job_settings_connectx2(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_params p;
+	size_t n;
+
+	struct cxsim_card *cx3 = hp_card(r);
+	cxsim_params_default(&p, CXSIM_CX2);
+	struct cxsim_card *cx2 = cxsim_new(&p);
+	assert_non_null(cx2);
+	card_install(cx2, "--chip cx2 --old-guids --guid 0002c90300c0ffe0 " SMALL, 0);
+	r->cards[r->ncards++] = cx2;
+	uint8_t *f2 = flash_copy(cx2, &n);
+	cxsim_counters_reset(cx2);
+	cxsim_counters_reset(cx3);
+	r->o.job = JOB_SETTINGS;
+	r->o.yes = true;
+	r->o.settings = "LINK_TYPE_P1=ETH";
+	int rc = run(r, "");
+	expect_rc(r, rc, CX_EDECLINED);
+	expect_said(r, "card 0000:01:00.0: ok: 1 of 1 settings changed, for the next cold boot");
+	expect_said(r, "card 0000:02:00.0: failed: settings not set: 0000:02:00.0: a ConnectX-2 has no "
+		       "settings store");
+	assert_int_equal(nv_value(cx3, "LINK_TYPE_P1"), 2);
+	assert_int_equal(cxsim_counters(cx2)->tools_cmds, 0);
+	expect_untouched(cx2, f2, n);
+	char *rep = report_text(r);
+	expect_card_result(rep, "0000:01:00.0", "ok");
+	expect_card_result(rep, "0000:02:00.0", "failed");
+	assert_non_null(strstr(rep, "\"result\":\"failed\",\"settings\":\"LINK_TYPE_P1=ETH\""));
+	free(rep);
+	free(f2);
 }
 
 /* ---- 7. a write a power cut interrupted ------------------------------------------------ */
@@ -3334,6 +3534,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_upload_signals_not_blocked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_verify_cold_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_verify_contradiction_and_bad_expect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_after_crossflash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_unknown_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_bad_value, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_port_a_card_lacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_firmware_not_started, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_settings_connectx2, setup, teardown),
 	};
 	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='*rom*': the tests whose names match */
 		cmocka_set_test_filter(getenv("TEST_FILTER"));

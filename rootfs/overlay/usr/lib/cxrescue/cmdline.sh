@@ -5,12 +5,14 @@
 #   cxrescue.shell=1             a shell instead of the front end           CXR_SHELL
 #   cxrescue.wait=SECONDS        how long to wait for the boot medium (10)  CXR_WAIT
 # Unattended mode (burner/rescue/unattended.c), passed on to `cxflash rescue`:
-#   cxrescue.job=inventory|backup|update|crossflash|restore|verify           CXR_JOB
+#   cxrescue.job=inventory|backup|update|crossflash|restore|verify|settings  CXR_JOB
 #   cxrescue.card=BDF|all        which cards (all)                           CXR_CARD
 #   cxrescue.yes=1               the job may write cards                     CXR_YES
 #   cxrescue.allow_risky=1       RISKY targets are written too               CXR_ALLOW_RISKY
 #   cxrescue.rom=keep|image|none|NAME  the boot ROM of an update or crossflash
 #                                (NAME: a ROM file in the data folder's firmware/)  CXR_ROM
+#   cxrescue.settings=NAME=VALUE,...  the card settings an update, crossflash or
+#                                settings job sets (burner/rescue/job_settings.c)  CXR_SETTINGS
 #   cxrescue.expect=GUID:PSID:FW:OLD,...  what job=verify checks each card against
 #                                (burner/rescue/verify.c; pxe-serve writes it)  CXR_EXPECT
 # PXE (pxe.sh; scripts/pxe-serve writes them):
@@ -23,7 +25,7 @@
 CXR_MEDIA=unknown
 CXR_SHELL=0
 CXR_WAIT=10
-CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM= CXR_EXPECT=
+CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM= CXR_EXPECT= CXR_SETTINGS=
 CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_BUNDLE_SHA256= CXR_UPLOAD_MODE=required
 for word in $(cat /proc/cmdline); do
 	case "$word" in
@@ -36,6 +38,7 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.allow_risky=*) CXR_ALLOW_RISKY=${word#*=} ;;
 	cxrescue.rom=*)   CXR_ROM=${word#*=} ;;
 	cxrescue.expect=*) CXR_EXPECT=${word#*=} ;;
+	cxrescue.settings=*) CXR_SETTINGS=${word#*=} ;;
 	cxrescue.server=*) CXR_SERVER_ARG=${word#*=} ;;
 	cxrescue.bundle=*) CXR_BUNDLE_REMOTE=${word#*=} ;;
 	cxrescue.bundle_sha256=*) CXR_BUNDLE_SHA256=${word#*=} ;;
@@ -46,8 +49,8 @@ done
 case "$CXR_WAIT" in ''|*[!0-9]*) CXR_WAIT=10 ;; esac
 case "$CXR_MEDIA" in usb|iso|pxe) ;; *) CXR_MEDIA=unknown ;; esac
 case "$CXR_JOB" in
-''|inventory|backup|update|crossflash|restore|verify) ;;
-*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore, verify)" >/dev/console
+''|inventory|backup|update|crossflash|restore|verify|settings) ;;
+*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore, verify, settings)" >/dev/console
    CXR_JOB= ;;
 esac
 case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
@@ -59,6 +62,11 @@ esac
 # cxflash checks the items; here only that they stay one word of safe characters
 case "$CXR_EXPECT" in *[!0-9A-Za-z_.:,-]*) echo "cxrescue: cxrescue.expect=$CXR_EXPECT ignored" >/dev/console
 	CXR_EXPECT= ;;
+esac
+# settings the job cannot take safely are not dropped (the job would write without them):
+# the word left in their place makes cxflash refuse the job, with a report
+case "$CXR_SETTINGS" in *[!0-9A-Za-z_.=,]*) echo "cxrescue: cxrescue.settings=$CXR_SETTINGS has unsafe characters: the job refuses" >/dev/console
+	CXR_SETTINGS=unsafe-characters ;;
 esac
 [ "$CXR_UPLOAD_MODE" = optional ] || CXR_UPLOAD_MODE=required
 case "$CXR_SERVER_ARG" in *[!0-9.]*) echo "cxrescue: cxrescue.server=$CXR_SERVER_ARG is not an IPv4 address: ignored" >/dev/console
@@ -76,5 +84,7 @@ cxr_job_args() {
 	# rom= goes with the jobs that burn an image, expect= with verify (cxflash rescue
 	# refuses them elsewhere)
 	case "$CXR_JOB" in update | crossflash) extra=${CXR_ROM:+ rom=$CXR_ROM} ;; verify) extra=" expect=$CXR_EXPECT" ;; esac
+	# settings= with the jobs that take it; job=settings without it: cxflash says so
+	case "$CXR_JOB" in update | crossflash | settings) extra="$extra${CXR_SETTINGS:+ settings=$CXR_SETTINGS}" ;; esac
 	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE$extra"
 }

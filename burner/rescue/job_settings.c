@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* job_settings.c — a job's settings=NAME=VALUE,... (flows.h): the card settings of
+ * `cxflash config set` (ops/nv_settings.h), set by an unattended job.
+ *
+ * The list is checked twice before anything is written: once without a card (every
+ * name known, every value one of its values; nv_plan() against a card that offers
+ * everything), then on each chosen card (read through its running firmware, planned:
+ * a port it lacks, more VFs than it has). A refusal there refuses the whole job. A
+ * card whose settings cannot be read (a ConnectX-2, recovery mode, firmware too old,
+ * firmware not started) is noted, and its write still goes on; the job then fails on
+ * that card with the reason. After a card's write succeeded (or there was nothing to
+ * write) the plan is made again on what the card holds then and applied; the values
+ * are read back for the report. They take effect at the next cold boot: after a
+ * cross-flash the old firmware stores them, the new one boots with them (a burn never
+ * touches the configuration area; UNCONFIRMED on hardware that another PSID's firmware
+ * reads the same records: mstconfig offers no other way, and cxsim keeps them with the card). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue/flows.h"
+
+/* "LINK_TYPE_P1" of "LINK_TYPE_P1=ETH" into out. */
+static const char *name_of(const char *item, char *out, size_t n)
+{
+	snprintf(out, n, "%.*s", (int)strcspn(item, "="), item);
+	return out;
+}
+
+static int open_card(struct wizard *w, int i, struct device *d, struct nv_session *ns, struct nv_state *s,
+		     struct cx_status *st)
+{
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = w->bus.open_tools ? w->bus.open_tools(w->bus.ctx, &w->cards[i].ci.pci, d, st) : wiz_open(w, i, d, st);
+	if (!rc && !(rc = nv_open(ns, d, st)))
+		rc = nv_read(ns, s, st);
+	return rc;
+}
+
+int wiz_settings_parse(const char *list, struct wiz_settings *s, struct cx_status *st)
+{
+	struct nv_state any = {.ports = NV_PORTS, .max_vfs = 0xFFFF, .max_log_bar = 31};
+	struct nv_plan p;
+
+	memset(s, 0, sizeof(*s));
+	if (!(s->text = strdup(list)))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	for (char *save = NULL, *t = strtok_r(s->text, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (s->n == NV_MAX_ASSIGN)
+			return cx_fail(st, CX_EUSAGE, "more than %d settings", NV_MAX_ASSIGN);
+		s->item[s->n++] = t;
+	}
+	for (unsigned i = 0; i < nv_nsettings; i++)
+		any.avail[i] = true;
+	if (!s->n)
+		return cx_fail(st, CX_EUSAGE, "settings= is NAME=VALUE,... (LINK_TYPE_P1=ETH)");
+	return nv_plan(&any, s->item, s->n, &p, st);
+}
+
+void wiz_settings_free(struct wiz_settings *s)
+{
+	free(s->text);
+	s->text = NULL;
+}
+
+int wiz_settings_check(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
+		       struct cx_status *st)
+{
+	struct device d;
+	struct nv_session ns;
+	struct nv_state cur;
+	struct nv_plan p;
+	struct cx_status why = {0};
+	int rc = open_card(w, i, &d, &ns, &cur, &why);
+
+	device_close(&d);
+	c->asked = true;
+	c->n = s->n;
+	for (unsigned k = 0; k < s->n; k++)
+		nv_setting_find(name_of(s->item[k], c->name[k], sizeof(c->name[k])), &c->idx[k]);
+	if (rc) {
+		c->rc = rc;                   /* the card's, not the list's: the write goes on */
+		snprintf(c->why, sizeof(c->why), "%s", why.msg);
+		return CX_OK;
+	}
+	for (unsigned k = 0; k < s->n; k++)
+		c->before[k] = cur.value[c->idx[k]];
+	c->have_before = true;
+	return nv_plan(&cur, s->item, s->n, &p, st);
+}
+
+int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
+		       struct cx_status *st)
+{
+	struct device d;
+	struct nv_session ns;
+	struct nv_state cur;
+	struct nv_plan p;
+	int rc;
+
+	if (c->rc)
+		return cx_fail(st, c->rc, "%s", c->why);
+	if (!(rc = open_card(w, i, &d, &ns, &cur, st)) && !(rc = nv_plan(&cur, s->item, s->n, &p, st))) {
+		struct cx_status again = {0};
+		rc = nv_apply(&ns, &p, st);
+		/* read back even after a failure: a record written before it stays written */
+		int rb = nv_read(&ns, &cur, rc ? &again : st);
+		for (unsigned k = 0; !rb && k < s->n; k++)
+			c->after[k] = cur.value[c->idx[k]];
+		c->have_after = !rb;
+		rc = rc ? rc : rb;
+		c->changed = rc ? 0 : p.nch;
+	}
+	device_close(&d);
+	return rc;
+}
+
+void wiz_settings_json(struct json *j, const struct wiz_settings_card *c)
+{
+	char buf[48];
+
+	if (!c->asked)
+		return;
+	json_arr(j, "settings");
+	for (unsigned k = 0; k < c->n; k++) {
+		json_obj(j, NULL);
+		json_str(j, "name", c->name[k]);
+		json_str(j, "before", c->have_before ? nv_value_text(c->idx[k], c->before[k], buf, sizeof(buf)) : NULL);
+		json_str(j, "after", c->have_after ? nv_value_text(c->idx[k], c->after[k], buf, sizeof(buf)) : NULL);
+		json_close(j);
+	}
+	json_close(j);
+}
