@@ -13,7 +13,8 @@ mstconfig 4.21 has for them (31: the profile's support bits all on, the VPI forc
     for text) and `--json` show every value;
   * `mstconfig reset` and `cxflash config reset` leave the same store (STEM.nv, byte for
     byte: empty) and both tools then show the same default table;
-  * `restore --settings` puts a bundle's settings back, as mstconfig reads them;
+  * `restore --settings` puts a bundle's settings back, as mstconfig reads them (in
+    test_cxflash_backup.py, on the bundle of its one slow backup: restore_settings below);
   * each fault of `cxsim fault --hcr` gives both tools an error, ours one line naming the
     cause with its exit code, and nothing is written; without the CR mailbox both work;
   * bad input is refused in one line with its exit code, and the model counts no command
@@ -324,20 +325,13 @@ def test_bad_input_one_line_and_nothing_written(bad_input_rig, index, args, code
         assert after["tools_cmds"] == before["tools_cmds"]
 
 
-def test_restore_settings_puts_a_bundles_settings_back(cxsim, tmp_path):
-    """A bundle from `cxflash backup` (the slow part: the whole 1 MiB flash twice through
-    FUSE, ~2 min), the settings changed, `restore --settings`: mstconfig reads the bundle's.
-    A record the bundle did not hold (WOL of port 2) is forgotten first (MNVIA)."""
-    stem = make_card(cxsim, tmp_path, "card", part="W25Q80")
-    s = cxsim.serve(stem, wall_clock=True)
-    kept = ("LINK_TYPE_P1=ETH", "SRIOV_EN=1", "NUM_OF_VFS=4", "BOOT_VLAN_P1=7")
-    assert cxf(s, 0, "-y", "config", "set", *kept).returncode == 0
-    saved = table(cxf(s, 0, "config", "q").stdout)
-    out = tmp_path / "backups"
-    r = subprocess.run([str(CXFLASH), "--sysfs", str(s.dir), "--json", "-d", bdf(0), "backup", str(out)],
-                       capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    bundle = json.loads(r.stdout)["bundle"]
+
+def restore_settings(cxsim, s, stem, bundle, saved):
+    """The settings of a `cxflash backup` bundle back: s serves stem on the wall clock,
+    bundle was taken with `saved` (cxflash's table) stored in LINK_TYPE_P1's, SRIOV's and
+    BOOT_VLAN_P1's records. The settings change (a record the bundle did not hold, WOL of
+    port 2, too: forgotten first with MNVIA), `restore --settings` puts them back, and
+    mstconfig reads exactly the saved table. Stops s."""
     assert cxf(s, 0, "-y", "config", "set", "LINK_TYPE_P1=IB", "SRIOV_EN=0", "WOL_MAGIC_EN_P2=1",
                "IP_VER_P1=IPv6").returncode == 0
     before = writes(s)
@@ -347,8 +341,7 @@ def test_restore_settings_puts_a_bundles_settings_back(cxsim, tmp_path):
         assert re.search(rf"{name}\s+{re.escape(old)}\s+{re.escape(new)}", r.stdout), r.stdout
     r = cxf(s, 0, "-y", "restore", "--settings", bundle)
     assert r.returncode == 0 and "Applying... Done!" in r.stdout, r.stdout + r.stderr
-    # One MNVIA, then the bundle's three records.
-    assert writes(s) == (before[0] + 4, before[1] + 4)
+    assert writes(s) == (before[0] + 4, before[1] + 4)       # one MNVIA, the bundle's three records
     assert table(mstconfig(s, 0, "q").stdout) == saved
     assert s.stop() == 0
     nb = cxsim.boot_check(stem)["next_boot_settings"]
