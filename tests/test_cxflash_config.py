@@ -254,6 +254,7 @@ def test_each_fault_gives_both_tools_an_error(cxsim, tmp_path):
     r = cxf(s, i, "-y", "config", "reset")
     assert "Applying... Done!" in r.stdout and r.returncode == 22, r.stdout + r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "corrupt" in r.stderr, r.stderr
+    assert "after 1 settings write(s): its next boot may have changed" in r.stderr, r.stderr
     assert writes(s, i) == (2, 2)
     assert s.stop() == 0
 

@@ -131,6 +131,12 @@ static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, cons
 		if (!rc)
 			rc = nv_read(ns, s, st);
 	}
+	/* The card's state after a failure: settings writes sent may have changed its next boot. */
+	if (rc && ns->writes) {
+		size_t n = strlen(st->msg);
+		snprintf(st->msg + n, sizeof(st->msg) - n, " (after %u settings write(s): its next boot may have "
+			 "changed)", (unsigned)ns->writes);
+	}
 	if (rc)
 		return rc;
 	if (c->json) {
