@@ -16,7 +16,8 @@ mstconfig 4.21 has for them (31: the profile's support bits all on, the VPI forc
   * `restore --settings` puts a bundle's settings back, as mstconfig reads them (in
     test_cxflash_backup.py, on the bundle of its one slow backup: restore_settings below);
   * each fault of `cxsim fault --hcr` gives both tools an error, ours one line naming the
-    cause with its exit code, and nothing is written; without the CR mailbox both work;
+    cause with its exit code, and nothing is written (a store the firmware finds corrupt
+    still takes a reset from both); without the CR mailbox both work;
   * bad input is refused in one line with its exit code, and the model counts no command
     that writes (most of it no tools command at all).
 
@@ -29,7 +30,6 @@ first caught cxflash sending each settings dword byte-reversed (dev/nv_reg.h).""
 import json
 import re
 import shutil
-import subprocess
 
 import pytest
 
@@ -218,13 +218,15 @@ def test_without_the_cr_mailbox_both_work(cxsim, tmp_path):
     r = cxf(s, 0, "-y", "config", "set", "LINK_TYPE_P2=ETH", "BOOT_VLAN_P1=42", "SRIOV_EN=1")
     assert r.returncode == 0, r.stdout + r.stderr
     k = s.card_stats()["counters"]
-    assert k["unmodelled"] >= 2 and k["tools_by_opcode"]["MBOX"] >= 36 * k["tools_by_opcode"]["ACCESS_REGISTER"]
+    ops = k["tools_by_opcode"]
+    assert k["unmodelled"] >= 2 and ops["MBOX"] >= 36 * ops["ACCESS_REGISTER"] > 0   # a whole mailbox each
     assert writes(s) == (3, 3)
     theirs = table(mstconfig(s, 0, "q").stdout)
     assert (theirs["LINK_TYPE_P2"], theirs["BOOT_VLAN_P1"], theirs["SRIOV_EN"]) == ("ETH(2)", "42", "True(1)")
     assert theirs["LINK_TYPE_P1"] == "VPI(3)" and theirs["BOOT_OPTION_ROM_EN_P1"] == "True(1)"
     mstconfig(s, 0, "-y", "set", "LINK_TYPE_P1=IB")
-    assert table(cxf(s, 0, "config", "q").stdout) == table(mstconfig(s, 0, "q").stdout)
+    ours = table(cxf(s, 0, "config", "q").stdout)
+    assert ours == {**theirs, "LINK_TYPE_P1": "IB(1)"}, ours
     assert s.stop() == 0
 
 
@@ -239,11 +241,11 @@ def test_each_fault_gives_both_tools_an_error(cxsim, tmp_path):
         r = mstconfig(s, i, "q", ok=False)
         assert r.returncode != 0 and theirs in r.stdout + r.stderr, (f, r.stdout, r.stderr)
         # go-stuck waits the whole bound (2000 polls, ~16 s) each time: once is enough.
-        for args in (("config", "q"),) if f == "go-stuck" else (("config", "q"), ("-y", "config", "set",
-                                                                               "LINK_TYPE_P1=ETH")):
+        tries = [("config", "q"), ("-y", "config", "set", "LINK_TYPE_P1=ETH")]
+        for args in tries[:1] if f == "go-stuck" else tries:
             r = cxf(s, i, *args)
             lines = r.stderr.strip().splitlines()
-            assert r.returncode == code and len(lines) == 1 and cause in lines[0], (f, args, r.returncode, r.stderr)
+            assert r.returncode == code and len(lines) == 1 and cause in lines[0], (f, args, r.stderr)
             assert "Applying" not in r.stdout, (f, r.stdout)
         assert writes(s, i) == (0, 0), f
     # A store the firmware finds corrupt still takes a reset from both (the model keeps the
