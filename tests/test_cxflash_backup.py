@@ -12,7 +12,11 @@ read and cost about a second each.
 
 Checked with tools that share no code with cxflash: hashlib and sha256sum for the checksums,
 Python's json for identity.json, `cxsim boot-check` for what the card boots, the card file
-cxsim saved for the flash contents, and cxflash's `dc` on the original image for board.ini."""
+cxsim saved for the flash contents, and cxflash's `dc` on the original image for board.ini.
+The card holds three settings records when it is backed up; the bundle's settings.json has
+them, and after a change `restore --settings` puts them back as Debian's mstconfig 4.21 reads
+them (test_cxflash_config.restore_settings: the one bundle serves both, as a second backup
+would cost another two minutes)."""
 import calendar
 import hashlib
 import json
@@ -22,11 +26,13 @@ import time
 
 from conftest import CXFLASH, cx, run
 from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
+from test_cxflash_config import restore_settings, table
 
 SMALL = "--ddr 2 --ddr-size 0x1000"
 PART = "W25Q80"                      # 1 MiB: the smallest flash in the parts table
 FLASH_SIZE = 1 << 20
 GUID, MAC, PSID = "0002c90300c0ffe0", "0002c9c0ffe0", "CX_0000000042"
+SETTINGS = ("LINK_TYPE_P1=ETH", "SRIOV_EN=1", "NUM_OF_VFS=4", "BOOT_VLAN_P1=7")   # three records
 BACKUP_TIMEOUT = 600                 # seconds; one backup over FUSE takes ~130 s
 NAME = re.compile(r"^cx3-CX_0000000042-0002c90300c0ffe0-(\d{8}T\d{6}Z)$")
 
@@ -41,7 +47,11 @@ def make_card(cxsim, images):
 def test_backup_one_card_over_fuse(cxsim, images, tmp_path):
     """The slow one (see COST above): one backup, checked file by file."""
     img, stem = make_card(cxsim, images)
-    s = cxsim.serve(stem)
+    # The wall clock: cxflash's settings writes wait for real (test_cxflash_config.py).
+    s = cxsim.serve(stem, wall_clock=True)
+    r = cx("--sysfs", s.dir, "-d", bdf(0), "-y", "config", "set", *SETTINGS)
+    assert r.returncode == 0, r.stdout + r.stderr
+    saved = table(cx("--sysfs", s.dir, "-d", bdf(0), "config", "q").stdout)
     out = tmp_path / "backups"
     t0 = time.monotonic()
     r = subprocess.run([str(CXFLASH), "--sysfs", str(s.dir), "--json", "-d", bdf(0), "backup", str(out)],
@@ -111,8 +121,14 @@ def test_backup_one_card_over_fuse(cxsim, images, tmp_path):
     k = s.card_stats()["counters"]
     assert k["bytes_read"] >= 2 * FLASH_SIZE
     assert k["bytes_programmed"] == 0 and k["erases"] == 0 and k["gw_without_sem"] == 0
-    assert s.stop() == 0
+
+    # settings.json: the values cxflash read, and the three records stored; then the
+    # bundle's settings go back onto the card, as mstconfig reads them.
+    nv = json.loads((bundle / "settings.json").read_text())
+    assert nv["available"] is True and nv["settings"]["LINK_TYPE_P1"]["value"] == 2
+    assert sum(v is not None for v in nv["records"].values()) == 3, nv["records"]
     print(f"one 1 MiB backup over FUSE: {took:.0f} s")
+    restore_settings(cxsim, s, stem, str(bundle), saved)
 
 
 def test_backup_refusals(cxsim, images, tmp_path):

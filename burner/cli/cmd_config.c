@@ -2,7 +2,6 @@
 /* cmd_config.c — `-d BDF config q [NAME...] | set NAME=VALUE... | reset`: the card's settings
  * as mstconfig 4.21 shows and changes them (ops/nv_settings.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/common.h"
@@ -109,21 +108,6 @@ static void json_changes(struct json *j, const struct nv_plan *p)
 	json_close(j);
 }
 
-/* Changing settings waits for its oracle: the register sequence has been checked only
- * against a stand-in written from the same reading of mstflint (tests/support/hcr_fake),
- * not yet against mstconfig 4.21 on cxsim (issue 20). Until then a change is sent only
- * when the user sets CXFLASH_SETTINGS_WRITE=1; --dry-run and `config q` always work. */
-static int write_allowed(struct cx_status *st)
-{
-	const char *v = getenv("CXFLASH_SETTINGS_WRITE");
-
-	if (v && !strcmp(v, "1"))
-		return CX_OK;
-	return cx_fail(st, CX_EUNSUPPORTED, "changing settings is held back until cxflash's commands are checked "
-		       "against mstconfig on the simulator; --dry-run shows the change, CXFLASH_SETTINGS_WRITE=1 "
-		       "sends it anyway");
-}
-
 /* After the checks: ask, apply, read back, report. */
 static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, const struct nv_plan *p, bool reset,
 		  struct cx_status *st)
@@ -137,7 +121,7 @@ static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, cons
 	if (!c->dry_run && (p->nch || p->nrec || reset)) {
 		snprintf(q, sizeof(q), reset ? "Reset configuration for device %s?" : "Apply new Configuration?",
 			 ns->d->pci.bdf);
-		if ((rc = write_allowed(st)) || (rc = cli_confirm(c, q, st)))
+		if ((rc = cli_confirm(c, q, st)))
 			return rc;
 		if (!c->json)
 			printf("Applying... ");
@@ -146,6 +130,12 @@ static int change(struct cli *c, struct nv_session *ns, struct nv_state *s, cons
 			printf(rc ? "Failed!\n" : "Done!\n");
 		if (!rc)
 			rc = nv_read(ns, s, st);
+	}
+	/* The card's state after a failure: settings writes sent may have changed its next boot. */
+	if (rc && ns->writes) {
+		size_t n = strlen(st->msg);
+		snprintf(st->msg + n, sizeof(st->msg) - n, " (after %u settings write(s): its next boot may have "
+			 "changed)", (unsigned)ns->writes);
 	}
 	if (rc)
 		return rc;
@@ -197,7 +187,7 @@ int cmd_config(struct cli *c, struct cx_status *st)
 	bool q = !strcmp(verb, "q") || !strcmp(verb, "query"), set = !strcmp(verb, "set"),
 	     reset = !strcmp(verb, "reset");
 	struct device d;
-	struct nv_session ns;
+	struct nv_session ns = {0};
 	struct nv_state s;
 	struct nv_plan p;
 	int rc;
@@ -208,7 +198,14 @@ int cmd_config(struct cli *c, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "config works on a card: cxflash -d BDF config %s", verb);
 	if ((set && c->nparams < 2) || (reset && c->nparams > 1))
 		return cx_fail(st, CX_EUSAGE, "usage: cxflash -d BDF config %s", set ? "set NAME=VALUE..." : "reset");
-	if ((rc = open_read(c, &d, &ns, &s, st)) == CX_OK) {
+	/* A register status (the interface works, a record does not read: a corrupt store)
+	 * still lets a reset through, as mstconfig's reset goes: MNVIA is the remedy to try. */
+	if ((rc = open_read(c, &d, &ns, &s, st)) == CX_ETOOLS && reset && !ns.h.result) {
+		cx_status_clear(st);
+		memset(&s, 0, sizeof(s));
+		rc = CX_OK;
+	}
+	if (rc == CX_OK) {
 		if (q)
 			rc = query(c, &d, &s, st);
 		else if (reset)
