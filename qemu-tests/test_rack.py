@@ -278,6 +278,40 @@ set_working_mc 0x20
             self.p.wait(timeout=15)
 
 
+def plant_bundle(tmp_path, rack_ns, name, top, flash):
+    """A second host on the rack network (a namespace of its own, cabled to the bridge by a
+    veth pair, removed afterwards) uploads a whole bundle of other bytes under a node's
+    bundle name, with BusyBox's tftp as a node would."""
+    import io
+    bb = qh.BUILD / "busybox" / "busybox"
+    assert bb.is_file(), f"{bb} missing (make images builds it)"
+    files = {"flash.bin": flash, "identity.json": b'{"format": "cxrescue-identity-1"}\n'}
+    files["SHA256SUMS"] = "".join(f"{hashlib.sha256(d).hexdigest()}  {n}\n" for n, d in files.items()).encode()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        for n, d in files.items():
+            info = tarfile.TarInfo(f"{top}/{n}")
+            info.size = len(d)
+            t.addfile(info, io.BytesIO(d))
+    planted = tmp_path / "planted.tar"
+    planted.write_bytes(buf.getvalue())
+    other = rack_ns + "-x"
+    ip("netns", "del", other, check=False)
+    ip("netns", "add", other)
+    try:
+        ip("-n", rack_ns, "link", "add", "vx", "type", "veth", "peer", "name", "eth0", "netns", other)
+        ip("-n", rack_ns, "link", "set", "vx", "master", "br0")
+        ip("-n", rack_ns, "link", "set", "vx", "up")
+        ip("-n", other, "addr", "add", "10.199.77.3/24", "dev", "eth0")
+        ip("-n", other, "link", "set", "eth0", "up")
+        r = subprocess.run(["ip", "netns", "exec", other, str(bb), "tftp", "-p", "-l", str(planted),
+                            "-r", f"uploads/{name}", SERVER], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, f"the second host's upload: {r.stderr}"
+    finally:
+        ip("netns", "del", other, check=False)
+    return hashlib.sha256(buf.getvalue()).hexdigest()
+
+
 def reports(uploads, mac):
     out = []
     for f in sorted(uploads.glob(f"{dashed(mac)}_*.json")):
@@ -465,8 +499,18 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     assert cards_c["C"].boot_check()["booted"] is False
     jobs.write_text(f"{mac_c} restore yes=1 bundle=latest\n")
     srv = Server(ns, root, jobs, fw, tmp_path / "serve-2.log")
+    # another host on the rack network puts other bytes under the name of C's backup (its
+    # uploads/ name went at this start: the bundle is kept): not kept, not used
+    kept_c = root / "tftp" / "kept" / tars_c[0].name
+    kept_sha = hashlib.sha256(kept_c.read_bytes()).hexdigest()
+    plant_bundle(tmp_path, ns, tars_c[0].name, tar_flash(kept_c)[1],
+                 bytes(x ^ 0xFF for x in before["C"][0][:65536]) + before["C"][0][65536:])
     boot_nodes(tmp_path, ns, guests, cards_c, "round2")
     srv.stop()
+    assert f"uploads/{tars_c[0].name}: a new upload under the name of a kept bundle: not kept, not used" \
+        in srv.output(), srv.output()
+    assert hashlib.sha256(kept_c.read_bytes()).hexdigest() == kept_sha
+    assert (uploads / tars_c[0].name).read_bytes() != kept_c.read_bytes()   # the planted one is there
     c = cards_c["C"].boot_check()
     assert c["booted"] is True and c["psid"] == OEM_PSID and c["fw_version"] == OEM_FW, c
     assert c["guids"]["node"] == NODES["C"][2] and c["macs"]["port1"] == NODES["C"][3], c
