@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shlex
 import signal
 import subprocess
@@ -456,6 +457,7 @@ def test_a_rack_of_three_nodes(tmp_path, rack, guests):
     assert "PXEClient:Arch:00007" in log and "tags: efi64" in log, log[-3000:]
     assert "option: 67 bootfile-name  grub/grubx64.efi" in log, log[-3000:]
     assert "\texit\n" in (root / "tftp" / "grub" / "nodes" / f"{mac_a}.cfg").read_text()
+    (qh.BUILD / "qemu-tests").mkdir(parents=True, exist_ok=True)
     with open(qh.BUILD / "qemu-tests" / "boot-times.txt", "a") as f:
         f.write(f"pxe/rack bmc node B: first power-off {t_off - t0:.0f} s, verified and on again "
                 f"{t_cycle - t0:.0f} s, local disk {t_local - t0:.0f} s; whole round 1 {time.monotonic() - t0:.0f} s\n")
