@@ -1176,12 +1176,12 @@ def fake_node(path, uploads, mac, rep):
 
 
 def test_pxe_cycle_powers_written_nodes_on(rack, images, tmp_path, quick):
-    """pxe-serve with six nodes of bmc=: node 1's BMC powers it on after its write report
+    """pxe-serve with seven nodes of bmc=: node 1's BMC powers it on after its write report
     (>= 10 s off), its verify report comes and agrees: verified, and once it is off again it
     is powered on once more (its entry boots the local disk). Named in one line each, and
     the rest goes on: node 2 has no credentials, node 3's BMC does not answer, node 4's BMC
     refuses the login, node 5's verify report contradicts its write report, node 6 never
-    comes back. The password is in no output, log or file of ROOT but the credentials file."""
+    comes back, node 7's job (inventory) writes nothing: not powered on. The password is in no output, log or file of ROOT but the credentials file."""
     if not (shutil_which("ipmi_sim") and shutil_which("ipmitool")):
         pytest.skip("ipmi_sim or ipmitool missing (packages openipmi, ipmitool: make deps)")
     srv, _ = rack
@@ -1202,7 +1202,8 @@ def test_pxe_cycle_powers_written_nodes_on(rack, images, tmp_path, quick):
              f"{macs[2]} crossflash yes=1 bmc=ipmi://{SERVER}:{port + 3} bmc_auth={good}",
              f"{macs[3]} crossflash yes=1 bmc={SERVER}:{port + 4} bmc_auth=wrong.auth",
              f"{macs[4]} crossflash yes=1 bmc={SERVER}:{port + 5} bmc_auth=rack.auth",
-             f"{macs[5]} crossflash yes=1 bmc={SERVER}:{port + 6} bmc_auth=rack.auth"]
+             f"{macs[5]} crossflash yes=1 bmc={SERVER}:{port + 6} bmc_auth=rack.auth",
+             f"aa:bb:cc:dd:ee:17 inventory bmc={SERVER}:{port + 1} bmc_auth=rack.auth"]
     jf.write_text("\n".join(lines) + "\n")
     new = ("MT_1090120019", "2.42.5000")
     verify_ok = report("verify", "2026-11-30T18:00:00Z", [card(guid=guids[0], psid=new[0], fw=new[1])])
@@ -1212,7 +1213,7 @@ def test_pxe_cycle_powers_written_nodes_on(rack, images, tmp_path, quick):
     try:
         with serving(srv, root, images, jf) as s:
             s.wait_for("serving;")
-            assert f"6 node(s) with a BMC: {CYCLE.parent}/pxe-cycle {root} powers them on" in s.out, s.out
+            assert f"7 node(s) with a BMC: {CYCLE.parent}/pxe-cycle {root} powers them on" in s.out, s.out
             assert node_state(root, dashes[0])["bmc"] == f"{SERVER}:{port + 1}"
             assert node_state(root, dashes[0])["bmc_auth"] == str(good)
             nodes = {0: fake_node(tmp_path / "node1.sh", uploads, dashes[0], verify_ok),
@@ -1253,8 +1254,10 @@ def test_pxe_cycle_powers_written_nodes_on(rack, images, tmp_path, quick):
         f"{guids[4]} is HP_0280210019 running 2.40.5030, the write report says {new[0]} {new[1]} was written" \
         in said[macs[4]][1], out
     assert said[macs[5]] == ("never came back", "no verify report 8 s after the power-on"), out
-    assert out.splitlines()[-1] == f"pxe-cycle: 1 of 6 node(s) with a BMC verified; never came back: {macs[5]}" \
-        f"; not powered on: {macs[1]}; not powered on: {macs[2]}; not powered on: {macs[3]}; failed: {macs[4]}", out
+    assert said["aa:bb:cc:dd:ee:17"] == ("not powered on", "its job (inventory) writes nothing: no verify to run"), out
+    assert out.splitlines()[-1] == f"pxe-cycle: 1 of 7 node(s) with a BMC verified; never came back: {macs[5]}" \
+        f"; not powered on: {macs[1]}; not powered on: {macs[2]}; not powered on: {macs[3]}; failed: {macs[4]}" \
+        "; not powered on: aa:bb:cc:dd:ee:17", out
     assert took >= 10, f"node 1 was off only {took:.1f} s"
     # node 1: job -> running? no: its write report came at once -> verify -> powered on -> local
     st = node_state(root, dashes[0])
