@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """scripts/pxe-serve and scripts/pxe-report: the jobs file's checks and what it generates
 (--dry-run), the real dnsmasq and in.tftpd in network namespaces of the test's own (a DHCP
-lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean stop), and the
-merged report table. Nothing leaves the namespaces; each test removes its namespaces and
+lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean stop), the
+merged report table, and scripts/pxe-cycle against OpenIPMI's ipmi_sim BMCs (no QEMU). Nothing leaves the namespaces; each test removes its namespaces and
 ends its processes, also when it fails."""
 import contextlib
 import hashlib
