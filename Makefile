@@ -45,7 +45,7 @@ UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
 .PHONY: all deps burner check check-layers check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
-        kernel busybox qemu initramfs images run pxe-serve pxe-report
+        kernel busybox qemu initramfs images run pxe-serve pxe-report pxe-cycle
 
 all: burner images
 
@@ -185,6 +185,8 @@ run:
 #   make pxe-serve IFACE=eth1 (DHCP=FIRST,LAST | PROXY=1) [JOBS=rack.jobs] [PXE_ROOT=/srv/cxrescue]
 #                  [PXE_FIRMWARE=dir] [DRY_RUN=1]   serve images/pxe/ to the rack; Ctrl-C stops
 #   make pxe-report [JOBS=rack.jobs] [PXE_ROOT=...]  one table of the nodes' reports
+#   make pxe-cycle [PXE_ROOT=...] [BOUND=900]       beside pxe-serve: the written nodes' BMCs
+#                  power them on again for their verify (scripts/pxe-cycle)
 PXE_ROOT ?= /srv/cxrescue
 pxe-serve:
 	@[ -n "$(IFACE)" ] && [ -n "$(DHCP)$(PROXY)" ] || { echo "usage: make pxe-serve IFACE=eth1 (DHCP=FIRST,LAST | PROXY=1) [JOBS=file] [PXE_ROOT=dir] [PXE_FIRMWARE=dir] [DRY_RUN=1]" >&2; exit 2; }
@@ -196,6 +198,9 @@ pxe-serve:
 
 pxe-report:
 	scripts/pxe-report $(if $(JOBS),--jobs $(JOBS)) $(PXE_ROOT)
+
+pxe-cycle:
+	scripts/pxe-cycle $(if $(BOUND),--bound $(BOUND)) $(PXE_ROOT)
 
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list \

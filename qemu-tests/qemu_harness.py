@@ -95,14 +95,15 @@ class Card:
 
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
-                 append="", netns=None, tap=None, mac=None, name=None):
+                 append="", netns=None, tap=None, mac=None, name=None, spawn=True):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
         history) instead of a fresh copy. append: words added to the default boot entry's
         kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update".
         pxe-tap: QEMU runs in network namespace netns, its e1000 (MAC mac) on the tap
-        interface tap there. name: the console log's name, for several guests in one test."""
+        interface tap there. name: the console log's name, for several guests in one test.
+        spawn=False: only the command line (argv), for a guest someone else starts (a BMC)."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -127,6 +128,8 @@ class Guest:
         if media == "pxe-tap":
             argv = ["ip", "netns", "exec", netns] + argv   # ip execs QEMU: the pid is QEMU's
         self.argv = argv
+        if not spawn:
+            return
         self.log = open(self.log_path, "w", encoding="utf-8", errors="replace")
         self.p = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                                timeout=BOOT_TIMEOUT, dimensions=(50, 200))

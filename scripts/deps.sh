@@ -75,6 +75,8 @@ PACKAGES=(
     # --- PXE across a rack (scripts/pxe-serve) ----------------------------------------
     dnsmasq-base           # DHCP / proxy-DHCP; the binary only: package dnsmasq would start a DNS service
     tftpd-hpa              # in.tftpd: TFTP with uploads (--create); dnsmasq's TFTP is read-only
+    ipmitool               # scripts/pxe-cycle powers nodes on through their BMC (IPMI lanplus)
+    openipmi               # ipmi_sim: each rack test node's BMC (QEMU's ipmi-bmc-extern talks to it)
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """scripts/pxe-serve and scripts/pxe-report: the jobs file's checks and what it generates
 (--dry-run), the real dnsmasq and in.tftpd in network namespaces of the test's own (a DHCP
-lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean stop), and the
-merged report table. Nothing leaves the namespaces; each test removes its namespaces and
+lease from BusyBox's udhcpc, TFTP reads, uploads only into uploads/, a clean stop), the
+merged report table, and scripts/pxe-cycle against OpenIPMI's ipmi_sim BMCs (no QEMU). Nothing leaves the namespaces; each test removes its namespaces and
 ends its processes, also when it fails."""
 import contextlib
 import hashlib
@@ -209,6 +209,11 @@ BAD_JOBS = [
      "settings= is for update, crossflash and settings only"),
     ("settings job without", f"{M1} settings yes=1\n", 1, "settings needs settings=NAME=VALUE,..."),
     ("settings job without yes", f"{M1} settings settings=SRIOV_EN=1\n", 1, "settings writes cards: add yes=1"),
+    ("bmc of another protocol", f"{M1} update yes=1 bmc=redfish://10.0.0.5\n", 1,
+     "bmc=redfish://10.0.0.5: [ipmi://]HOST[:PORT]"),
+    ("bmc with a bad port", f"{M1} update yes=1 bmc=10.0.0.5:x\n", 1, "bmc=10.0.0.5:x: [ipmi://]HOST[:PORT]"),
+    ("bmc_auth without bmc", f"{M1} update yes=1 bmc_auth=rack.auth\n", 1, "bmc_auth= without bmc="),
+    ("bmc on default", "default inventory bmc=10.0.0.5\n", 1, "bmc= belongs to one node, not default"),
 ]
 
 
@@ -692,7 +697,8 @@ def test_one_shot_jobs_follow_the_uploads(rack, images, tmp_path, quick):
     r = run([REPORT, "--jobs", jf, root])
     assert r.returncode == 1, r.stdout
     got = {(ln[0], ln[1]): (ln[6], ln[-1]) for ln in cells(r.stdout)[1:] if len(ln) == 10}
-    assert got == {(M1, "crossflash"): ("ok", "local boot"), (M1, "verify"): ("ok", "local boot"),
+    assert got == {(M1, "crossflash"): ("ok", "verified running 2.42.5000: local boot"),
+                   (M1, "verify"): ("ok", "verified running 2.42.5000: local boot"),
                    (M2, "backup"): ("ok", "local boot"), (M3, "update"): ("failed", "menu"),
                    ("aa:bb:cc:dd:ee:09", "inventory"): ("ok", "-")}, r.stdout
     assert r.stdout.splitlines()[-1].endswith("; 2 of 3 nodes of the jobs file done")
@@ -1242,3 +1248,165 @@ def test_report_settings_before_after(tmp_path):
     rows = json.loads(run([REPORT, "--json", up]).stdout)
     assert [x["settings"] for x in rows] == [eth, [{"name": "SRIOV_EN", "before": None, "after": None}],
                                              [{"name": "SRIOV_EN", "before": "False(0)", "after": "True(1)"}], None]
+
+
+# --- 5. scripts/pxe-cycle: the BMCs (OpenIPMI's ipmi_sim, Debian's ipmitool) -----------------------
+
+CYCLE = ROOT / "scripts" / "pxe-cycle"
+BMC_USER, BMC_PASSWORD = "rackadmin", "s3cret-not-in-logs"
+
+
+def ipmi_sim(ns, folder, name, port, startcmd):
+    """One BMC: ipmi_sim in namespace ns, IPMI over LAN on SERVER:port, user BMC_USER; a
+    power-on runs startcmd (the node), whose end is the power-off."""
+    folder.mkdir()
+    (folder / "state").mkdir()
+    (folder / "lan.conf").write_text(f"""name "{name}"
+set_working_mc 0x20
+  startlan 1
+    addr {SERVER} {port}
+    priv_limit admin
+    allowed_auths_callback none md2 md5 straight
+    allowed_auths_user none md2 md5 straight
+    allowed_auths_operator none md2 md5 straight
+    allowed_auths_admin none md2 md5 straight
+    guid a123456789abcdefa123456789abcdef
+  endlan
+  serial 15 127.0.0.1 {port + 1000} codec VM
+  startcmd "{startcmd}"
+  startnow false
+  poweroff_wait 2
+  kill_wait 2
+  user 2 true "{BMC_USER}" "{BMC_PASSWORD}" admin 10 none md2 md5 straight
+""")
+    (folder / "bmc.emu").write_text("mc_setbmc 0x20\n"
+                                    "mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr\n"
+                                    "mc_enable 0x20\n")
+    return subprocess.Popen(["ip", "netns", "exec", ns, "ipmi_sim", "-c", folder / "lan.conf", "-f",
+                             folder / "bmc.emu", "-s", folder / "state", "-n"],
+                            stdout=open(folder / "sim.log", "w"), stderr=subprocess.STDOUT)
+
+
+def fake_node(path, uploads, mac, rep):
+    """A node's power-on as its BMC runs it: after a while its verify report is on the server."""
+    body = path.with_suffix(".json")
+    body.write_text(json.dumps(rep))
+    path.write_text(f"#!/bin/sh\nsleep 1\ncp {body} {uploads}/{mac}_20261130T180000Z-verify.json\nsleep 2\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_pxe_cycle_powers_written_nodes_on(rack, images, tmp_path, quick):
+    """pxe-serve with seven nodes of bmc=: node 1's BMC powers it on after its write report
+    (>= 10 s off), its verify report comes and agrees: verified, and once it is off again it
+    is powered on once more (its entry boots the local disk). Named in one line each, and
+    the rest goes on: node 2 has no credentials, node 3's BMC does not answer, node 4's BMC
+    refuses the login, node 5's verify report contradicts its write report, node 6 never
+    comes back, node 7's job (inventory) writes nothing: not powered on. The password is in no output, log or file of ROOT but the credentials file."""
+    if not (shutil_which("ipmi_sim") and shutil_which("ipmitool")):
+        pytest.skip("ipmi_sim or ipmitool missing (packages openipmi, ipmitool: make deps)")
+    srv, _ = rack
+    root = tmp_path / "root"
+    uploads = root / "tftp" / "uploads"
+    macs = [f"aa:bb:cc:dd:ee:1{i}" for i in range(1, 7)]
+    dashes = [m.replace(":", "-") for m in macs]
+    guids = [f"0002c90300c0ff1{i}" for i in range(1, 7)]
+    good = tmp_path / "rack.auth"
+    good.write_text(f"user={BMC_USER}\npassword={BMC_PASSWORD}\n")
+    good.chmod(0o600)
+    wrong = tmp_path / "wrong.auth"
+    wrong.write_text(f"user={BMC_USER}\npassword=guessed\n")
+    jf = tmp_path / "rack.jobs"
+    port = 6230 + os.getpid() % 500
+    lines = [f"{macs[0]} crossflash yes=1 bmc={SERVER}:{port + 1} bmc_auth=rack.auth",
+             f"{macs[1]} crossflash yes=1 bmc={SERVER}:{port + 2}",
+             f"{macs[2]} crossflash yes=1 bmc=ipmi://{SERVER}:{port + 3} bmc_auth={good}",
+             f"{macs[3]} crossflash yes=1 bmc={SERVER}:{port + 4} bmc_auth=wrong.auth",
+             f"{macs[4]} crossflash yes=1 bmc={SERVER}:{port + 5} bmc_auth=rack.auth",
+             f"{macs[5]} crossflash yes=1 bmc={SERVER}:{port + 6} bmc_auth=rack.auth",
+             f"aa:bb:cc:dd:ee:17 inventory bmc={SERVER}:{port + 1} bmc_auth=rack.auth",
+             f"aa:bb:cc:dd:ee:18 settings yes=1 settings=SRIOV_EN=1 bmc={SERVER}:{port + 8} bmc_auth=rack.auth"]
+    jf.write_text("\n".join(lines) + "\n")
+    new = ("MT_1090120019", "2.42.5000")
+    verify_ok = report("verify", "2026-11-30T18:00:00Z", [card(guid=guids[0], psid=new[0], fw=new[1])])
+    # node 5's verify job says ok, but its card runs the old firmware
+    verify_bad = report("verify", "2026-11-30T18:00:00Z", [card(guid=guids[4])])
+    sims = []
+    try:
+        with serving(srv, root, images, jf) as s:
+            s.wait_for("serving;")
+            assert f"8 node(s) with a BMC: {CYCLE.parent}/pxe-cycle {root} powers them on" in s.out, s.out
+            assert node_state(root, dashes[0])["bmc"] == f"{SERVER}:{port + 1}"
+            assert node_state(root, dashes[0])["bmc_auth"] == str(good)
+            nodes = {0: fake_node(tmp_path / "node1.sh", uploads, dashes[0], verify_ok),
+                     3: fake_node(tmp_path / "node4.sh", uploads, dashes[3], verify_ok),
+                     4: fake_node(tmp_path / "node5.sh", uploads, dashes[4], verify_bad)}
+            for i in (0, 3, 4, 5, 7):  # node 3's BMC is not there at all
+                cmd = nodes.get(i, "sleep 60")
+                sims.append(ipmi_sim(srv, tmp_path / f"bmc{i + 1}", f"bmc{i + 1}", port + i + 1, cmd))
+            time.sleep(1)
+            for i in range(6):         # every node did its write job and powers off
+                (uploads / f"{dashes[i]}_20261130T170000Z-crossflash.json").write_text(json.dumps(report(
+                    "crossflash", "2026-11-30T17:00:00Z", [card(guid=guids[i], to=new)])))
+            # node 8 set its card's settings (no flash written) and powers off
+            (uploads / "aa-bb-cc-dd-ee-18_20261130T170000Z-settings.json").write_text(json.dumps(report(
+                "settings", "2026-11-30T17:00:00Z", [card(guid="0002c90300c0ff18")])))
+            wait_until("settings done", lambda: node_state(root, "aa-bb-cc-dd-ee-18").get("state") == "local")
+            wait_until("written", lambda: all(node_state(root, d).get("state") == "verify" for d in dashes))
+            t0 = time.monotonic()
+            cyc = run(["ip", "netns", "exec", srv, CYCLE, "--bound", "8", root], timeout=120)
+            took = time.monotonic() - t0
+            out = cyc.stdout + cyc.stderr
+            assert cyc.returncode == 1, out
+            wait_until("node 5 on the menu", lambda: node_state(root, dashes[4]).get("state") == "menu")
+            assert s.stop() == 0, s.out
+    finally:
+        for p in sims:
+            p.terminate()
+            p.wait(timeout=10)
+    said = {}
+    for ln in out.splitlines():
+        m = re.match(r"pxe-cycle: ([0-9a-f:]{17}): (verified|not powered on|failed|never came back): (.*)", ln)
+        if m:
+            said[m.group(1)] = (m.group(2), m.group(3))
+    assert said[macs[0]] == ("verified", f"running {guids[0]} {new[1]}; powered on again: it boots from its "
+                             "local disk"), out
+    assert said[macs[1]] == ("not powered on", f"bmc={SERVER}:{port + 2} without credentials: no bmc_auth= "
+                             f"on its jobs line, and no credentials file {root}/bmc.auth; power it on by hand"), out
+    assert said[macs[2]][0] == "not powered on" and "does not answer" in said[macs[2]][1], out
+    assert said[macs[3]][0] == "not powered on" and \
+        f"refused the login of user {BMC_USER} (ipmitool: RAKP 2 HMAC is invalid)" in said[macs[3]][1], out
+    assert said[macs[4]][0] == "failed" and "contradicts the write report: card " \
+        f"{guids[4]} is HP_0280210019 running 2.40.5030, the write report says {new[0]} {new[1]} was written" \
+        in said[macs[4]][1], out
+    assert said[macs[5]] == ("never came back", "no verify report 8 s after the power-on"), out
+    assert said["aa:bb:cc:dd:ee:17"] == ("not powered on", "its job (inventory) writes nothing: no verify to run"), out
+    # node 8: a settings job has no verify, but its cold boot is what applies them: off REST s, then on
+    assert said["aa:bb:cc:dd:ee:18"] == ("verified", "settings set; powered on again: it boots from its local disk"), out
+    assert out.splitlines()[-1] == f"pxe-cycle: 2 of 8 node(s) with a BMC verified; never came back: {macs[5]}" \
+        f"; not powered on: {macs[1]}; not powered on: {macs[2]}; not powered on: {macs[3]}; failed: {macs[4]}" \
+        "; not powered on: aa:bb:cc:dd:ee:17", out
+    assert took >= 10, f"node 1 was off only {took:.1f} s"
+    # node 1: job -> running? no: its write report came at once -> verify -> powered on -> local
+    st = node_state(root, dashes[0])
+    assert [h["state"] for h in st["history"]] == ["job", "verify", "powered on", "local"], st["history"]
+    off = re.search(rf"{macs[0]}: chassis off; powering it on in 10 s", out)
+    assert off, out
+    # the rack's report: the states of the loop
+    r = run([REPORT, "--json", "--jobs", jf, root])
+    rows = {(x["node"], x["job"]): x for x in json.loads(r.stdout)}
+    assert rows[(macs[0], "verify")]["state"] == "verified running 2.42.5000: local boot", rows
+    assert rows[(macs[5], "crossflash")]["state"] == "powered on", rows
+    assert rows[(macs[3], "crossflash")]["state"] == "written", rows
+    table = run([REPORT, "--jobs", jf, root]).stdout
+    assert f"{macs[3]}: BMC {SERVER}:{port + 4}: refused the login of user {BMC_USER}" in table, table
+    # the password: only in the credentials files
+    for f in [*root.rglob("*"), *tmp_path.glob("*.log")]:
+        if f.is_file():
+            assert BMC_PASSWORD.encode() not in f.read_bytes(), f
+    assert BMC_PASSWORD not in out and BMC_PASSWORD not in s.out
+
+
+def shutil_which(name):
+    import shutil
+    return shutil.which(name)
