@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A node's upload against the real pxe-serve (its in.tftpd and pxe-nodes) in namespaces of the
+test's own, then the late second copy of the upload's write request that BusyBox's tftp sends
+when the server does not answer within 100 ms: the server refuses it, and every upload the node
+checked stays whole: report, log, history and bundle, in uploads/ and once kept; pxe-report
+and the node's state still see the report. Then the node's own upload script (the image's
+BusyBox and rootfs/overlay/usr/lib/cxrescue/upload in a chroot): a log that grew goes again
+as a new version (<name>~1.<ext>), the first stays as it was, and a name another host took
+first is skipped. See scripts/pxe-serve's header: every upload name is written once."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import BUILD, ROOT, run
+from test_pxe_serve import (G1, M1, NET, SERVER, REPORT, bundle_tar, busybox_with, images, ip,  # noqa: F401
+                            quick, rack, serving, wait_until)
+
+WIRE = pathlib.Path(__file__).resolve().parent / "tftp_wire.py"
+N1 = M1.replace(":", "-")
+STAMP = "20261202T120000Z"
+OVERLAY = ROOT / "rootfs" / "overlay" / "usr" / "lib" / "cxrescue"
+
+
+def wire(node, *args):
+    return run(["ip", "netns", "exec", node, sys.executable, WIRE, SERVER, *map(str, args)], timeout=30)
+
+
+def report_of(job="backup"):
+    return {"format": "cxrescue-report-1", "job": job, "started": "2026-12-02T12:00:00Z",
+            "ended": "2026-12-02T12:00:30Z", "result": "ok", "log": f"cxrescue-{STAMP}.log", "cards": []}
+
+
+def test_a_late_write_request_empties_no_upload(rack, images, tmp_path, quick):
+    srv, node = rack
+    ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+    root = tmp_path / "root"
+    up, kept = root / "tftp" / "uploads", root / "tftp" / "kept"
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} backup\n")
+    sent = {f"{N1}_{STAMP}-backup.json": (json.dumps(report_of(), indent=1) + "\n").encode(),
+            f"{N1}_cxrescue-{STAMP}.log": b"cxrescue: job backup\n" * 41,       # 861 bytes: 2 blocks
+            f"{N1}_history-{STAMP}.jsonl": b'{"action": "backup"}\n' * 3}
+    bundle = f"{N1}_cx3-HP_0280210019-{G1}-{STAMP}.tar"
+    sha = bundle_tar(tmp_path / "bundle.tar")
+    sent[bundle] = (tmp_path / "bundle.tar").read_bytes()
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        late = {}
+        for name, data in sent.items():
+            (tmp_path / name).write_bytes(data)
+            # the upload, and the node's own check: read back, the same bytes
+            r = wire(node, "put", tmp_path / name, f"uploads/{name}")
+            assert r.returncode == 0, r.stdout + r.stderr
+            got = tmp_path / "got"
+            assert wire(node, "get", f"uploads/{name}", got).returncode == 0 and got.read_bytes() == data
+            # then the late copy of its write request
+            late[name] = wire(node, "late", f"uploads/{name}").stdout.strip()
+        time.sleep(1)
+        # every upload as the node sent it: the late copy was refused, not taken for a new upload
+        assert {n: (up / n).read_bytes() for n in sent} == sent, \
+            {n: (up / n).stat().st_size for n in sent}
+        assert all(a.startswith("error") for a in late.values()), late
+        # pxe-nodes keeps the bundle, and the node's state follows its report
+        wait_until("the bundle kept", (kept / bundle).exists)
+        wait_until("the report read", lambda: json.loads((root / "nodes" / f"{N1}.json").read_text())
+                   ["state"] == "local")
+        assert wire(node, "late", f"uploads/{bundle}").stdout.startswith("error")
+        # a late copy after the bundle's uploads/ name went (GRACE) makes an empty uploads/
+        # file: never kept, never used (the restore takes kept/ and its recorded SHA-256)
+        wait_until("the uploads/ name to go", lambda: not (up / bundle).exists())
+        assert wire(node, "late", f"uploads/{bundle}").stdout.strip() == "ack"
+        s.wait_for(f"uploads/{bundle}: a new upload under the name of a kept bundle: not kept, not used")
+        assert (kept / bundle).read_bytes() == sent[bundle]
+        assert json.loads((root / "kept.json").read_text())[bundle]["sha256"] == sha
+        for name, data in sent.items():
+            if name != bundle:
+                assert (up / name).read_bytes() == data
+        assert s.stop() == 0
+
+    r = run([REPORT, "--jobs", jf, "--json", root])
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = json.loads(r.stdout)
+    assert [(x["node"], x["job"], x["result"], x["report"], x["state"]) for x in rows] == \
+        [(M1, "backup", "ok", f"{N1}_{STAMP}-backup.json", "local boot")], rows
