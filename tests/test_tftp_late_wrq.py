@@ -88,3 +88,76 @@ def test_a_late_write_request_empties_no_upload(rack, images, tmp_path, quick):
     rows = json.loads(r.stdout)
     assert [(x["node"], x["job"], x["result"], x["report"], x["state"]) for x in rows] == \
         [(M1, "backup", "ok", f"{N1}_{STAMP}-backup.json", "local boot")], rows
+
+
+def node_root(tmp_path, bb, mac, data_files):
+    """A chroot as a PXE-booted node has it after its job: the image's BusyBox and node scripts,
+    /run/cxrescue/net as net_up leaves it, the data folder in RAM with data_files."""
+    t = tmp_path / "node"
+    for d in ("bin", "dev", "tmp", "run/cxrescue", "usr/lib/cxrescue"):
+        (t / d).mkdir(parents=True)
+    shutil.copy2(bb, t / "bin" / "busybox")
+    for applet in run([bb, "--list"]).stdout.split():
+        if applet != "busybox":
+            (t / "bin" / applet).symlink_to("busybox")
+    for f in OVERLAY.iterdir():
+        shutil.copy2(f, t / "usr" / "lib" / "cxrescue" / f.name)
+    os.mknod(t / "dev" / "null", 0o666 | 0o020000, os.makedev(1, 3))
+    (t / "run" / "cxrescue" / "net").write_text(
+        f"CXR_IFACE=c0\nCXR_NODE={mac.replace(':', '-')}\nCXR_SERVER={SERVER}\nCXR_BOOTSTAMP={STAMP}\n")
+    (t / "run" / "cxrescue" / "data").write_text("CXR_DATA=/data\nCXR_DATA_KIND=ram\nCXR_DATA_DEV=\n")
+    for name, data in data_files.items():
+        (t / "data" / name).parent.mkdir(parents=True, exist_ok=True)
+        (t / "data" / name).write_bytes(data)
+    return t
+
+
+def flush(node, t):
+    """/init's `upload flush` after the job, in the node's chroot and namespace."""
+    return run(["ip", "netns", "exec", node, shutil.which("chroot", path="/usr/sbin:/sbin:/usr/bin") or "chroot",
+                t, "/bin/sh", "/usr/lib/cxrescue/upload", "flush"], env={"PATH": "/bin"}, timeout=120)
+
+
+def test_the_node_sends_a_grown_log_as_a_new_version(rack, images, tmp_path, quick):
+    srv, node = rack
+    bb = busybox_with("tftp")
+    if bb is None:
+        pytest.skip(f"no BusyBox with tftp under {BUILD} (make builds it)")
+    ip("-n", node, "addr", "add", f"{NET}.2/24", "dev", "c0")
+    root = tmp_path / "root"
+    up = root / "tftp" / "uploads"
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{M1} backup\n")
+    rep = (json.dumps(report_of(), indent=1) + "\n").encode()
+    log = b"cxrescue: job backup\n" * 100                       # 2100 bytes: 2 blocks of 1468
+    hist = b'{"action": "backup"}\n'
+    t = node_root(tmp_path, bb, M1, {f"reports/{STAMP}-backup.json": rep, f"logs/cxrescue-{STAMP}.log": log,
+                                     "history.jsonl": hist})
+    planted = tmp_path / "planted"
+    planted.write_bytes(b"another host's\n")
+    with serving(srv, root, images, jf) as s:
+        s.wait_for("serving;")
+        # another host took the history's name first: the node skips it, not counted as a try
+        assert wire(node, "put", planted, f"uploads/{N1}_history-{STAMP}.jsonl").returncode == 0
+        r = flush(node, t)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert f"uploads/{N1}_history-{STAMP}.jsonl: the server has that name already: sending the next version" \
+            in r.stdout, r.stdout
+        assert (up / f"{N1}_{STAMP}-backup.json").read_bytes() == rep
+        assert (up / f"{N1}_cxrescue-{STAMP}.log").read_bytes() == log
+        assert (up / f"{N1}_history-{STAMP}~1.jsonl").read_bytes() == hist
+        assert (up / f"{N1}_history-{STAMP}.jsonl").read_bytes() == planted.read_bytes()
+
+        # the log grows; the next flush sends it again as version 1, and only it
+        (t / "data" / "logs" / f"cxrescue-{STAMP}.log").write_bytes(log + b"cxrescue: powering off\n")
+        r = flush(node, t)
+        assert r.returncode == 0, r.stdout + r.stderr
+        sent = [ln for ln in r.stdout.splitlines() if ": on the server (" in ln]
+        assert sent == [f"cxrescue: upload: uploads/{N1}_cxrescue-{STAMP}~1.log: on the server "
+                        f"({len(log) + 23} bytes, SHA-256 checked)"], r.stdout
+        assert (up / f"{N1}_cxrescue-{STAMP}~1.log").read_bytes() == log + b"cxrescue: powering off\n"
+        assert (up / f"{N1}_cxrescue-{STAMP}.log").read_bytes() == log     # the first, as it was
+        # and the late copy of that upload's request changes nothing
+        assert wire(node, "late", f"uploads/{N1}_cxrescue-{STAMP}~1.log").stdout.startswith("error")
+        assert (up / f"{N1}_cxrescue-{STAMP}~1.log").read_bytes() == log + b"cxrescue: powering off\n"
+        assert s.stop() == 0
