@@ -135,6 +135,9 @@ def test_the_node_sends_a_grown_log_as_a_new_version(rack, images, tmp_path, qui
                                      "history.jsonl": hist})
     planted = tmp_path / "planted"
     planted.write_bytes(b"another host's\n")
+    # no server yet: the try fails and never reached it, so the name stays for the next one
+    r = flush(node, t)
+    assert r.returncode == 1 and f"uploads/{N1}_{STAMP}-backup.json: try 1 of 1 failed" in r.stdout, r.stdout
     with serving(srv, root, images, jf) as s:
         s.wait_for("serving;")
         # another host took the history's name first: the node skips it, not counted as a try
