@@ -6,7 +6,9 @@ checked stays whole: report, log, history and bundle, in uploads/ and once kept;
 and the node's state still see the report. Then the node's own upload script (the image's
 BusyBox and rootfs/overlay/usr/lib/cxrescue/upload in a chroot): a log that grew goes again
 as a new version (<name>~1.<ext>), the first stays as it was, and a name another host took
-first is skipped. See scripts/pxe-serve's header: every upload name is written once."""
+first is skipped. And a bundle sent again after a cut try is kept, and named for a restore,
+under its own name. See scripts/pxe-serve's header: every upload name is written once."""
+import hashlib
 import json
 import os
 import pathlib
@@ -164,3 +166,32 @@ def test_the_node_sends_a_grown_log_as_a_new_version(rack, images, tmp_path, qui
         assert wire(node, "late", f"uploads/{N1}_cxrescue-{STAMP}~1.log").stdout.startswith("error")
         assert (up / f"{N1}_cxrescue-{STAMP}~1.log").read_bytes() == log + b"cxrescue: powering off\n"
         assert s.stop() == 0
+
+
+def test_a_bundle_sent_again_is_kept_under_its_own_name(tmp_path):
+    """A cut first try and a whole second one (<bundle>~1.tar): the restore entry and kept/
+    use the bundle's own name, with the whole one's SHA-256; the cut one is never used."""
+    nodes = ROOT / "scripts" / "pxe-nodes"
+    root = tmp_path / "root"
+    up = root / "tftp" / "uploads"
+    up.mkdir(parents=True)
+    (root / "tftp" / "pxelinux.cfg").mkdir()
+    (root / "tftp" / "pxelinux.cfg" / "default").write_text("DEFAULT x\nLABEL x\n  LINUX /boot/vmlinuz\n")
+    name = f"{N1}_cx3-HP_0280210019-{G1}-{STAMP}"
+    sha = bundle_tar(up / f"{name}~1.tar")
+    (up / f"{name}.tar").write_bytes((up / f"{name}~1.tar").read_bytes()[:1468])
+    old = time.time() - 10                                  # settled: nobody is writing them
+    for f in up.iterdir():
+        os.utime(f, (old, old))
+    r = run([nodes, "bundle", root, N1, "latest"])
+    assert (r.returncode, r.stdout) == (0, f"{name}.tar {sha}\n"), r.stdout + r.stderr
+    spec = tmp_path / "spec"
+    spec.write_text("")
+    r = run([nodes, "setup", root, spec])
+    assert r.returncode == 0, r.stderr
+    kept = root / "tftp" / "kept" / f"{name}.tar"
+    assert hashlib.sha256(kept.read_bytes()).hexdigest() == sha
+    assert json.loads((root / "kept.json").read_text())[f"{name}.tar"]["sha256"] == sha
+    assert not (root / "tftp" / "kept" / f"{name}~1.tar").exists()
+    r = run([nodes, "bundle", root, N1, "latest"])
+    assert (r.returncode, r.stdout) == (0, f"{name}.tar {sha}\n"), r.stdout + r.stderr
