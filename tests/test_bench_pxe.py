@@ -70,6 +70,14 @@ def whole_bundle(path):
     return len(files["flash.bin"]) == 2 << 20 and sums == {n: hashlib.sha256(d).hexdigest() for n, d in files.items()}
 
 
+def newest(folder, stem, ext):
+    """The newest version of an upload: the name, or <stem>~N<ext> with the highest N (each
+    name is written once, so a node sends a try after a failed one under the next N)."""
+    versions = [(int(m.group(1)), p) for p in folder.glob(f"{stem}~*{ext}")
+                if (m := re.fullmatch(re.escape(stem) + r"~([1-9][0-9]*)" + re.escape(ext), p.name))]
+    return max(versions)[1] if versions else folder / f"{stem}{ext}"
+
+
 def test_three_nodes_upload_whole(tmp_path, images):
     rc, out = bench(tmp_path, images, "--nodes", "3", "--parallel", "3", "--json", tmp_path / "r.json")
     assert rc == 0, out
@@ -78,6 +86,8 @@ def test_three_nodes_upload_whole(tmp_path, images):
     assert res["whole"] == {"bundles": 3, "bundles_kept_sha": 3, "flash": 3, "reports": 3, "logs": 3,
                             "histories": 3, "fetches": 3}, out
     assert res["pxe_report"] == {"exit": 0, "nodes": 3, "ok": 3} and (res["kept"], res["local"]) == (3, 3)
+    # each node's bundle, report, log and history, checked by the node: still whole at the end
+    assert res["verified_whole"] == [12, 12], out
     assert re.search(r"^  arrived whole \(SHA-256\): +bundles 3/3 ", out, re.M), out
 
     # the server's files, read here: a whole bundle kept for each node, recorded in kept.json,
@@ -89,7 +99,7 @@ def test_three_nodes_upload_whole(tmp_path, images):
         tars = list((root / "tftp" / "kept").glob(f"{mac}_cx3-*.tar"))
         assert len(tars) == 1 and whole_bundle(tars[0]), tars
         assert kept[tars[0].name]["sha256"] == hashlib.sha256(tars[0].read_bytes()).hexdigest()
-        rep = json.loads((root / "tftp" / "uploads" / f"{mac}_20261202T120000Z-backup.json").read_text())
+        rep = json.loads(newest(root / "tftp" / "uploads", f"{mac}_20261202T120000Z-backup", ".json").read_text())
         assert rep["format"] == "cxrescue-report-1" and rep["job"] == "backup" and rep["result"] == "ok"
         assert tars[0].name == f"{mac}_{os.path.basename(rep['cards'][0]['backup']['path'])}.tar"
         assert json.loads((root / "nodes" / f"{mac}.json").read_text())["state"] == "local"

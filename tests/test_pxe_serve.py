@@ -485,18 +485,24 @@ def test_dhcp_tftp_uploads_and_stop(rack, images, tmp_path):
         r = tftp(node, bb, "-g", "-r", "pxelinux.cfg/default", "-l", got)
         assert r.returncode == 0 and f"cxrescue.server={SERVER}" in got.read_text()
 
-        # an upload lands in uploads/, byte for byte, and a retry of the same name may replace it
+        # an upload lands in uploads/, byte for byte, and is written once: a second upload of
+        # the same name is refused, and the first stays (a node sends its next try as <name>~N)
         up = root / "tftp" / "uploads"
-        blob = tmp_path / "blob"
+        blob, first = tmp_path / "blob", None
         for size in (300_000, 1000):
             blob.write_bytes(os.urandom(size))
             r = tftp(node, bb, "-p", "-l", blob, "-r", "uploads/aa-bb-cc-dd-ee-01_x.bin", "-b", "1468")
-            assert r.returncode == 0, r.stderr
-            assert (up / "aa-bb-cc-dd-ee-01_x.bin").read_bytes() == blob.read_bytes()
+            if first is None:
+                assert r.returncode == 0, r.stderr
+                first = blob.read_bytes()
+            else:
+                assert r.returncode != 0 and "Permission denied" in r.stderr, r.stderr
+            assert (up / "aa-bb-cc-dd-ee-01_x.bin").read_bytes() == first
             # a node reads each upload back to check it
             r = tftp(node, bb, "-g", "-r", "uploads/aa-bb-cc-dd-ee-01_x.bin", "-l", got, "-b", "1468")
-            assert r.returncode == 0 and got.read_bytes() == blob.read_bytes(), r.stderr
-        assert (up / "aa-bb-cc-dd-ee-01_x.bin").stat().st_uid == 65534   # nobody
+            assert r.returncode == 0 and got.read_bytes() == first, r.stderr
+        st = (up / "aa-bb-cc-dd-ee-01_x.bin").stat()
+        assert (st.st_uid, st.st_mode & 0o777) == (65534, 0o444)   # nobody's, read-only
 
         # nothing else can be written: the boot files, new files beside them, a node's config
         served_tree = snapshot(root / "tftp" / "boot"), (root / "tftp" / "pxelinux.0").read_bytes()
