@@ -32,6 +32,7 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import tarfile
 import threading
 import time
@@ -39,6 +40,8 @@ import time
 import pytest
 
 import qemu_harness as qh
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+import ipmi_bmc  # noqa: E402 (tests/ipmi_bmc.py: ipmi_sim's files, shared with test_pxe_serve)
 from qemu_harness import Card, Guest, guests  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif(os.environ.get("CXR_NO_QEMU") == "1",
@@ -197,7 +200,7 @@ class Bmc:
     def __init__(self, tmp, ns, node, port, guest=None):
         self.ns, self.port, self.node = ns, port, node
         self.dir = tmp / f"bmc-{node}"
-        (self.dir / "state").mkdir(parents=True)
+        self.dir.mkdir(parents=True)
         startcmd = "true"
         if guest:
             argv = guest.argv[4:] if guest.argv[:3] == ["ip", "netns", "exec"] else guest.argv
@@ -214,30 +217,9 @@ class Bmc:
                               f"-serial file:{self.dir}/boot-$((n + 1)).log\n")
             script.chmod(0o755)
             startcmd = str(script)
-        (self.dir / "lan.conf").write_text(f"""name "bmc{node}"
-set_working_mc 0x20
-  startlan 1
-    addr {SERVER} {port}
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  serial 15 127.0.0.1 {port + 1} codec VM
-  startcmd "{startcmd}"
-  startnow false
-  poweroff_wait 2
-  kill_wait 3
-  user 2 true "{BMC_USER}" "{BMC_PASSWORD}" admin 10 none md2 md5 straight
-""")
-        (self.dir / "bmc.emu").write_text("mc_setbmc 0x20\n"
-                                          "mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr\n"
-                                          "mc_enable 0x20\n")
-        self.p = subprocess.Popen(["ip", "netns", "exec", ns, "ipmi_sim", "-c", str(self.dir / "lan.conf"),
-                                   "-f", str(self.dir / "bmc.emu"), "-s", str(self.dir / "state"), "-n"],
-                                  stdout=open(self.dir / "sim.log", "w"), stderr=subprocess.STDOUT)
+        ipmi_bmc.write_config(self.dir, f"bmc{node}", SERVER, port, port + 1, startcmd, BMC_USER, BMC_PASSWORD,
+                              kill_wait=3)
+        self.p = ipmi_bmc.start(ns, self.dir)
         deadline = time.monotonic() + 10
         while self.power("status", check=False).returncode:
             assert self.p.poll() is None, (self.dir / "sim.log").read_text()

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from conftest import BUILD, ROOT, run
+import ipmi_bmc  # noqa: E402
 
 SERVE = ROOT / "scripts" / "pxe-serve"
 REPORT = ROOT / "scripts" / "pxe-report"
@@ -1265,32 +1266,8 @@ BMC_USER, BMC_PASSWORD = "rackadmin", "s3cret-not-in-logs"
 def ipmi_sim(ns, folder, name, port, startcmd):
     """One BMC: ipmi_sim in namespace ns, IPMI over LAN on SERVER:port, user BMC_USER; a
     power-on runs startcmd (the node), whose end is the power-off."""
-    folder.mkdir()
-    (folder / "state").mkdir()
-    (folder / "lan.conf").write_text(f"""name "{name}"
-set_working_mc 0x20
-  startlan 1
-    addr {SERVER} {port}
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  serial 15 127.0.0.1 {port + 1000} codec VM
-  startcmd "{startcmd}"
-  startnow false
-  poweroff_wait 2
-  kill_wait 2
-  user 2 true "{BMC_USER}" "{BMC_PASSWORD}" admin 10 none md2 md5 straight
-""")
-    (folder / "bmc.emu").write_text("mc_setbmc 0x20\n"
-                                    "mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr\n"
-                                    "mc_enable 0x20\n")
-    return subprocess.Popen(["ip", "netns", "exec", ns, "ipmi_sim", "-c", folder / "lan.conf", "-f",
-                             folder / "bmc.emu", "-s", folder / "state", "-n"],
-                            stdout=open(folder / "sim.log", "w"), stderr=subprocess.STDOUT)
+    ipmi_bmc.write_config(folder, name, SERVER, port, port + 1000, startcmd, BMC_USER, BMC_PASSWORD)
+    return ipmi_bmc.start(ns, folder)
 
 
 def fake_node(path, uploads, mac, rep):
