@@ -13,7 +13,9 @@
  * are read back for the report. They take effect at the next cold boot: after a
  * cross-flash the old firmware stores them, the new one boots with them (a burn never
  * touches the configuration area; UNCONFIRMED on hardware that another PSID's firmware
- * reads the same records: mstconfig offers no other way, and cxsim keeps them with the card). */
+ * reads the same records: mstconfig offers no other way, and cxsim keeps them with the card).
+ * Each card that was to get them has a history line "settings": before -> after, or why not. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +92,22 @@ int wiz_settings_check(struct wizard *w, int i, const struct wiz_settings *s, st
 	return nv_plan(&cur, s->item, s->n, &p, st);
 }
 
+/* The history line "settings", as the menu's change writes it (flow_settings.c): each value
+ * before -> after, or why it failed. */
+static void history(struct wizard *w, int i, const struct wiz_settings *s, const struct wiz_settings_card *c,
+		    int rc, const struct cx_status *st)
+{
+	char msg[CX_MSG_MAX], a[48], b[48];
+	size_t used = 0;
+
+	msg[0] = '\0';
+	for (unsigned k = 0; !rc && c->have_before && c->have_after && k < s->n && used < sizeof(msg); k++)
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s %s -> %s", k ? ", " : "", c->name[k],
+					 nv_value_text(c->idx[k], c->before[k], b, sizeof(b)),
+					 nv_value_text(c->idx[k], c->after[k], a, sizeof(a)));
+	wiz_history(w, &w->cards[i], "settings", NULL, NULL, NULL, rc ? "failed" : "ok", rc ? st->msg : msg);
+}
+
 int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
 		       struct cx_status *st)
 {
@@ -99,8 +117,10 @@ int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, st
 	struct nv_plan p;
 	int rc;
 
-	if (c->rc)
+	if (c->rc) {
+		wiz_history(w, &w->cards[i], "settings", NULL, NULL, NULL, "failed", c->why);
 		return cx_fail(st, c->rc, "%s", c->why);
+	}
 	if (!(rc = open_card(w, i, &d, &ns, &cur, st)) && !(rc = nv_plan(&cur, s->item, s->n, &p, st))) {
 		struct cx_status again = {0};
 		rc = nv_apply(&ns, &p, st);
@@ -113,6 +133,7 @@ int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, st
 		c->changed = rc ? 0 : p.nch;
 	}
 	device_close(&d);
+	history(w, i, s, c, rc, st);
 	return rc;
 }
 

@@ -1100,6 +1100,8 @@ static void test_job_settings_after_crossflash(void **state)
 				    "\"ETH(2)\"},{\"name\":\"LINK_TYPE_P2\",\"before\":\"VPI(3)\",\"after\":\"ETH(2)\"}]"));
 	expect_card_result(rep, "0000:01:00.0", "ok");
 	free(rep);
+	expect_history(r, 1, "\"action\":\"settings\"", "\"result\":\"ok\"",
+		       "LINK_TYPE_P1 VPI(3) -> ETH(2), LINK_TYPE_P2 VPI(3) -> ETH(2)");
 }
 
 /* A bad settings= refuses the whole job before anything is written: flash and settings. */
@@ -1189,6 +1191,7 @@ static void test_job_settings_firmware_not_started(void **state)
 	assert_non_null(strstr(rep, "\"card_state\":\"new-image-boots\"")); /* its flash is written */
 	assert_non_null(strstr(rep, "{\"name\":\"SRIOV_EN\",\"before\":null,\"after\":null}"));
 	free(rep);
+	expect_history(r, 1, "\"action\":\"settings\"", "\"result\":\"failed\"", "not started");
 	cxsim_params_mut(c)->hcr_fault = CXSIM_HCR_OK;
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 }
