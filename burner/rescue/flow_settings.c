@@ -28,16 +28,6 @@ struct wiz_nv {
 	struct nv_state s;
 };
 
-/* Card i opened, its settings read. */
-static int nv_begin(struct wizard *w, int i, struct wiz_nv *x, struct cx_status *st)
-{
-	int rc = wiz_open(w, i, &x->d, st);
-
-	if (!rc && !(rc = nv_open(&x->ns, &x->d, st)))
-		rc = nv_read(&x->ns, &x->s, st);
-	return rc;
-}
-
 /* What the user can do nothing about here, nothing written: one line (the firmware-not-started
  * one names the README's way round it), and CX_OK: the wizard goes on. */
 static int refused(struct wizard *w, int rc, const struct cx_status *st)
@@ -188,7 +178,7 @@ void wiz_settings_after_crossflash(struct wizard *w, int i)
 {
 	struct cx_status st = {0};
 	struct wiz_nv x;
-	int rc = nv_begin(w, i, &x, &st);
+	int rc = wiz_open_settings(w, i, &x.d, &x.ns, &x.s, &st);
 
 	if (!rc)
 		rc = port_screen(w, i, &x, &st);
@@ -247,7 +237,7 @@ int flow_settings(struct wizard *w, struct cx_status *st)
 
 	if ((rc = wiz_choose_card(w, "The settings of which card?", NULL, "no card was found", &i, st)))
 		return rc;
-	if (!(rc = nv_begin(w, i, &x, st)))
+	if (!(rc = wiz_open_settings(w, i, &x.d, &x.ns, &x.s, st)))
 		rc = settings_menu(w, i, &x, st);
 	device_close(&x.d);
 	return refused(w, rc, st);

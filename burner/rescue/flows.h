@@ -59,6 +59,10 @@ void wiz_quiesce_stick(struct wizard *w);
 void wiz_say(struct wizard *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Open card i for work. */
 int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st);
+/* Card i opened as `cxflash config` opens it (config cycles: the bus's open_tools, or open where
+ * it has none) and its settings read; device_close(d) after it, whatever it returned. */
+int wiz_open_settings(struct wizard *w, int i, struct device *d, struct nv_session *ns, struct nv_state *s,
+		      struct cx_status *st);
 /* The current UTC time, "2026-11-24T10:46:00Z". */
 void wiz_now(char out[32]);
 /* probe_first.c: the first time in the session, probe card i (ops/probe.h) and show

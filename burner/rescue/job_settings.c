@@ -28,18 +28,6 @@ static const char *name_of(const char *item, char *out, size_t n)
 	return out;
 }
 
-static int open_card(struct wizard *w, int i, struct device *d, struct nv_session *ns, struct nv_state *s,
-		     struct cx_status *st)
-{
-	int rc;
-
-	memset(d, 0, sizeof(*d));
-	rc = w->bus.open_tools ? w->bus.open_tools(w->bus.ctx, &w->cards[i].ci.pci, d, st) : wiz_open(w, i, d, st);
-	if (!rc && !(rc = nv_open(ns, d, st)))
-		rc = nv_read(ns, s, st);
-	return rc;
-}
-
 int wiz_settings_parse(const char *list, struct wiz_settings *s, struct cx_status *st)
 {
 	struct nv_state any = {.ports = NV_PORTS, .max_vfs = 0xFFFF, .max_log_bar = 31};
@@ -74,7 +62,7 @@ int wiz_settings_check(struct wizard *w, int i, const struct wiz_settings *s, st
 	struct nv_state cur;
 	struct nv_plan p;
 	struct cx_status why = {0};
-	int rc = open_card(w, i, &d, &ns, &cur, &why);
+	int rc = wiz_open_settings(w, i, &d, &ns, &cur, &why);
 
 	device_close(&d);
 	c->asked = true;
@@ -121,7 +109,7 @@ int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, st
 		wiz_history(w, &w->cards[i], "settings", NULL, NULL, NULL, "failed", c->why);
 		return cx_fail(st, c->rc, "%s", c->why);
 	}
-	if (!(rc = open_card(w, i, &d, &ns, &cur, st)) && !(rc = nv_plan(&cur, s->item, s->n, &p, st))) {
+	if (!(rc = wiz_open_settings(w, i, &d, &ns, &cur, st)) && !(rc = nv_plan(&cur, s->item, s->n, &p, st))) {
 		struct cx_status again = {0};
 		rc = nv_apply(&ns, &p, st);
 		/* read back even after a failure: a record written before it stays written */

@@ -168,13 +168,23 @@ static void write_one(struct wizard *w, int i, struct card_outcome *r)
 		outcome(r, "ok", "%s written and verified", r->to->name);
 }
 
+/* The card at bdf among those the wizard read last (a write reads them again): its index, or -1. */
+static int card_at(const struct wizard *w, const char *bdf)
+{
+	for (int k = 0; k < w->ncards; k++)
+		if (!strcmp(w->cards[k].ci.pci.bdf, bdf))
+			return k;
+	return -1;
+}
+
 /* The boot ROM of the card at bdf as the wizard read it last (after the job's write). */
 static void rom_after(const struct wizard *w, const char *bdf, struct card_outcome *r)
 {
-	for (int k = 0; k < w->ncards; k++) {
+	int k = card_at(w, bdf);
+
+	if (k >= 0 && w->cards[k].ci.have_image) {
 		const struct fs2_image *img = &w->cards[k].ci.f.img;
-		if (!strcmp(w->cards[k].ci.pci.bdf, bdf) && w->cards[k].ci.have_image)
-			wiz_roms_text(r->rom_after, sizeof(r->rom_after), img->rom_sect >= 0 ? img->nroms : 0, img->roms);
+		wiz_roms_text(r->rom_after, sizeof(r->rom_after), img->rom_sect >= 0 ? img->nroms : 0, img->roms);
 	}
 }
 
@@ -366,12 +376,9 @@ static void settings_after(struct wizard *w, const char *bdf, const struct wiz_s
 {
 	struct cx_status st = {0};
 	char was[sizeof(r->message)];
-	int rc = CX_ENODEV;
+	int k = card_at(w, bdf), rc = k >= 0 ? wiz_settings_apply(w, k, js, &r->set, &st) : CX_ENODEV;
 
 	snprintf(was, sizeof(was), "%s", r->message);
-	for (int k = 0; k < w->ncards; k++)
-		if (!strcmp(w->cards[k].ci.pci.bdf, bdf))
-			rc = wiz_settings_apply(w, k, js, &r->set, &st);
 	if (w->o.job == JOB_SETTINGS)
 		was[0] = 0;          /* "settings only" says nothing */
 	if (rc)
@@ -382,6 +389,23 @@ static void settings_after(struct wizard *w, const char *bdf, const struct wiz_s
 			r->set.changed, r->set.n);
 	else
 		outcome(r, r->result, "%s; settings set for the next cold boot", was);
+}
+
+/* settings=: every name and value, then on every chosen card, before anything is written.
+ * The refusal, naming the card that refuses it, in *refused (code 0: none). */
+static void settings_refusal(struct wizard *w, struct wiz_settings *js, char (*bdfs)[16],
+			     struct card_outcome *r, struct cx_status *refused)
+{
+	if (wiz_settings_parse(w->o.settings, js, refused))
+		return;
+	for (int k = 0; k < w->ncards && !refused->code; k++)
+		if (chosen(w, &w->cards[k]) && wiz_settings_check(w, k, js, &r[k].set, refused)) {
+			char msg[CX_MSG_MAX];
+			int code = refused->code;
+			snprintf(msg, sizeof(msg), "%s", refused->msg);
+			cx_status_clear(refused);
+			cx_fail(refused, code, "card %s: %s", bdfs[k], msg);
+		}
 }
 
 int flow_job(struct wizard *w, struct cx_status *st)
@@ -430,24 +454,12 @@ int flow_job(struct wizard *w, struct cx_status *st)
 		if (t >= 0)
 			snprintf(target, sizeof(target), "%s", w->cards[t].ci.pci.bdf);
 	}
-	/* settings=: every name and value, on every chosen card, before anything is written. */
 	struct wiz_settings js = {0};
 	struct cx_status refused = {0};
-	if (w->o.settings && !wiz_settings_parse(w->o.settings, &js, &refused))
-		for (int k = 0; k < n && !refused.code; k++)
-			if (chosen(w, &w->cards[k]) && wiz_settings_check(w, k, &js, &r[k].set, &refused)) {
-				char msg[CX_MSG_MAX];
-				int code = refused.code;
-				snprintf(msg, sizeof(msg), "%s", refused.msg); /* which card refuses it */
-				cx_status_clear(&refused);
-				cx_fail(&refused, code, "card %s: %s", bdfs[k], msg);
-			}
+	if (w->o.settings)
+		settings_refusal(w, &js, bdfs, r, &refused);
 	for (int i = 0; i < n; i++) {
-		/* A write reads the cards again; find this one by its slot. */
-		int now = -1;
-		for (int k = 0; k < w->ncards; k++)
-			if (!strcmp(w->cards[k].ci.pci.bdf, bdfs[i]))
-				now = k;
+		int now = card_at(w, bdfs[i]);   /* a write reads the cards again: this one by its slot */
 		if (now < 0 || !chosen(w, &w->cards[now]))
 			continue;
 		picked++;

@@ -81,6 +81,18 @@ int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st)
 	return w->bus.open(w->bus.ctx, &w->cards[i].ci.pci, d, st);
 }
 
+int wiz_open_settings(struct wizard *w, int i, struct device *d, struct nv_session *ns, struct nv_state *s,
+		      struct cx_status *st)
+{
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = w->bus.open_tools ? w->bus.open_tools(w->bus.ctx, &w->cards[i].ci.pci, d, st) : wiz_open(w, i, d, st);
+	if (!rc && !(rc = nv_open(ns, d, st)))
+		rc = nv_read(ns, s, st);
+	return rc;
+}
+
 void wiz_load_library(struct wizard *w)
 {
 	struct cx_status st = {0};
