@@ -150,3 +150,11 @@ def test_heading_by_name(tree):
     line = plant(tree, "h.c", '/* %s "No such heading" */' % FS2)
     assert bad_lines(check(tree)) == ['h.c:%d: %s "No such heading": docs/%s has no heading with those words'
                                       % (line, FS2, FS2)]
+
+
+def test_man_page(tree):
+    """The man page writes the section sign as groff's \\(sc: it is read as one."""
+    plant(tree, "docs/cxflash.1", ".TH CXFLASH 1\n.SH SEE ALSO\n%s \\(sc4.2" % FS2)
+    assert check(tree).returncode == 0
+    line = plant(tree, "docs/cxflash.1", "%s \\[sc]93" % FS2)
+    assert bad_lines(check(tree)) == ["docs/cxflash.1:%d: %s %s93: docs/%s has no heading 93" % (line, FS2, SECT, FS2)]
