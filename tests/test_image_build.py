@@ -91,6 +91,37 @@ def test_the_manual_reads_as_plain_text():
     assert "CX_ESETTING" in text and "--allow_psid_change" in text
 
 
+def test_the_rescue_shell_shows_the_manual(tmp_path):
+    """`man cxflash` with the image's own BusyBox: it finds the cat page first (it has no groff
+    for the man1 source) and shows it through the pager, here cat on a terminal."""
+    e = cpio_entries(gzip.decompress(INITRD.read_bytes()))
+    man = tmp_path / "usr" / "share" / "man"
+    for name in ("bin/busybox", "usr/share/man/cat1/cxflash.1", "usr/share/man/man1/cxflash.1"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(e[name][1])
+    bb = tmp_path / "bin" / "busybox"
+    bb.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "MANPATH": str(man), "PAGER": "cat", "TERM": "dumb"}
+    r = run([bb, "man", "-w", "cxflash"], env=env)
+    assert r.returncode == 0 and r.stdout.strip() == str(man / "cat1" / "cxflash.1"), r.stdout + r.stderr
+    controller, terminal = os.openpty()     # BusyBox's man uses the pager only on a terminal
+    p = subprocess.Popen([str(bb), "man", "cxflash"], env=env, stdin=subprocess.DEVNULL,
+                         stdout=terminal, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:                             # the page is larger than the terminal's buffer
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:                     # EIO: every writer has closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert p.wait(timeout=60) == 0
+    assert b"CXFLASH(1)" in shown and b"EXIT STATUS" in shown and b"SEE ALSO" in shown, shown[:500]
+
+
 def test_initramfs_carries_the_library():
     """The board table and a manifest of whatever firmware FIRMWARE_DIR held at build time."""
     e = cpio_entries(gzip.decompress(INITRD.read_bytes()))
