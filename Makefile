@@ -9,6 +9,7 @@
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
 #   make check-docs    fail on a § citation that resolves to no heading of docs/
+#   make check-man     fail on any groff warning about the man page, docs/cxflash.1
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
@@ -30,6 +31,7 @@ MUSLCC   := musl-gcc
 BURNER_SRC := $(sort $(filter-out burner/tests/% burner/fuzz/%,$(wildcard burner/*.c burner/*/*.c)))
 BURNER_LIB := $(filter-out burner/main.c,$(BURNER_SRC))
 BURNER_HDR := $(wildcard burner/*.h burner/*/*.h)
+MANPAGE    ?= docs/cxflash.1
 MKFS2_SRC  := $(wildcard sim/mkfs2/*.c)
 MKFS2_HDR  := $(wildcard sim/mkfs2/*.h)
 UNIT_SRC   := $(wildcard burner/tests/test_*.c)
@@ -45,7 +47,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-layers check-docs check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-layers check-docs check-man check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report pxe-cycle
 
 all: burner images
@@ -164,13 +166,13 @@ $(QEMU): scripts/build-qemu.sh $(wildcard sim/qemu/*) $(SIM_CORE) $(wildcard sim
 	scripts/build-qemu.sh $(B)
 
 initramfs: $(INITRD)
-$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp \
+$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(MANPAGE) $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp \
            library/boards.txt $(wildcard $(FIRMWARE_DIR)/*.bin $(FIRMWARE_DIR)/*.BIN)
 	scripts/mkinitramfs.sh $(B) $@
 
 images: $(IMAGES)/SHA256SUMS
 $(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(wildcard rootfs/grub/*) \
-                      rootfs/stick/firmware-README.txt $(KERNEL) $(INITRD) burner/cxflash
+                      rootfs/stick/firmware-README.txt $(KERNEL) $(INITRD) burner/cxflash $(MANPAGE)
 	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
 
 # Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated
@@ -182,7 +184,7 @@ run:
 	$(MAKE) images $(QEMU) $(B)/host/cxsim $(B)/host/mkfs2
 	CXR_FIRMWARE=$(FIRMWARE) scripts/run-qemu.sh $(B) $(IMAGES)
 
-# A rack over PXE (README "A rack over PXE"), as root:
+# A rack over PXE (docs/rack.md), as root:
 #   make pxe-serve IFACE=eth1 (DHCP=FIRST,LAST | PROXY=1) [JOBS=rack.jobs] [PXE_ROOT=/srv/cxrescue]
 #                  [PXE_FIRMWARE=dir] [DRY_RUN=1]   serve images/pxe/ to the rack; Ctrl-C stops
 #   make pxe-report [JOBS=rack.jobs] [PXE_ROOT=...]  one table of the nodes' reports
@@ -209,15 +211,15 @@ CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)
 
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when
 # pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
-# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The layer and the
-# docs checks run first (they take no build): an include up the order, or a citation of a
-# section docs/ does not have, fails make check at once.
+# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The static checks
+# run first (they take no build): an include up the order, a citation of a section docs/
+# does not have, or a man page groff warns about fails make check at once.
 PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
-check: check-layers check-docs $(CHECK_BINS)
+check: check-layers check-docs check-man $(CHECK_BINS)
 	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
 	  tests/ qemu-tests/
 
-# The committed recordings of tests/traces/ (README: Traces), made again from cxsim: run it
+# The committed recordings of tests/traces/ (docs/traces.md), made again from cxsim: run it
 # when a change of cxflash's register sequence is intended, and commit them with it. Root (FUSE).
 test-traces: burner/cxflash $(B)/host/cxsim $(B)/host/mkfs2
 	CXR_BUILD=$(B) $(PYTHON) scripts/make-test-traces
@@ -228,7 +230,7 @@ bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
 	scripts/bench-pxe $(B) $(IMAGES)
 
 # The rack bench alone, its images built first: 100 simulated nodes against pxe-serve in a
-# network namespace of its own (root; README "A rack over PXE"). make bench runs it when the
+# network namespace of its own (root; docs/rack.md). make bench runs it when the
 # images are there, and says why not when they are not.
 bench-pxe: $(IMAGES)/SHA256SUMS $(BUSYBOX)
 	scripts/bench-pxe $(B) $(IMAGES)
@@ -252,6 +254,12 @@ check-layers:
 # Every § citation in the code, tests, scripts and docs names a heading of docs/ (scripts/check-docs).
 check-docs:
 	@$(PYTHON) scripts/check-docs
+
+# The man page (docs/cxflash.1, man(7) macros): groff -man -ww -z prints nothing for a
+# page it has no warning about, and anything it prints fails the check. groff-base (deps.sh).
+check-man:
+	@out=$$(groff -man -ww -z $(MANPAGE) 2>&1) && [ -z "$$out" ] || \
+	  { printf '%s\n' "$$out" >&2; echo "check-man: $(MANPAGE): groff warns (above)" >&2; exit 1; }
 
 check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

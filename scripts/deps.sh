@@ -35,6 +35,7 @@ PACKAGES=(
     python3                # test driver
     python3-pytest         # `make check`
     python3-pytest-xdist   # `make check` runs the tests on two workers: FUSE tests wait on I/O
+    groff-base             # groff: make check-man, and the man page's plain-text rendering on the image
     # --- hardware tools ---------------------------------------------------------------
     mstflint               # reference tool for ConnectX flash (comparison/tests)
     # --- cxsim, the card simulator (sim/) ---------------------------------------------

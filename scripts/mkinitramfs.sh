@@ -7,7 +7,10 @@
 # library in /usr/share/cxrescue (cxflash's CXFLASH_DATADIR): the board table
 # (library/boards.txt), the .bin files of FIRMWARE_DIR (default library/firmware/) and
 # manifest.json, what `cxflash library list` says of them. A file the library refuses
-# (not a sound image, or a pinned hash that differs) stops the build.
+# (not a sound image, or a pinned hash that differs) stops the build. cxflash's manual,
+# docs/cxflash.1, as /usr/share/man/man1/cxflash.1, and rendered to plain text by groff
+# (groff-base) as /usr/share/man/cat1/cxflash.1: BusyBox's man shows a cat page with its
+# pager, and less or more show it too (the shell has no groff).
 # Assembled with the kernel's gen_init_cpio from a list file (OUT.list is kept), every
 # entry owned by root and stamped SOURCE_DATE_EPOCH (default: a fixed date), then gzip -n:
 # two builds from the same inputs are byte-identical.
@@ -24,11 +27,14 @@ EPOCH=${SOURCE_DATE_EPOCH:-1767225600}   # 2026-01-01 00:00:00 UTC
 GEN=${GEN_INIT_CPIO:-$B/kernel/gen_init_cpio}
 BUSYBOX=$B/busybox/busybox
 CXFLASH=$HERE/burner/cxflash
+MANPAGE=$HERE/docs/cxflash.1
 LSPCI=$B/sysroot/bin/lspci
 IDS=$B/sysroot/share/pci.ids
 for f in "$GEN" "$BUSYBOX" "$CXFLASH" "$LSPCI" "$IDS"; do
     [ -e "$f" ] || die "$f missing (make kernel busybox burner libs)"
 done
+[ -e "$MANPAGE" ] || die "$MANPAGE missing"
+command -v groff >/dev/null || die "groff missing (make deps: groff-base)"
 
 STAGE=$B/initramfs-stage
 rm -rf "$STAGE"
@@ -51,7 +57,8 @@ FIRMWARE_DIR=${FIRMWARE_DIR:-$HERE/library/firmware}
 DATADIR=/usr/share/cxrescue   # CXFLASH_DATADIR in burner/library/library.h
 
 for d in /bin /sbin /dev /etc /mnt /proc /root /run /sys /tmp /usr /usr/bin /usr/sbin \
-         /usr/lib /usr/lib/cxrescue /usr/share /usr/share/misc $DATADIR $DATADIR/firmware; do
+         /usr/lib /usr/lib/cxrescue /usr/share /usr/share/misc $DATADIR $DATADIR/firmware \
+         /usr/share/man /usr/share/man/man1 /usr/share/man/cat1; do
     entry "dir $d 0755 0 0"
 done
 entry "nod /dev/console 0600 0 0 c 5 1"   # the kernel opens it before /init runs
@@ -70,6 +77,13 @@ stage_file "$BUSYBOX" /bin/busybox 0755
 done
 stage_file "$CXFLASH" /usr/bin/cxflash 0755
 stage_file "$LSPCI" /usr/bin/lspci 0755
+
+# The manual. 78 columns: the serial console's 80 less a margin; -P-cbou: plain ASCII, no
+# overstrikes or escape sequences for bold and underline (grotty(1)), so any pager shows it.
+stage_file "$MANPAGE" /usr/share/man/man1/cxflash.1 0644
+groff -man -Tascii -P-cbou -rLL=78n -rLT=78n "$MANPAGE" 2>"$STAGE/man.err" | cat -s >"$STAGE/cxflash.cat" &&
+    [ ! -s "$STAGE/man.err" ] || { cat "$STAGE/man.err" >&2; die "groff could not render $MANPAGE (above)"; }
+stage_file "$STAGE/cxflash.cat" /usr/share/man/cat1/cxflash.1 0644
 
 # pci.ids: the Mellanox vendor block, a name line for each subsystem vendor it mentions,
 # and the class list — enough for lspci to name our cards (300 KB less than the whole).

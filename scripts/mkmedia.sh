@@ -6,7 +6,8 @@
 #                             /boot/grub/cxrescue.cfg (its menu), /boot/{vmlinuz,initrd.gz},
 #                             /cxrescue/{firmware,backups,logs}/, /cxrescue/bin/cxflash (the static
 #                             burner, for the installed system: README "Using cxflash on your
-#                             installed system"; CXFLASH=, default burner/cxflash)
+#                             installed system"; CXFLASH=, default burner/cxflash) and
+#                             /cxrescue/bin/cxflash.1, its manual (docs/cxflash.1: man -l)
 #   OUT_DIR/cxrescue.iso      isohybrid ISO: BIOS through isolinux, UEFI through an El Torito EFI
 #                             image (boot/efiboot.img: a FAT labelled CXR-EFI holding only
 #                             BOOTX64.EFI, which reads the menu and kernel from the ISO itself; it
@@ -24,7 +25,7 @@
 # README.txt and takes the images users drop in later.
 # UEFI: GRUB (grub-efi-amd64-bin), made here with grub-mkimage: a few modules and
 # rootfs/grub/early.cfg built in. syslinux.efi boots the stick but crashes OVMF when started
-# from a CD's El Torito image (README, "UEFI"). The same kernel, initramfs and menu entries
+# from a CD's El Torito image (docs/rescue-image.md, "UEFI"). The same kernel, initramfs and menu entries
 # on both paths. Unsigned: Secure Boot must be off.
 set -euo pipefail
 
@@ -38,6 +39,7 @@ EPOCH=${SOURCE_DATE_EPOCH:-1767225600}      # 2026-01-01 00:00:00 UTC
 USB_MB=${USB_MB:-128}                        # the whole stick image; the partition starts at 1 MiB
 FIRMWARE_README=$HERE/rootfs/stick/firmware-README.txt
 CXFLASH=${CXFLASH:-$HERE/burner/cxflash}
+MANPAGE=$HERE/docs/cxflash.1
 MENU=$HERE/rootfs/syslinux/menu.cfg.in
 BIOS_MODULES=/usr/lib/syslinux/modules/bios    # syslinux-common: every .c32 of one build
 MENU_MODULES="ldlinux.c32 menu.c32 libutil.c32 libcom32.c32"
@@ -126,8 +128,9 @@ mcopy -m -i "$fat" "$TMP/README.txt" ::/cxrescue/firmware/README.txt
 # need a firmware the host driver started; README "Using cxflash on your installed system").
 [ -x "$CXFLASH" ] || die "no cxflash at $CXFLASH (make burner)"
 mkdir -p "$TMP/fat/bin" && cp "$CXFLASH" "$TMP/fat/bin/cxflash" && stamp "$TMP/fat/bin/cxflash"
+cp "$MANPAGE" "$TMP/fat/bin/cxflash.1" && stamp "$TMP/fat/bin/cxflash.1"
 mmd -i "$fat" ::/cxrescue/bin
-mcopy -m -i "$fat" "$TMP/fat/bin/cxflash" ::/cxrescue/bin/cxflash
+mcopy -m -i "$fat" "$TMP/fat/bin/cxflash" "$TMP/fat/bin/cxflash.1" ::/cxrescue/bin/
 log "USB image: ${USB_MB} MiB, FAT32 CXRESCUE at 1 MiB"
 
 # --- ISO -----------------------------------------------------------------------------------

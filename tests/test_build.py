@@ -44,11 +44,13 @@ def test_help_lists_every_command_and_readme_documents_it():
         assert f"`{c}" in readme or f" {c} " in readme, f"README says nothing of {c}"
 
 
-def test_readme_exit_codes_match_the_code():
+def test_manual_exit_codes_match_the_code():
+    """The exit-code table moved from the README to the man page's EXIT STATUS (issue 28)."""
     header = (ROOT / "burner" / "util" / "status.h").read_text()
     codes = {int(v): n for n, v in re.findall(r"\b(CX_E\w+) = (\d+),", header)}
-    readme = (ROOT / "README.md").read_text()
-    table = dict(re.findall(r"^\|\s*(\d+)\s*\|\s*`(CX_\w+)`", readme, re.M))
+    page = (ROOT / "docs" / "cxflash.1").read_text()
+    exit_status = page.split("\n.SH EXIT STATUS\n")[1].split("\n.SH ")[0]
+    table = dict(re.findall(r"^\.B (\d+)\n\.B (CX_\w+)$", exit_status, re.M))
     assert {int(k): v for k, v in table.items()} == {0: "CX_OK", **codes}
 
 

@@ -80,7 +80,7 @@ SETTINGS = [
 NAMES = [n for n, _, _ in SETTINGS]
 
 # What mstconfig (mlxcfg_4th_gen_commander.cpp@4.21 messages) and cxflash say to each fault,
-# and cxflash's exit code (README, "Exit codes").
+# and cxflash's exit code (cxflash(1), EXIT STATUS).
 FAULTS = {
     "not-started": ("Driver might be down", 21, "firmware is not started (tools interface status 4)"),
     "old-fw": ("Unsupported FW", 8, "does not know the settings commands (status 2)"),

@@ -4,8 +4,8 @@ tree that `cxsim serve` shows: a gateway BUSY bit that never clears, a flash sem
 by another agent, a write-protected flash, and a flash byte whose bits never change (so a
 write there fails its read-back: `cxsim fault --stuck-bits`).
 
-Each refusal must be one `cxflash: ...` line on stderr with its exit code from the README
-table (burner/util/status.h), nothing on stdout, and a card that, once the fault is gone and
+Each refusal must be one `cxflash: ...` line on stderr with its exit code from the man
+page's EXIT STATUS (docs/cxflash.1, burner/util/status.h), nothing on stdout, and a card that, once the fault is gone and
 the card powered on again (`cxsim boot-check`), boots the image it had with its identity.
 Where nothing may be written, the card file is compared byte for byte and the model's
 counters must show no erase and no programmed byte.
@@ -25,7 +25,7 @@ GUID, MAC, VSD = "0002c90300c0ffe0", "0002c9c0ffe0", "card_before_the_fault"
 OLD_FW, NEW_FW = "2.42.5000", "2.42.5100"
 SLOT1 = 0x80000                         # slot 1's start with mkfs2's 512 KiB chunks
 
-# Exit codes, README "Exit codes" (burner/util/status.h).
+# Exit codes, cxflash(1) EXIT STATUS (docs/cxflash.1, burner/util/status.h).
 CX_EBUSY, CX_EFLASH, CX_EPROTECTED = 13, 14, 15
 
 
@@ -181,7 +181,7 @@ def test_write_protect_message_is_whole(cxsim, images, tmp_path):
 
 
 def test_dry_run_sees_write_protection(cxsim, images, tmp_path):
-    """README: "--dry-run does every check and writes nothing"."""
+    """cxflash(1), burn: "--dry-run does every check and writes nothing"."""
     card = Card(cxsim, images, "wp-dry")
     card.fault("--write-protect", "on")
     new, _ = card.image()

@@ -338,7 +338,7 @@ def test_rom_kept_like_mstflint(cxsim, images, tmp_path):
 
 
 def test_list_json_keys(cxsim, images):
-    """README: every card in `list --json` has the same keys; a missing value is null."""
+    """cxflash(1), JSON: every card in `list --json` has the same keys; a missing value is null."""
     keys = {"bdf", "family", "chip", "pci_device", "subsys_vendor", "subsys_device", "oem",
             "recovery", "flash", "psid", "fw_version", "fw_running", "guids", "macs", "rom", "roms",
             "error", "identity", "placeholder"}  # identity/placeholder: a release image's placeholder GUIDs (issue 18)

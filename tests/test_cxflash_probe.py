@@ -17,7 +17,7 @@ from conftest import CXFLASH, run
 from cxsim_helpers import CXSIM, bdf, cxsim  # noqa: F401 (fixture)
 
 SMALL = "--ddr 1 --ddr-size 0x100 --no-rom --fw 2.42.5000"
-CX_EFLASH_ROW, CX_EUNSAFE = "stuck busy", 19          # README "Exit codes"
+CX_EFLASH_ROW, CX_EUNSAFE = "stuck busy", 19          # cxflash(1) EXIT STATUS
 WRITE_OPCODES = ("0x01", "0x02", "0x06", "0x20", "0xd8", "0xc7")  # WRSR PP WREN SSE SE CE
 
 

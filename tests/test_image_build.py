@@ -64,10 +64,12 @@ def test_initramfs_contents():
     e = cpio_entries(gzip.decompress(INITRD.read_bytes()))
     for path in ("init", "bin/busybox", "bin/sh", "bin/mount", "bin/poweroff", "bin/blkid",
                  "bin/setsid", "usr/bin/cxflash", "usr/bin/lspci", "usr/bin/cxrescue-front",
-                 "usr/share/misc/pci.ids", "dev/console", "etc/profile"):
+                 "usr/share/misc/pci.ids", "dev/console", "etc/profile", "bin/man", "bin/less",
+                 "usr/share/man/man1/cxflash.1", "usr/share/man/cat1/cxflash.1"):
         assert path in e, f"/{path} missing from the initramfs"
     assert e["init"][0] & 0o111, "/init is not executable"
     assert e["usr/bin/cxflash"][1] == (ROOT / "burner" / "cxflash").read_bytes()
+    assert e["usr/share/man/man1/cxflash.1"][1] == (ROOT / "docs" / "cxflash.1").read_bytes()
     ids = e["usr/share/misc/pci.ids"][1].decode()
     assert "\t1003  MT27500 Family [ConnectX-3]" in ids and "103c  Hewlett-Packard Company" in ids
     assert len(ids) < 64 * 1024, "pci.ids was not trimmed"
@@ -75,6 +77,49 @@ def test_initramfs_contents():
         body = e[name][1]
         assert body[:4] == b"\x7fELF" and body[4] == 2, f"/{name} is not a 64-bit ELF"
         assert not has_interp(body), f"/{name} is not static (it names a program interpreter)"
+
+
+def test_the_manual_reads_as_plain_text():
+    """The shell has no groff: BusyBox's man shows the cat page with less, as less or more
+    alone do. Plain ASCII (no overstrikes, no escape sequences) in 80 columns, the whole page."""
+    e = cpio_entries(gzip.decompress(INITRD.read_bytes()))
+    text = e["usr/share/man/cat1/cxflash.1"][1].decode("ascii")
+    assert "\b" not in text and "\x1b" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for heading in ("NAME", "SYNOPSIS", "COMMANDS", "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"):
+        assert f"\n{heading}\n" in text, heading
+    assert "CX_ESETTING" in text and "--allow_psid_change" in text
+
+
+def test_the_rescue_shell_shows_the_manual(tmp_path):
+    """`man cxflash` with the image's own BusyBox: it finds the cat page first (it has no groff
+    for the man1 source) and shows it through the pager, here cat on a terminal."""
+    e = cpio_entries(gzip.decompress(INITRD.read_bytes()))
+    man = tmp_path / "usr" / "share" / "man"
+    for name in ("bin/busybox", "usr/share/man/cat1/cxflash.1", "usr/share/man/man1/cxflash.1"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(e[name][1])
+    bb = tmp_path / "bin" / "busybox"
+    bb.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "MANPATH": str(man), "PAGER": "cat", "TERM": "dumb"}
+    r = run([bb, "man", "-w", "cxflash"], env=env)
+    assert r.returncode == 0 and r.stdout.strip() == str(man / "cat1" / "cxflash.1"), r.stdout + r.stderr
+    controller, terminal = os.openpty()     # BusyBox's man uses the pager only on a terminal
+    p = subprocess.Popen([str(bb), "man", "cxflash"], env=env, stdin=subprocess.DEVNULL,
+                         stdout=terminal, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:                             # the page is larger than the terminal's buffer
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:                     # EIO: every writer has closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert p.wait(timeout=60) == 0
+    assert b"CXFLASH(1)" in shown and b"EXIT STATUS" in shown and b"SEE ALSO" in shown, shown[:500]
 
 
 def test_initramfs_carries_the_library():
@@ -140,6 +185,11 @@ def test_usb_image_layout():
     assert "CXRESCUE" in r.stdout and "FAT32" in r.stdout, r.stdout
     for d in ("/cxrescue/firmware", "/cxrescue/backups", "/cxrescue/logs"):
         assert mdir(img, d) is not None, f"{d} missing on the stick"
+    # The burner and its manual, for the installed system (README, "Using cxflash on your
+    # installed system").
+    for name, src in (("cxflash", ROOT / "burner" / "cxflash"), ("cxflash.1", ROOT / "docs" / "cxflash.1")):
+        r = subprocess.run(["mtype", "-i", f"{img}@@1M", f"::/cxrescue/bin/{name}"], capture_output=True)
+        assert r.returncode == 0 and r.stdout == src.read_bytes(), f"/cxrescue/bin/{name} on the stick"
     readme = subprocess.run(["mtype", "-i", f"{img}@@1M", "::/cxrescue/firmware/README.txt"],
                             capture_output=True, text=True).stdout
     assert "drop firmware images here" in readme and "cxflash library check" in readme

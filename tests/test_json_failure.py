@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`cxflash --json` on failure (issue 17, point 3): stdout is exactly one JSON object,
 {"error", "code", "exit_code", "card_state"}, beside the usual one `cxflash: ...` line on
-stderr. exit_code is the process's exit code, code its name (cx_code_name, README "Exit
-codes"), error the stderr line's text, card_state the card's state (ops/card_state.h):
+stderr. exit_code is the process's exit code, code its name (cx_code_name, cxflash(1)
+EXIT STATUS), error the stderr line's text, card_state the card's state (ops/card_state.h):
 "untouched" for a command on a card that wrote nothing, what the write left after a
 failed one, null for a command on a file or none. A successful burn, restore or sg on a
 card carries "card_state" in its own JSON. Cards are served over FUSE (`cxsim serve`);
@@ -17,7 +17,7 @@ from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
 from test_cxflash_faults import NEW_FW, OLD_FW, SLOT1, Card, first_programmed
 
 KEYS = {"error", "code", "exit_code", "card_state"}
-# README "Exit codes" (burner/util/status.h) and their cx_code_name words.
+# cxflash(1) EXIT STATUS (burner/util/status.h) and their cx_code_name words.
 CODES = {2: "usage", 4: "bad-image", 14: "flash", 15: "write-protected", 17: "mismatch"}
 
 

@@ -2,7 +2,8 @@
 """cxflash against Debian's mstflint 4.21 on generated FS2 images: `v`, `q full`, `dc`,
 `rrom`, `sg` and `sv` must agree field by field (fs2-format.md §6).
 
-Known, intended differences, normalised here and documented in README.md:
+Known, intended differences, normalised here and documented in cxflash(1) (docs/cxflash.1),
+DIFFERENCES FROM FLINT:
   * cxflash adds `devid=` and `checksum=` to the ROM line, an `HW IDs:` line, and in `q full` the
     image size, chunk size and failsafe lines;
   * on 4-GUID images cxflash shows the MACs flint would derive; flint shows a warning.

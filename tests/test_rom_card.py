@@ -12,7 +12,7 @@ the whole flash is expected equal; where it may legitimately differ is the old s
 bytes after its first dword (left as they were by both) and flint's padding of the last
 sector, and the test would name the first differing address if it ever does.
 
-Bad input on a card: one `cxflash: ...` line, the exit code of README "Exit codes", and
+Bad input on a card: one `cxflash: ...` line, the exit code of cxflash(1) EXIT STATUS, and
 the model counts no erase and no program. The power-cut campaigns for drom and brom are in
 burner/tests/test_powercut.c; burn --rom keep|image|none|FILE in burner/tests/test_burn_rom.c.
 
@@ -26,7 +26,7 @@ from conftest import CXFLASH, cx, run
 from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
 from test_rom_files import DEV_CX3, fields, hp_rom, ours_as_flint, pci_image
 
-# README "Exit codes" (burner/util/status.h).
+# cxflash(1) EXIT STATUS (burner/util/status.h).
 E_IMAGE, E_ABSENT, E_VALUE, E_UNSUPPORTED, E_DECLINED, E_MISMATCH, E_CHECKSUM = 4, 5, 6, 8, 10, 17, 20
 PART = "W25Q80"                       # 1 MiB: half of it, 512 KiB, for an image
 GUID, MAC = "0002c90300c0ffe0", "0002c9c0ffe0"

@@ -11,7 +11,7 @@ independently of cxflash and mkfs2 (the bad ones: truncated, bad sums, no record
 as in test_oracle.py: cxflash adds `devid=` and `checksum=` to each ROM line, `HW IDs`, and
 in `q full` the image size, chunk size and failsafe lines.
 
-Bad input: one `cxflash: ...` line, the exit code README "Exit codes" gives, and no OUT.
+Bad input: one `cxflash: ...` line, the exit code cxflash(1) EXIT STATUS gives, and no OUT.
 """
 import json
 import struct
@@ -20,7 +20,7 @@ import pytest
 
 from conftest import cx, mstflint
 
-# README "Exit codes" (burner/util/status.h).
+# cxflash(1) EXIT STATUS (burner/util/status.h).
 E_USAGE, E_IMAGE, E_ABSENT, E_VALUE, E_UNSUPPORTED, E_MISMATCH, E_CHECKSUM = 2, 4, 5, 6, 8, 17, 20
 ALLOW = "--allow_rom_change"
 VARIANTS = {

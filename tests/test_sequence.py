@@ -50,14 +50,14 @@ EXCEPTIONS = {
     "recovery burn": {
         ("gw", SUBSECTOR_ERASE): (
             "cxflash erases W25Q parts with 4 KiB or 64 KiB erases, whichever costs less "
-            "(burner/flash/parts.c; README, burn step 7); mstflint 4.21 erased this one with "
+            "(burner/flash/parts.c; cxflash(1), burn step 7); mstflint 4.21 erased this one with "
             "0xD8 only, but mstflint 3.8 erases W25Q with 0x20 only (its flash table, "
             "src/mflash/mflash.c:562-595; hw-access.md §9.1 lists 0x4020200c among 3.8's words, "
             "§9.2 D12), and the word is hw-access.md §3.2's subsector erase", None),
         ("cr", (0xF0000, 0x00000000)): (
             "the boot address of the image at 0: cxflash --nofs writes the image at the start "
-            "of the flash (README, recovery paragraph), mstflint -nofs into the slot that does "
-            "not hold the current image, 0x80000 here (src/mlxfwops/lib/fs2_ops.cpp:890-898, "
+            "of the flash (cxflash(1), burn, recovery paragraph), mstflint -nofs into the slot that "
+            "does not hold the current image, 0x80000 here (src/mlxfwops/lib/fs2_ops.cpp:890-898, "
             "hw-access.md §9.2 D4). Same register, same value rule start << 8 (hw-access.md §4.4, "
             "mf_update_boot_addr in 4.21's mflash/mflash.c), another start", None),
     },

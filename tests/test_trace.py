@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Traces (README "Traces: --record and replay"): cxflash sessions on a served cxsim card
+"""Traces (docs/traces.md): cxflash sessions on a served cxsim card
 recorded with --record, then replayed two ways that share no code: `cxsim replay` makes
 the recording's accesses to a fresh model of the same card and compares every read;
 `cxflash --replay` runs the same command with no card and compares every write. A third

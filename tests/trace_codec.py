@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""A third reader (and a writer) of cxflash's trace format, written from README.md's
-"Traces: --record and replay" for the tests: it finds accesses by meaning (the read of
+"""A third reader (and a writer) of cxflash's trace format, written from docs/traces.md
+for the tests: it finds accesses by meaning (the read of
 a register, a flash dword) independently of cxflash and cxsim, and writes edited traces.
 
 The writer uses none of the format's shortcuts (every offset and value explicit,

@@ -124,7 +124,7 @@ static void print_json(struct json *j, const struct card_view *v)
 		json_close(j);
 		json_str(j, "identity", v->guids.blank ? "blank" : v->placeholder ? "placeholder" : "own");
 	} else {
-		/* Every card has the same keys; what it lacks is null (README, JSON output). */
+		/* Every card has the same keys; what it lacks is null (cxflash(1), JSON). */
 		json_null(j, "guids");
 		json_null(j, "macs");
 		json_null(j, "identity");

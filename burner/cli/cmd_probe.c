@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_probe.c — `-d BDF probe`: every read-only check of ops/probe.h, then one verdict.
  * Safe: exit 0. Not safe: each reason on its own line, then the one error line and
- * CX_EUNSAFE (README "Exit codes"). With --json, one object either way. */
+ * CX_EUNSAFE (cxflash(1), EXIT STATUS). With --json, one object either way. */
 #include <string.h>
 
 #include "cli/common.h"

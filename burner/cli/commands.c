@@ -60,8 +60,9 @@ const struct command cli_commands[] = {
 	{"config", cmd_config, CMD_JSON, 1, CLI_MAX_PARAMS, "config q [NAME...] | set NAME=VALUE... | reset",
 	 "-d BDF only: the card's settings (port type, SR-IOV, BAR size, boot ROM, WoL) as mstconfig shows and "
 	 "sets them, for the next boot"},
-	{"rescue", cmd_rescue, 0, 0, CLI_MAX_PARAMS, "rescue [job=J] [card=BDF|all] [yes=1] [allow_risky=1]",
-	 "the rescue wizard on this terminal (the rescue image starts it); job= runs unattended"},
+	{"rescue", cmd_rescue, 0, 0, CLI_MAX_PARAMS, "rescue [job=J] [card=BDF|all] [yes=1] [KEY=VALUE...]",
+	 "the rescue wizard on this terminal (the rescue image starts it); job= runs unattended, "
+	 "with allow_risky=, rom=, settings=, bundle=, expect=, upload=, after="},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -75,8 +76,8 @@ void cli_usage(FILE *out)
 	fprintf(out, "\nExit codes: 0 ok, 2 usage, 3 I/O, 4 bad image, 5 absent, 6 bad value,\n"
 		     "7 blank GUIDs, 8 unsupported, 9 out of memory, 19 probe: not safe to write,\n"
 		     "20 bad ROM checksum, 21 firmware not started, 22 tools interface failed,\n"
-		     "23 unknown setting "
-		     "(README.md has the table).\n");
+		     "23 unknown setting (every code: the manual's EXIT STATUS).\n"
+		     "\nThe manual: man cxflash (on the rescue image), docs/cxflash.1 in the source.\n");
 }
 
 const struct command *cli_find_command(const char *name)
