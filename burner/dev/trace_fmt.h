@@ -3,8 +3,8 @@
  *
  * A trace is every register access cxflash made to a card, in order, so that a
  * session on a real card can be read by people and replayed here (against the
- * model: cxsim replay; against cxflash itself: --replay). README.md, "Traces:
- * --record and replay", is the user's description; this is the byte layout.
+ * model: cxsim replay; against cxflash itself: --replay). docs/traces.md is
+ * the user's description; this is the byte layout.
  *
  * The file is one gzip stream (RFC 1952, zlib's gzwrite), flushed with
  * Z_SYNC_FLUSH every TR_FLUSH_BYTES of records, every TR_FLUSH_MS and at every

@@ -21,7 +21,7 @@
  * FS2 image cxflash accepts is ConnectX-2/3/3 Pro, and the FW floor is the card verbs'
  * business (h-rom-card), not a file's.
  *
- * EXIT CODES (util/status.h, README "Exit codes"), one per refusal:
+ * EXIT CODES (util/status.h, docs/cxflash.1 EXIT STATUS), one per refusal:
  *   CX_EABSENT      drom on an image without ROM data (flint: "The FW does not contain a
  *                   ROM section");
  *   CX_EUNSUPPORTED a Product Version tag and no --allow_rom_change;

@@ -4,7 +4,7 @@
  * Library code never prints and never exits: a function that fails fills a
  * struct cx_status with a code from the table below and one line of text, and
  * returns the code. Only the command-line front end prints it and exits with
- * it. The codes are the process exit codes documented in README.md, so they
+ * it. The codes are the process exit codes documented in docs/cxflash.1 (EXIT STATUS), so they
  * never change meaning once released.
  */
 #ifndef CX_STATUS_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace_in.h — cxsim's own reader of cxflash's trace files (`cxsim replay`).
  *
- * The format is cxflash's (burner/dev/trace_fmt.h and README "Traces"): a gzip
+ * The format is cxflash's (burner/dev/trace_fmt.h and docs/traces.md): a gzip
  * stream of "CXTRACE 1\n", "key=value" header lines up to an empty line, then
  * records. This reader is written from that description, not from cxflash's
  * code, and shares none of it: a misreading on one side must show up as a
