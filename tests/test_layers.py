@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """scripts/check-layers (make check-layers): no #include in burner/'s production code goes up
-util -> image -> dev -> flash -> ops -> library -> the front ends (cli/, rescue/: siblings)."""
+util -> image -> dev -> flash -> ops -> library -> the front ends (cli/, rescue/: siblings),
+nor, inside rescue/, up records -> state -> write steps -> screens | jobs (siblings) -> menu."""
 import re
 import shutil
 import sys
@@ -104,6 +105,50 @@ def test_allowed(tree, rel, include):
     plant(tree, rel, include)
     r = check(tree)
     assert r.returncode == 0, r.stdout
+
+
+@pytest.mark.parametrize("rel,include,what", [
+    ("rescue/prompt.c", "rescue/wizard.h",
+     'rescue/records (6.0) includes "rescue/wizard.h" of rescue/state (6.1): up the order'),
+    ("rescue/inventory.c", "rescue/step_burn.h",
+     'rescue/state (6.1) includes "rescue/step_burn.h" of rescue/steps (6.2): up the order'),
+    ("rescue/step_burn.c", "rescue/flows.h",
+     'rescue/steps (6.2) includes "rescue/flows.h" of rescue/flows (6.3): up the order'),
+    ("rescue/job_run.c", "rescue/menu.h",
+     'rescue/jobs (6.3) includes "rescue/menu.h" of rescue/menu (6.4): up the order'),
+    ("rescue/flow_update.c", "rescue/jobs.h",
+     'rescue/flows (6.3) includes "rescue/jobs.h" of rescue/jobs (6.3): across the sibling screens and jobs'),
+    ("rescue/job_write.c", "rescue/flows.h",
+     'rescue/jobs (6.3) includes "rescue/flows.h" of rescue/flows (6.3): across the sibling screens and jobs'),
+    ("rescue/wizard.c", "rescue/helpers.h", 'includes "rescue/helpers.h", which is in no sub-layer of rescue/'),
+])
+def test_rescue_sub_layers(tree, rel, include, what):
+    """rescue/'s own order: an include going up it, or across the screens and the jobs, fails."""
+    line = plant(tree, rel, include)
+    r = check(tree)
+    assert r.returncode == 1, r.stdout
+    assert "%s/%s:%d: %s" % (tree, rel, line, what) in r.stdout.splitlines(), r.stdout
+
+
+@pytest.mark.parametrize("rel,include", [
+    ("rescue/menu.c", "rescue/step_burn.h"),      # the top reaches down past the screens
+    ("rescue/flow_unbrick.c", "rescue/flows.h"),  # the screens share their header
+    ("rescue/job_run.c", "rescue/step_rom.h"),
+    ("rescue/step_burn.c", "rescue/step_record.h"),  # steps use steps
+    ("rescue/inventory.c", "rescue/pending.h"),
+])
+def test_rescue_allowed(tree, rel, include):
+    plant(tree, rel, include)
+    r = check(tree)
+    assert r.returncode == 0, r.stdout
+
+
+def test_rescue_file_in_no_sub_layer(tree):
+    (tree / "rescue" / "helpers.c").write_text('#include "rescue/wizard.h"\n')
+    r = check(tree)
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[0].startswith("%s/rescue/helpers.c:1: is in no sub-layer of rescue/" % tree), \
+        r.stdout
 
 
 def test_file_in_no_layer(tree):
