@@ -38,14 +38,6 @@ def test_real_tree_has_no_loop():
     assert re.fullmatch(r"0 of \d+ files in a loop\n", r.stdout), r.stdout
 
 
-def test_make_check_runs_it():
-    r = run(["make", "-s", "-C", ROOT, "check-calls"])
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "no loop" in r.stdout
-    makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^check:.*\bcheck-calls\b", makefile, re.M), "make check does not run check-calls"
-
-
 def test_planted_loop_fails(rescue):
     """A write step that calls back up into a screen closes a loop: the step's record calls the
     screens' burn, which calls the burn step, which calls the record."""

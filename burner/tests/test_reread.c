@@ -78,13 +78,15 @@ static struct cxsim_card *card_with(const char *opts, uint16_t sv, uint16_t sd, 
 	return c;
 }
 
-/* Slot 1: a stock card one version behind; slot 2: an HP card, to be cross-flashed to stock. */
+/* Slot 1: a stock card one version behind; slot 2: an HP card, to be cross-flashed to stock.
+ * The test's initial state says what the bus lists after the start (enum later). */
 static int setup(void **state)
 {
 	struct bench *b = calloc(1, sizeof(*b));
 	char cmd[512];
 
 	assert_non_null(b);
+	b->later = *(const enum later *)*state;
 	snprintf(b->root, sizeof(b->root), "/tmp/cx-reread-XXXXXX");
 	assert_non_null(mkdtemp(b->root));
 	snprintf(b->data, sizeof(b->data), "%s/data", b->root);
@@ -185,9 +187,14 @@ static void said(const struct bench *b, const char *text)
 		fail_msg("the wizard did not say \"%s\":\n%s", text, b->screen);
 }
 
-/* The second card cross-flashed from the menu, the screen that follows kept, power off. */
-static void cross_flash_the_second(struct bench *b)
+/* The second card cross-flashed from the menu, the screen that follows kept, power off, on a
+ * bus that lists, after the start, as the test's state says: the same cards (the case that
+ * always worked), only the first card (the second, just written, is still card 2 of the
+ * table, and the screen after its cross-flash is its own), or nothing at all. */
+static void test_cross_flash_the_second(void **state)
 {
+	struct bench *b = *state;
+
 	/* 2 update / cross-flash, card 2 (HP), the word, Enter: keep the settings, Enter: power off. */
 	assert_int_equal(session(b, "2\n2\nFLASH\n\n\n"), CX_OK);
 	said(b, "== crossflash: card 0000:02:00.0");
@@ -204,41 +211,12 @@ static void cross_flash_the_second(struct bench *b)
 	assert_int_equal(boot->macs[0], M_HP);
 }
 
-/* The bus lists the same cards every time (the case that always worked). */
-static void test_reread_same_bus(void **state)
-{
-	struct bench *b = *state;
-
-	b->later = LISTS_ALL;
-	cross_flash_the_second(b);
-}
-
-/* After the start the bus lists only the first card: the second, just written, is still
- * card 2 of the table, and the screen after its cross-flash is its own. */
-static void test_reread_fewer_cards(void **state)
-{
-	struct bench *b = *state;
-
-	b->later = LISTS_FEWER;
-	cross_flash_the_second(b);
-}
-
-/* After the start the bus cannot be listed at all. */
-static void test_reread_bus_fails(void **state)
-{
-	struct bench *b = *state;
-
-	b->later = LISTS_NOTHING;
-	cross_flash_the_second(b);
-}
-
 /* "List the cards again" is the one way the table is rebuilt: then the bus's fewer cards
  * are what the inventory shows, and the menu goes on with them. */
 static void test_list_again_takes_the_bus_as_it_is(void **state)
 {
 	struct bench *b = *state;
 
-	b->later = LISTS_FEWER;
 	/* 9 list the cards again, 10 power off (no shell row: the menu numbers the rows shown). */
 	assert_int_equal(session(b, "9\n10\n"), CX_OK);
 	assert_int_equal(b->lists, 2);
@@ -248,11 +226,13 @@ static void test_list_again_takes_the_bus_as_it_is(void **state)
 
 int main(void)
 {
+	static enum later same = LISTS_ALL, fewer = LISTS_FEWER, nothing = LISTS_NOTHING;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_reread_same_bus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reread_fewer_cards, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reread_bus_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_again_takes_the_bus_as_it_is, setup, teardown),
+		{"test_reread_same_bus", test_cross_flash_the_second, setup, teardown, &same},
+		{"test_reread_fewer_cards", test_cross_flash_the_second, setup, teardown, &fewer},
+		{"test_reread_bus_fails", test_cross_flash_the_second, setup, teardown, &nothing},
+		{"test_list_again_takes_the_bus_as_it_is", test_list_again_takes_the_bus_as_it_is, setup, teardown,
+		 &fewer},
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
