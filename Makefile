@@ -8,7 +8,7 @@
 #   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
-#   make check-calls   fail when two files of burner/rescue/ call each other in a loop
+#   make check-calls   fail when two files of burner/rescue/ call each other in a loop (or up)
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
@@ -250,7 +250,8 @@ bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 check-layers:
 	@$(PYTHON) scripts/check-layers burner
 
-# From the calls, not the includes: no two files of rescue/ call each other in a loop.
+# From the calls, not the includes: no two files of rescue/ call each other in a loop,
+# and none calls up its sub-layers.
 check-calls:
 	@$(PYTHON) scripts/check-calls burner/rescue
 

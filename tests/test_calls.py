@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """scripts/check-calls (make check-calls): no two files of burner/rescue/ call each other in a
-loop, judged from the calls (a function or variable one file defines and another names), not
-from the includes."""
+loop, and none calls up rescue/'s layers, judged from the calls (a function or variable one
+file defines and another names), not from the includes."""
 import re
 import shutil
 import sys
@@ -32,7 +32,8 @@ def append(path, text):
 def test_real_tree_has_no_loop():
     r = check()
     assert r.returncode == 0, r.stdout + r.stderr
-    assert re.fullmatch(r"check-calls: \d+ files in burner/rescue, \d+ file-to-file edges, no loop\n", r.stdout)
+    assert re.fullmatch(r"check-calls: \d+ files in burner/rescue, \d+ file-to-file edges, no loop, "
+                        r"none up the layers\n", r.stdout), r.stdout
     r = check("--count")
     assert r.returncode == 0
     assert re.fullmatch(r"0 of \d+ files in a loop\n", r.stdout), r.stdout
@@ -50,7 +51,10 @@ def test_planted_loop_fails(rescue):
     assert lines[0] == "%s: a loop of 3 files: flow_update.c step_burn.c step_record.c" % rescue, r.stdout
     assert "    step_record.c -> flow_update.c (flow_burn)" in lines, r.stdout
     assert "    flow_update.c -> step_burn.c (wiz_burn)" in lines, r.stdout
-    assert lines[-1].startswith("check-calls: 1 loop(s), 3 of "), r.stdout
+    assert "%s: step_record.c -> flow_update.c (flow_burn): steps (2) calls flows (3): up the order" % rescue \
+        in lines, r.stdout
+    assert re.fullmatch(r"check-calls: 1 loop\(s\), 3 of \d+ files in them; 1 call\(s\) against the layer order",
+                        lines[-1]), r.stdout
     r = check("--count", rescue)
     assert r.returncode == 0 and r.stdout.startswith("3 of "), r.stdout
 
@@ -62,6 +66,26 @@ def test_a_variable_closes_a_loop_too(rescue):
     r = check(rescue)
     assert r.returncode == 1, r.stdout
     assert "    inventory.c -> flow_update.c (planted_rule)" in r.stdout.splitlines(), r.stdout
+
+
+@pytest.mark.parametrize("rel,text,what", [
+    # a prototype of its own hides the call from the includes; no loop closes
+    ("step_upload.c", "\nint flow_power_off(struct wizard *w, bool after_write, struct cx_status *st);\n"
+     "int planted(struct wizard *w, struct cx_status *st)\n{\n\treturn flow_power_off(w, false, st);\n}\n",
+     "step_upload.c -> flow_power_off.c (flow_power_off): steps (2) calls flows (3): up the order"),
+    ("job_write.c", "\nint flow_backup_all(struct wizard *w, bool only_missing, struct cx_status *st);\n"
+     "int planted(struct wizard *w, struct cx_status *st)\n{\n\treturn flow_backup_all(w, false, st);\n}\n",
+     "job_write.c -> flow_backup.c (flow_backup_all): jobs (3) calls flows (3): across the sibling screens "
+     "and jobs"),
+])
+def test_planted_call_up_fails(rescue, rel, text, what):
+    append(rescue / rel, text)
+    r = check(rescue)
+    assert r.returncode == 1, r.stdout
+    lines = r.stdout.splitlines()
+    assert lines[0] == "%s: %s" % (rescue, what), r.stdout
+    assert re.fullmatch(r"check-calls: 0 loop\(s\), 0 of \d+ files in them; 1 call\(s\) against the layer order",
+                        lines[1]) and len(lines) == 2, r.stdout
 
 
 @pytest.mark.parametrize("text", [
