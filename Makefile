@@ -7,7 +7,9 @@
 #   make kernel    the rescue kernel (cached by input hash in CXR_CACHE, see scripts/build-kernel.sh)
 #   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
 #   make check     build and run every test; the last line is "N passed, N failed"
+#   make check-static  the checks that take no build (make check runs them first):
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
+#   make check-calls   fail when two files of burner/rescue/ call each other in a loop (or up)
 #   make check-docs    fail on a § citation that resolves to no heading of docs/
 #   make check-man     fail on any groff warning about the man page, docs/cxflash.1
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
@@ -47,7 +49,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-layers check-docs check-man check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-static check-layers check-calls check-docs check-man check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report pxe-cycle
 
 all: burner images
@@ -212,10 +214,11 @@ CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when
 # pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
 # the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The static checks
-# run first (they take no build): an include up the order, a citation of a section docs/
-# does not have, or a man page groff warns about fails make check at once.
+# run first (they take no build): an include up the order, two files of rescue/ that call
+# each other, a citation of a section docs/ does not have, or a man page groff warns about
+# fails make check at once.
 PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
-check: check-layers check-docs check-man $(CHECK_BINS)
+check: check-static $(CHECK_BINS)
 	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
 	  tests/ qemu-tests/
 
@@ -247,9 +250,15 @@ $(B)/tests/bench_burn: burner/tests/bench_burn.c $(BURNER_LIB) $(BURNER_HDR) $(T
 bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 	scripts/bench-mstflint.sh $(B)
 
-# util -> image -> dev -> flash -> ops -> library -> cli | rescue -> main.c (scripts/check-layers).
+# util -> image -> dev -> flash -> ops -> library -> cli | rescue -> main.c (scripts/check-layers),
+# and inside rescue/: records -> state -> steps -> flows | jobs -> menu.
 check-layers:
 	@$(PYTHON) scripts/check-layers burner
+
+# From the calls, not the includes: no two files of rescue/ call each other in a loop,
+# and none calls up its sub-layers.
+check-calls:
+	@$(PYTHON) scripts/check-calls burner/rescue
 
 # Every § citation in the code, tests, scripts and docs names a heading of docs/ (scripts/check-docs).
 check-docs:
@@ -260,6 +269,8 @@ check-docs:
 check-man:
 	@out=$$(groff -man -ww -z $(MANPAGE) 2>&1) && [ -z "$$out" ] || \
 	  { printf '%s\n' "$$out" >&2; echo "check-man: $(MANPAGE): groff warns (above)" >&2; exit 1; }
+
+check-static: check-layers check-calls check-docs check-man
 
 check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

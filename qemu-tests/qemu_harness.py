@@ -35,7 +35,7 @@ OVMF_SB_CODE = pathlib.Path("/usr/share/OVMF/OVMF_CODE_4M.secboot.fd")
 OVMF_SB_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS_4M.ms.fd")
 FIRMWARES = ("bios", "uefi", "uefi-sb")
 
-# The wizard's main menu (burner/rescue/wizard.c, menu_once): its title, then the question.
+# The wizard's main menu (burner/rescue/menu.c, menu_once): its title, then the question.
 MENU = re.compile(r"== cxrescue: what next\? ==.*?Choose 1-11 \[\d+\]: ", re.S)
 CHOICE = {"backup": "1", "update": "2", "burn": "3", "restore": "4", "unbrick": "5", "ids": "6",
           "boot_rom": "7", "settings": "8", "list": "9", "shell": "10", "poweroff": "11"}

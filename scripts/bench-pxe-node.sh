@@ -11,7 +11,7 @@
 #            fetched file, and the files go (RAM). On a real node the PXE ROM and pxelinux
 #            fetch the boot files with their own TFTP client; here BusyBox's tftp, with the
 #            node's block size (net.sh), stands in for them.
-#   backup DIR   what the wizard runs after the backup: `upload backup DIR` (rescue/upload.c)
+#   backup DIR   what the wizard runs after the backup: `upload backup DIR` (rescue/step_upload.c)
 #   flush    what /init runs after the job: pxe_flush (pxe.sh): `upload flush` (the report, the
 #            log, the history), again after 10 s, 20 s, ... until all are on the server (standard
 #            input: the console, where Enter would stop it; the bench holds it open and silent)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """scripts/check-layers (make check-layers): no #include in burner/'s production code goes up
-util -> image -> dev -> flash -> ops -> library -> the front ends (cli/, rescue/: siblings)."""
+util -> image -> dev -> flash -> ops -> library -> the front ends (cli/, rescue/: siblings),
+nor, inside rescue/, up records -> state -> write steps -> screens | jobs (siblings) -> menu."""
 import re
 import shutil
 import sys
@@ -41,13 +42,18 @@ def test_real_tree_passes():
     assert r.stdout.count("\n") == 1
 
 
-def test_make_check_runs_it():
-    """make check-layers runs the script on burner/, and make check depends on it."""
-    r = run(["make", "-s", "-C", ROOT, "check-layers"])
+@pytest.mark.parametrize("target,said", [
+    ("check-layers", "no include goes up the layer order"),
+    ("check-calls", "no loop"),  # scripts/check-calls (tests/test_calls.py): rescue/'s calls
+])
+def test_make_check_runs_it(target, said):
+    """make check-layers runs the script on burner/ (make check-calls, check-calls on burner/rescue),
+    and make check depends on it."""
+    r = run(["make", "-s", "-C", ROOT, target])
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "no include goes up the layer order" in r.stdout
+    assert said in r.stdout
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^check:.*\bcheck-layers\b", makefile, re.M), "make check does not run check-layers"
+    assert re.search(r"^check:.*\b%s\b" % target, makefile, re.M), "make check does not run " + target
 
 
 def test_copy_passes(tree):
@@ -84,6 +90,20 @@ def test_back_edges_named(tree):
      "rescue (6) includes \"cli/common.h\" of cli (6): across the sibling front ends"),
     ("ops/burn.c", "main.h", "includes \"main.h\", which is in no layer"),
     ("ops/burn.c", "sim_cfg.h", "includes \"sim_cfg.h\", which is in no layer"),
+    # rescue/'s own order: up it, or across the screens and the jobs
+    ("rescue/prompt.c", "rescue/wizard.h",
+     'rescue/records (6.0) includes "rescue/wizard.h" of rescue/state (6.1): up the order'),
+    ("rescue/inventory.c", "rescue/step_burn.h",
+     'rescue/state (6.1) includes "rescue/step_burn.h" of rescue/steps (6.2): up the order'),
+    ("rescue/step_burn.c", "rescue/flows.h",
+     'rescue/steps (6.2) includes "rescue/flows.h" of rescue/flows (6.3): up the order'),
+    ("rescue/job_run.c", "rescue/menu.h",
+     'rescue/jobs (6.3) includes "rescue/menu.h" of rescue/menu (6.4): up the order'),
+    ("rescue/flow_update.c", "rescue/jobs.h",
+     'rescue/flows (6.3) includes "rescue/jobs.h" of rescue/jobs (6.3): across the sibling screens and jobs'),
+    ("rescue/job_write.c", "rescue/flows.h",
+     'rescue/jobs (6.3) includes "rescue/flows.h" of rescue/flows (6.3): across the sibling screens and jobs'),
+    ("rescue/wizard.c", "rescue/helpers.h", 'includes "rescue/helpers.h", which is in no sub-layer of rescue/'),
 ])
 def test_each_edge(tree, rel, include, what):
     line = plant(tree, rel, include)
@@ -99,11 +119,24 @@ def test_each_edge(tree, rel, include, what):
     ("rescue/wizard.c", "library/boards.h"),
     ("tests/test_burn.c", "cli/common.h"),   # tests and fuzz may reach any layer
     ("fuzz/fuzz_image.c", "rescue/wizard.h"),
+    ("rescue/menu.c", "rescue/step_burn.h"),      # rescue/'s top reaches down past the screens
+    ("rescue/flow_unbrick.c", "rescue/flows.h"),  # the screens share their header
+    ("rescue/job_run.c", "rescue/step_rom.h"),
+    ("rescue/step_burn.c", "rescue/step_record.h"),  # steps use steps
+    ("rescue/inventory.c", "rescue/pending.h"),
 ])
 def test_allowed(tree, rel, include):
     plant(tree, rel, include)
     r = check(tree)
     assert r.returncode == 0, r.stdout
+
+
+def test_rescue_file_in_no_sub_layer(tree):
+    (tree / "rescue" / "helpers.c").write_text('#include "rescue/wizard.h"\n')
+    r = check(tree)
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[0].startswith("%s/rescue/helpers.c:1: is in no sub-layer of rescue/" % tree), \
+        r.stdout
 
 
 def test_file_in_no_layer(tree):

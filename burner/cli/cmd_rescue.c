@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_rescue.c — `rescue`: the wizard (rescue/wizard.h) on this terminal.
+/* cmd_rescue.c — `rescue`: the wizard (rescue/menu.h) on this terminal.
  *
  *   cxflash rescue [job=inventory|backup|update|crossflash|restore|verify|settings] [card=BDF|all]
  *                  [yes=1] [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "cli/common.h"
-#include "rescue/wizard.h"
+#include "rescue/jobs.h"
+#include "rescue/menu.h"
 #include "util/signals.h"
 
 #define DEFAULT_DATA "cxrescue"

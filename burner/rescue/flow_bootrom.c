@@ -13,8 +13,13 @@
 #include <string.h>
 
 #include "library/rom_index.h"
+#include "ops/burn.h"
 #include "ops/progress.h"
 #include "rescue/flows.h"
+#include "rescue/inventory.h"
+#include "rescue/step_probe.h"
+#include "rescue/step_record.h"
+#include "rescue/step_rom.h"
 
 #define BOOTROM_MAX_CHOICES 32
 #define OFFER_LABEL 400 /* ROMs, the source's name, PSID and file */

@@ -11,6 +11,9 @@
 #include "ops/progress.h"
 #include "ops/setid.h"
 #include "rescue/flows.h"
+#include "rescue/inventory.h"
+#include "rescue/step_probe.h"
+#include "rescue/step_record.h"
 
 static bool has_image(const struct wizard_card *c)
 {

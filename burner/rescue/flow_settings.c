@@ -14,6 +14,7 @@
 
 #include "ops/nv_settings.h"
 #include "rescue/flows.h"
+#include "rescue/step_backup.h"
 
 #define TURNS 32          /* answers to one screen: a console that keeps answering cannot hold us */
 #define NPORT 4           /* the rows of the port type and SR-IOV screen */
@@ -174,7 +175,7 @@ static int port_screen(struct wizard *w, int i, struct wiz_nv *x, struct cx_stat
 	return write_plan(w, i, x, &p, st);
 }
 
-void wiz_settings_after_crossflash(struct wizard *w, int i)
+void flow_settings_after_crossflash(struct wizard *w, int i)
 {
 	struct cx_status st = {0};
 	struct wiz_nv x;

@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* inventory.c — the wizard's first screen: every card, who it is, and what the
- * library recommends for it (flows.h). Reads only: no card is written here. */
+ * library recommends for it (inventory.h). Reads only: no card is written here. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dev/lockdown.h"
 #include "image/info.h"
-#include "rescue/flows.h"
+#include "rescue/inventory.h"
+
+const struct guard_opts wiz_burn_guard = {.allow_psid_change = true};
+
+static void card_free(struct wizard_card *c)
+{
+	match_free(&c->mr);
+	card_facts_free(&c->k);
+	cardinfo_free(&c->ci);
+}
 
 void inv_free(struct wizard *w)
 {
-	for (int i = 0; i < w->ncards; i++) {
-		struct wizard_card *c = &w->cards[i];
-		match_free(&c->mr);
-		card_facts_free(&c->k);
-		cardinfo_free(&c->ci);
-	}
+	for (int i = 0; i < w->ncards; i++)
+		card_free(&w->cards[i]);
 	free(w->cards);
 	w->cards = NULL;
 	w->ncards = 0;
@@ -52,8 +57,8 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	if (c->ci.have_running)
 		fmt_fw_version(c->running, sizeof(c->running), c->ci.running);
 	cx_status_clear(&st);
-	/* The verdicts promise wiz_burn's burn, which keeps the card's own identity
-	 * (update, burn a file). A card without a readable image has none to keep:
+	/* The verdicts promise wiz_burn's burn (step_burn.h), which keeps the card's own
+	 * identity (update, burn a file). A card without a readable image has none to keep:
 	 * wiz_burn sends one in recovery mode to Unbrick, which gives it, so the
 	 * identity is not judged here. */
 	burn.ident = c->ci.have_image ? &own : NULL;
@@ -80,6 +85,14 @@ int inv_read(struct wizard *w, struct cx_status *st)
 	return CX_OK;
 }
 
+void inv_reread(struct wizard *w, int i)
+{
+	struct pci_card pci = w->cards[i].ci.pci; /* the slot as the bus listed it, kept */
+
+	card_free(&w->cards[i]);
+	read_one(w, &pci, &w->cards[i]);
+}
+
 uint64_t inv_own_guid(const struct wizard_card *c)
 {
 	if (!c->ci.have_image || c->ci.f.img.guids.blank || c->placeholder)
@@ -102,7 +115,7 @@ void inv_label(const struct wizard_card *c, char *out, size_t n)
 		snprintf(out, n, "%s  %s  (no readable firmware)", c->ci.pci.bdf, c->ci.chip);
 }
 
-void wiz_pending_card(const struct wizard_card *c, struct pending *p)
+void inv_pending_card(const struct wizard_card *c, struct pending *p)
 {
 	snprintf(p->bdf, sizeof(p->bdf), "%s", c->ci.pci.bdf);
 	snprintf(p->family, sizeof(p->family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* job_settings.c — a job's settings=NAME=VALUE,... (flows.h): the card settings of
+/* job_settings.c — a job's settings=NAME=VALUE,... (jobs.h): the card settings of
  * `cxflash config set` (ops/nv_settings.h), set by an unattended job.
  *
  * The list is checked twice before anything is written: once without a card (every
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rescue/flows.h"
+#include "rescue/jobs.h"
 
 /* "LINK_TYPE_P1" of "LINK_TYPE_P1=ETH" into out. */
 static const char *name_of(const char *item, char *out, size_t n)
@@ -28,7 +28,7 @@ static const char *name_of(const char *item, char *out, size_t n)
 	return out;
 }
 
-int wiz_settings_parse(const char *list, struct wiz_settings *s, struct cx_status *st)
+int job_settings_parse(const char *list, struct job_settings *s, struct cx_status *st)
 {
 	struct nv_state any = {.ports = NV_PORTS, .max_vfs = 0xFFFF, .max_log_bar = 31};
 	struct nv_plan p;
@@ -48,13 +48,13 @@ int wiz_settings_parse(const char *list, struct wiz_settings *s, struct cx_statu
 	return nv_plan(&any, s->item, s->n, &p, st);
 }
 
-void wiz_settings_free(struct wiz_settings *s)
+void job_settings_free(struct job_settings *s)
 {
 	free(s->text);
 	s->text = NULL;
 }
 
-int wiz_settings_check(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
+int job_settings_check(struct wizard *w, int i, const struct job_settings *s, struct job_settings_card *c,
 		       struct cx_status *st)
 {
 	struct device d;
@@ -82,7 +82,7 @@ int wiz_settings_check(struct wizard *w, int i, const struct wiz_settings *s, st
 
 /* The history line "settings", as the menu's change writes it (flow_settings.c): each value
  * before -> after, or why it failed. */
-static void history(struct wizard *w, int i, const struct wiz_settings *s, const struct wiz_settings_card *c,
+static void history(struct wizard *w, int i, const struct job_settings *s, const struct job_settings_card *c,
 		    int rc, const struct cx_status *st)
 {
 	char msg[CX_MSG_MAX], a[48], b[48];
@@ -96,7 +96,7 @@ static void history(struct wizard *w, int i, const struct wiz_settings *s, const
 	wiz_history(w, &w->cards[i], "settings", NULL, NULL, NULL, rc ? "failed" : "ok", rc ? st->msg : msg);
 }
 
-int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, struct wiz_settings_card *c,
+int job_settings_apply(struct wizard *w, int i, const struct job_settings *s, struct job_settings_card *c,
 		       struct cx_status *st)
 {
 	struct device d;
@@ -125,7 +125,7 @@ int wiz_settings_apply(struct wizard *w, int i, const struct wiz_settings *s, st
 	return rc;
 }
 
-void wiz_settings_json(struct json *j, const struct wiz_settings_card *c)
+void job_settings_json(struct json *j, const struct job_settings_card *c)
 {
 	char buf[48];
 

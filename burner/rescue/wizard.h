@@ -1,38 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* wizard.h — `cxflash rescue`: the front end the rescue image starts on every console.
+/* wizard.h — the state of a wizard session (rescue/README.md: the layers): what the user
+ * asked (wizard_opts), how cards are found (wizard_bus), the cards as last read (wizard_card,
+ * rescue/inventory.h), and the helpers every write step, screen and job shares: a line said
+ * and logged, a card opened, a card chosen, the session lock, a history line.
  *
- * A session goes:
- *
- *   1. the journal (rescue/journal.h) opens in the data folder, the firmware
- *      library and the stick's backups (rescue/backup_index.h) are read;
- *   2. the inventory screen (every card: slot, model, OEM, PSID, FW,
- *      GUIDs/MACs, recovery state, backup state, and the library's
- *      recommendation in one line);
- *   3. what the last session left (rescue/pending.h): a write a power cut
- *      interrupted is offered again; a write that finished is checked against
- *      the FW the card now runs (the cold restart happened, or not);
- *   4. with a job (unattended mode, wizard_opts.job) the job runs without a
- *      question and the wizard powers off when every step succeeded;
- *   5. otherwise the main menu, until the user picks power off.
- *
- * Every action that writes a card runs the same steps (flows.h): show what
- * will happen and, the first time in a session, what the read-only probe
- * (ops/probe.h) found unexpected on the card; ask for the typed word, back the card up to the stick, note
- * the job as pending, write with progress, journal the result, and after a
- * success go to the power-off screen, which explains the cold restart.
- * After a failure the wizard stays up with the error and the log's path.
- *
- * wizard_run() returns 0 when the machine should power off now (the caller,
- * /init through cxrescue-front, does it), CX_EDECLINED when the console's
- * input ended (/init starts the wizard again), or another code when the
- * wizard could not start at all. With exit_after_job (PXE: /init uploads the
- * report, then powers off or starts the wizard) it returns after the job:
- * 0 when every step succeeded, else the job's failure code.
- *
- * With upload_cmd (PXE: the node's server), every backup is handed to it at
- * once, and a write waits for it: a backup that did not reach the server
- * means nothing is written, unless upload_optional.
- */
+ * Below it are only the records (prompt.h, journal.h, pending.h, session.h, backup_index.h);
+ * the write steps (step_*.h), the menu's screens (flows.h), the unattended jobs (jobs.h) and
+ * the session itself (menu.h: wizard_run) are above it. */
 #ifndef CX_RESCUE_WIZARD_H
 #define CX_RESCUE_WIZARD_H
 
@@ -44,6 +18,7 @@
 #include "library/library.h"
 #include "library/match.h"
 #include "ops/cardinfo.h"
+#include "ops/nv_settings.h"
 #include "ops/placeholder.h"
 #include "rescue/backup_index.h"
 #include "rescue/journal.h"
@@ -51,6 +26,7 @@
 #include "rescue/session.h"
 
 #define WIZARD_MAX_CARDS PCI_ENUM_MAX
+#define CONFIRM_WORD "FLASH"   /* what a user types before a card is written */
 
 /* How cards are found and opened: the machine's PCI bus by default; the unit
  * tests give in-process simulated cards. */
@@ -67,14 +43,6 @@ enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLAS
 		  JOB_SETTINGS };
 #define JOB_LAST JOB_SETTINGS
 
-/* job=verify: what one card should run after the cold restart (rescue/verify.c). */
-struct verify_expect {
-	uint64_t guid;               /* the card's node GUID */
-	char psid[INFO_PSID_LEN + 1];
-	char fw[24];                 /* the FW written, "2.42.5000" */
-	char old[24];                /* the FW it ran before the write; "" unknown */
-};
-
 struct wizard_opts {
 	const char *data_dir;        /* $CXR_DATA: firmware/, backups/, logs/, history.jsonl */
 	const char *data_kind;       /* "stick", "fat", "ram", "searching" (data-area.sh); NULL: unknown */
@@ -85,23 +53,24 @@ struct wizard_opts {
 	const char *job_card;        /* cxrescue.card=: a BDF, or NULL / "all" */
 	bool allow_risky;            /* cxrescue.allow_risky=1 */
 	const char *rom;             /* cxrescue.rom=keep|image|none|FILE (update, crossflash: the boot
-				      * ROM of the result, rescue/flow_rom.c); NULL: the wizard's rule */
+				      * ROM of the result, rescue/step_rom.c); NULL: the wizard's rule */
 	const char *shell;           /* the shell the menu starts ("/bin/sh"); NULL: no shell choice */
 	const char *prompt_mark;     /* a file that gets the uptime at the first menu, if absent (boot-time figures) */
 	const char *bundle;          /* job=restore: the backup bundle (folder) to write back */
-	const char *expect;          /* job=verify: GUID:PSID:FW:OLD[,...] (rescue/verify.c) */
+	const char *expect;          /* job=verify: GUID:PSID:FW:OLD[,...] (rescue/job_verify.c) */
 	const char *settings;        /* NAME=VALUE,...: set after an update's or crossflash's write,
 				      * or alone with job=settings (rescue/job_settings.c) */
 	bool exit_after_job;         /* after=exit: the job's outcome is the exit status, no menu (PXE) */
 	const char *upload_cmd;      /* $CXR_UPLOAD: run as `CMD backup BUNDLE` after each backup
-				      * (rescue/upload.c); NULL: backups stay in the data folder only */
+				      * (rescue/step_upload.c); NULL: backups stay in the data folder only */
 	bool upload_optional;        /* upload=optional: a write goes on when that upload failed */
 	const char *boards;          /* the board table the user named (--boards), or NULL */
 	const char *const *firmware; /* the firmware folders the user named (--firmware), nfirmware */
 	size_t nfirmware;            /* 0: the default folders (library/library.h) */
 };
 
-/* One card as the wizard knows it, read again after every write. */
+/* One card as the wizard knows it: read with every other at the start and when the user lists
+ * the cards again, and alone, in its place, after a write to it (rescue/inventory.h). */
 struct wizard_card {
 	struct cardinfo ci;
 	struct card_facts k;
@@ -131,7 +100,7 @@ struct wizard {
 	char backed_up[WIZARD_MAX_CARDS][16]; /* slots backed up in this session (a card with blank
 					       * GUIDs has no identity the index could find) */
 	int nbacked_up;
-	char probed[WIZARD_MAX_CARDS][16]; /* slots probed in this session (rescue/probe_first.c) */
+	char probed[WIZARD_MAX_CARDS][16]; /* slots probed in this session (rescue/step_probe.c) */
 	int nprobed;
 	bool wrote;                  /* a write succeeded: power off for the cold restart */
 	struct write_outcome last_write; /* the newest write's outcome (ops/card_write.h): its card's state */
@@ -143,13 +112,44 @@ struct wizard {
 /* The bus of this machine (libpci on sysfs_root, NULL for /sys/bus/pci). */
 struct wizard_bus wizard_pci_bus(const char **sysfs_root);
 
-/* Run a session on p (in/out). Returns as described at the top. */
-int wizard_run(struct prompt *p, const struct wizard_bus *bus, const struct wizard_opts *o);
-
 /* "inventory", "backup", "update", "crossflash", "restore", "verify", "settings" -> the job; false if none. */
 bool wizard_job_parse(const char *s, enum wizard_job *job);
 const char *wizard_job_name(enum wizard_job job);
-/* job=verify's expect= text into e (at most max items, *count of them); false with why. */
-bool wizard_expect_parse(const char *text, struct verify_expect *e, int max, int *count, char *why, size_t n);
+
+/* The firmware library read again (wizard_opts.boards, .firmware); a library that cannot be
+ * read leaves have_lib false and why in lib_error. */
+void wiz_load_library(struct wizard *w);
+/* The stick's backups indexed again (backup_index.h); a damaged bundle is said, not used. */
+void wiz_scan_backups(struct wizard *w);
+/* Let the user pick a card among those for which ok() is true (all when NULL);
+ * a single one is picked without a question. CX_EABSENT (with why) when none. */
+int wiz_choose_card(struct wizard *w, const char *title, bool (*ok)(const struct wizard_card *),
+		    const char *none, int *idx, struct cx_status *st);
+/* Take the session lock for an action that writes; false (the user told why) when
+ * another console holds it. wiz_give() gives it back. */
+bool wiz_take(struct wizard *w);
+/* The same without a word, waiting up to about two seconds: for the start-up bookkeeping
+ * both consoles' wizards do at once. */
+bool wiz_take_quiet(struct wizard *w);
+void wiz_give(struct wizard *w);
+/* Just before the first write to a card: everything the wizard wrote to the stick is
+ * flushed (sync), so that a power cut during the card's write finds nothing of ours
+ * half-written on the FAT. A cut there had torn a folder the kernel then refused
+ * ("corrupted directory"), leaving the stick read-only at the next boot. */
+void wiz_quiesce_stick(struct wizard *w);
+/* Print and log one line. */
+void wiz_say(struct wizard *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Open card i for work. */
+int wiz_open(struct wizard *w, int i, struct device *d, struct cx_status *st);
+/* Card i opened as `cxflash config` opens it (config cycles: the bus's open_tools, or open where
+ * it has none) and its settings read; device_close(d) after it, whatever it returned. */
+int wiz_open_settings(struct wizard *w, int i, struct device *d, struct nv_session *ns, struct nv_state *s,
+		      struct cx_status *st);
+/* The current UTC time, "2026-11-24T10:46:00Z". */
+void wiz_now(char out[32]);
+/* A history line (journal.h) for card c; a line that cannot be written is a warning. */
+void wiz_history(struct wizard *w, const struct wizard_card *c, const char *action,
+		 const struct history_from *from, const struct history_to *to,
+		 const struct history_backup *bk, const char *result, const char *message);
 
 #endif

@@ -61,6 +61,7 @@
 #include "ops/device_trace.h"
 #include "rescue/pending.h"
 #include "rescue/session.h"
+#include "rescue/menu.h"
 #include "rescue/wizard.h"
 #include "card_fixture.h"
 #include "sim_cfg.h"

@@ -4,7 +4,7 @@
 #   cxrescue.media=usb|iso|pxe   what booted us (the boot menus set it)     CXR_MEDIA
 #   cxrescue.shell=1             a shell instead of the front end           CXR_SHELL
 #   cxrescue.wait=SECONDS        how long to wait for the boot medium (10)  CXR_WAIT
-# Unattended mode (burner/rescue/unattended.c), passed on to `cxflash rescue`:
+# Unattended mode (burner/rescue/jobs.h), passed on to `cxflash rescue`:
 #   cxrescue.job=inventory|backup|update|crossflash|restore|verify|settings  CXR_JOB
 #   cxrescue.card=BDF|all        which cards (all)                           CXR_CARD
 #   cxrescue.yes=1               the job may write cards                     CXR_YES
@@ -14,7 +14,7 @@
 #   cxrescue.settings=NAME=VALUE,...  the card settings an update, crossflash or
 #                                settings job sets (burner/rescue/job_settings.c)  CXR_SETTINGS
 #   cxrescue.expect=GUID:PSID:FW:OLD,...  what job=verify checks each card against
-#                                (burner/rescue/verify.c; pxe-serve writes it)  CXR_EXPECT
+#                                (burner/rescue/job_verify.c; pxe-serve writes it)  CXR_EXPECT
 # PXE (pxe.sh; scripts/pxe-serve writes them):
 #   cxrescue.server=ADDRESS      the server backups and reports go to        CXR_SERVER_ARG
 #   cxrescue.bundle=kept/F       the bundle a restore job fetches from it    CXR_BUNDLE_REMOTE

@@ -5,7 +5,7 @@
 # up (net_up), fetches the server's firmware library (firmware/INDEX, written by
 # pxe-serve: what a stick's cxrescue/firmware/ is to a USB boot) and the bundle of a
 # restore job, and sets $CXR_UPLOAD, so the wizard
-# hands every backup to the server before it writes a card (rescue/upload.c). After the
+# hands every backup to the server before it writes a card (rescue/step_upload.c). After the
 # job, pxe_flush sends the reports, logs and history; the node powers off only when the
 # job succeeded and everything is on the server. Until then nothing is lost: the files
 # stay in RAM and go again, with a pause that grows, until they are sent or the operator

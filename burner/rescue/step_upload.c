@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* upload.c — a fresh backup handed to the PXE server before anything is written (flows.h).
+/* step_upload.c — a fresh backup handed to the PXE server before anything is written
+ * (step_upload.h).
  *
  * On a PXE boot the data folder is RAM: lost at power-off, and the only copy of a
  * backup until the server holds it. /init then sets $CXR_UPLOAD to its upload
@@ -14,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rescue/flows.h"
+#include "rescue/step_upload.h"
 
 #define EXIT_CANNOT_EXEC 127 /* the shell's convention for "command not found" */
 

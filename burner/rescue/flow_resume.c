@@ -1,46 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* poweroff.c — the cold-restart screen, and what the last session left behind (flows.h).
- *
- * These cards load new firmware only at a cold start: a reboot keeps the old
- * one running (field-notes.md §2.8), and a card unbricked through its
- * flash-not-present jumper stays in recovery mode until the jumper is off
- * (§2.4). So the wizard powers off, never reboots, and says what to do next. */
+/* flow_resume.c — at start-up, what the last session left behind (flows.h, pending.h): a
+ * write that finished is checked against the firmware the card runs now (the cold restart
+ * happened, or not); a write a power cut interrupted is offered again, the same way (the
+ * restore or burn step, step_restore.h, step_burn.h), after the same checks. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "image/patch.h"
 #include "ops/identity_from.h"
 #include "rescue/flows.h"
-
-int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st)
-{
-	FILE *o = w->out;
-
-	if (w->wrote) {
-		fprintf(o, "\n== Power off for a cold restart ==\n"
-			   "The new firmware runs only after a COLD restart: this machine now powers off (a reboot\n"
-			   "would keep the old firmware running). Then:\n"
-			   "  1. unplug the machine's power cord(s) and wait 10 seconds;\n");
-		if (w->wrote_recovery)
-			fprintf(o, "  2. if you set the card's flash-not-present jumper, REMOVE IT now;\n"
-				   "  3. plug in and power on.\n");
-		else
-			fprintf(o, "  2. plug in and power on.\n");
-		fprintf(o, "Boot this stick again to see each card run its new firmware: the wizard checks it\n"
-			   "and writes the result to the history.\n");
-	}
-	if (w->failed)
-		fprintf(o, "Note: the last action failed (%s).\n", w->last_error);
-	if (after_write) {
-		static const char *const items[] = {"Power off now", "Back to the menu (another card first)"};
-		int choice;
-		if (prompt_menu(&w->p, NULL, items, 2, 0, &choice, st) || choice == 1)
-			return CX_EDECLINED;
-	}
-	fprintf(o, "Powering off.\n");
-	fflush(o);
-	return CX_OK;
-}
+#include "rescue/pending.h"
+#include "rescue/step_burn.h"
+#include "rescue/step_restore.h"
 
 /* This boot's id: a "checked" record of another boot is old news. */
 static void boot_id(char *out, size_t n)
@@ -236,10 +207,10 @@ static int finish_job(struct wizard *w, int i, const struct pending *p, const st
 	bool given = id.given.have_guids || id.given.have_macs;
 	struct write_request rq = {.card = i, .e = m->e, .m = m, .action = p->action, .ident = given ? &id : NULL,
 				   .identity_note = p->identity, .rom = p->rom, .ask = true};
-	return wiz_burn(w, &rq, st);
+	return flow_burn(w, &rq, st);
 }
 
-void flow_pending(struct wizard *w)
+void flow_resume(struct wizard *w)
 {
 	struct pending *v;
 	struct cx_status st = {0};
@@ -266,7 +237,6 @@ void flow_pending(struct wizard *w)
 			wiz_say(w, "WARNING: the %s of card %s (started %s) was interrupted; start the wizard "
 				   "without a job to finish it", v[k].action, v[k].guid[0] ? v[k].guid : v[k].bdf, v[k].time);
 		} else {
-			bool wrote_before = w->wrote;
 			int rc = finish(w, &v[k], &st);
 			if (rc && rc != CX_EDECLINED) {
 				w->failed = true;
@@ -275,7 +245,6 @@ void flow_pending(struct wizard *w)
 			} else if (rc) {
 				wiz_say(w, "%s", st.msg);
 			}
-			(void)wrote_before;
 		}
 	}
 	free(v);

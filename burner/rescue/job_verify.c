@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* verify.c — job=verify: after the cold restart, is each card running what was written?
+/* job_verify.c — job=verify (jobs.h): after the cold restart, is each card running what was
+ * written?
  *
  * The PXE server (scripts/pxe-serve) knows what the node's last write job wrote from its
  * report, and puts it on the verify boot entry as
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rescue/flows.h"
+#include "rescue/jobs.h"
 
 #define EXPECT_FIELDS 4     /* GUID:PSID:FW:OLD */
 #define GUID_HEX_DIGITS 16  /* a node GUID as the report writes it ("%016llx") */
@@ -106,7 +107,7 @@ bool wizard_expect_parse(const char *text, struct verify_expect *e, int max, int
 	return true;
 }
 
-const struct verify_expect *wiz_verify_find(const struct verify_expect *e, int n, const struct wizard_card *c)
+const struct verify_expect *job_verify_find(const struct verify_expect *e, int n, const struct wizard_card *c)
 {
 	if (!c->ci.have_image || c->ci.f.img.guids.blank)
 		return NULL;
@@ -116,7 +117,7 @@ const struct verify_expect *wiz_verify_find(const struct verify_expect *e, int n
 	return NULL;
 }
 
-const char *wiz_verify_card(const struct wizard_card *c, const struct verify_expect *e, char *msg, size_t n)
+const char *job_verify_card(const struct wizard_card *c, const struct verify_expect *e, char *msg, size_t n)
 {
 	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : "";
 

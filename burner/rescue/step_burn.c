@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* flow_write.c — a library image onto a card: update, cross-flash, burn a file,
- * and the burn half of an unbrick (flows.h).
+/* step_burn.c — a write step: a library image onto a card (step_burn.h), for the menu's
+ * update, cross-flash, burn a file and the burn half of an unbrick, for the resume of an
+ * interrupted burn, and for the update and crossflash jobs.
  *
  * The order is the promise of the wizard: show from -> to, the verdict and
  * every risk; the typed word; then, once burn_card()'s own checks passed, a
  * backup of the card's whole flash to the stick and the job record
  * (pending.h); the failsafe burn with progress; the history line; and the
- * card read again, so the menu shows what it now holds. */
+ * card read again, so the menu shows what it now holds. What follows a burn
+ * on the screen (the port type and SR-IOV screen after a cross-flash) is the
+ * caller's: this step opens no screen. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +18,11 @@
 #include "image/info.h"
 #include "image/rom.h"
 #include "ops/progress.h"
-#include "rescue/flows.h"
+#include "rescue/inventory.h"
+#include "rescue/step_burn.h"
+#include "rescue/step_probe.h"
+#include "rescue/step_record.h"
+#include "rescue/step_rom.h"
 #include "util/fileio.h"
 
 struct burn_ctx {
@@ -128,8 +135,6 @@ static int read_checked(const struct manifest_entry *e, uint8_t **img, size_t *l
 	return CX_OK;
 }
 
-const struct guard_opts wiz_burn_guard = {.allow_psid_change = true};
-
 /* What the wizard refuses before the word, and the file read as the library saw it. */
 static int before_word(struct wizard *w, const struct write_request *rq, uint8_t **img, size_t *len,
 		       struct cx_status *st)
@@ -201,7 +206,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if (rq->ask)
 		show_plan(w, rq);
 	struct wiz_rom rom;
-	if ((rc = wiz_rom_plan(w, rq, img, len, &rom, st))) {
+	if ((rc = wiz_rom_plan(w, rq->card, rq->rom, rq->ask, img, len, &rom, st))) {
 		free(img);
 		wiz_rom_free(&rom);
 		return rc;
@@ -242,68 +247,5 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the card already holds this image")))
 		return rc;
 	say_done(w, &b, &r, to_fw);
-	if (rq->ask && !r.nothing_to_do && !strcmp(rq->action, "crossflash"))
-		wiz_settings_after_crossflash(w, rq->card);
 	return CX_OK;
-}
-
-static bool has_recommendation(const struct wizard_card *c)
-{
-	return !c->ci.recovery && inv_best(c) != NULL;
-}
-
-int flow_update(struct wizard *w, struct cx_status *st)
-{
-	int i, rc;
-
-	if ((rc = wiz_choose_card(w, "Which card?", has_recommendation,
-				  "no card has a recommended image in the library (see the inventory's \"library:\" lines)",
-				  &i, st)))
-		return rc;
-	const struct match_candidate *m = inv_best(&w->cards[i]);
-	if (m->rel == REL_SAME_PSID && m->version_cmp == 0) {
-		wiz_say(w, "card %s already has the recommended image's version (%s): nothing to do", w->cards[i].ci.pci.bdf,
-			m->e->name);
-		return CX_OK;
-	}
-	struct write_request rq = {.card = i, .e = m->e, .m = m, .ask = true,
-				   .action = m->rel == REL_CROSS_FLASH ? "crossflash" : "update"};
-	return wiz_burn(w, &rq, st);
-}
-
-static bool any(const struct wizard_card *c)
-{
-	return c->matched;
-}
-
-int flow_burn_file(struct wizard *w, struct cx_status *st)
-{
-	const char *items[65];
-	char labels[64][200];
-	int map[64], n = 0, i, choice, rc;
-
-	if ((rc = wiz_choose_card(w, "Which card?", any, "no card can be judged (the library could not be read)", &i, st)))
-		return rc;
-	const struct wizard_card *c = &w->cards[i];
-	fprintf(w->out, "\nEvery image the library holds, with its verdict for card %s:\n", c->ci.pci.bdf);
-	for (size_t k = 0; k < c->mr.n; k++) {
-		const struct match_candidate *m = &c->mr.c[k];
-		fprintf(w->out, "  - %-7s %s: %s\n", match_verdict_name(m->verdict), m->e->name, m->line);
-		if (m->verdict == MATCH_REFUSED || n == 64)
-			continue;
-		snprintf(labels[n], sizeof(labels[n]), "%s (%s)", m->e->path, match_verdict_name(m->verdict));
-		items[n] = labels[n];
-		map[n++] = (int)k;
-	}
-	if (!n)
-		return cx_fail(st, CX_EABSENT, "no image in the library may go onto card %s (all refused, reasons above)",
-			       c->ci.pci.bdf);
-	items[n] = "back to the menu";
-	if ((rc = prompt_menu(&w->p, "Burn which file?", items, n + 1, -1, &choice, st)))
-		return rc;
-	if (choice == n)
-		return cx_fail(st, CX_EDECLINED, "back to the menu");
-	const struct match_candidate *m = &c->mr.c[map[choice]];
-	struct write_request rq = {.card = i, .e = m->e, .m = m, .ask = true, .action = "burn"};
-	return wiz_burn(w, &rq, st);
 }

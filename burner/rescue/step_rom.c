@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* flow_rom.c — the boot ROM of a burn (flows.h, issue 19): what the result carries, the
- * plan's "boot ROM: from -> to" line and, when the card's ROM and the image's differ, the
- * user's choice.
+/* step_rom.c — a write step: the boot ROM of a burn (step_rom.h, issue 19): what the result
+ * carries, the plan's "boot ROM: from -> to" line and, when the card's ROM and the image's
+ * differ, the user's choice.
  *
  * The three choices, and what burn_card() is given for each (ops/burn.h):
  *   the card's   ROM_KEEP: its ROM section as it is, in place of the image's (none when
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "library/rom_index.h"
-#include "rescue/flows.h"
+#include "rescue/step_rom.h"
 #include "util/fileio.h"
 
 #define ROM_PRODUCT_UEFI 0x11 /* fs2-format.md §4.5 */
@@ -133,10 +133,10 @@ static int ask(struct wizard *w, struct wiz_rom *r, bool img_rom, int def, int *
 	return CX_OK;
 }
 
-int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t *img, size_t len,
+int wiz_rom_plan(struct wizard *w, int i, const char *record, bool ask_user, const uint8_t *img, size_t len,
 		 struct wiz_rom *r, struct cx_status *st)
 {
-	const struct wizard_card *c = &w->cards[rq->card];
+	const struct wizard_card *c = &w->cards[i];
 	const uint8_t *card = NULL, *mine;
 	size_t card_len = 0, mine_len;
 	struct fs2_image *im = malloc(sizeof(*im));
@@ -162,7 +162,7 @@ int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t
 		snprintf(r->from, sizeof(r->from), "unknown (no readable image)");
 	}
 	/* An interrupted write's record decides as a job's rom= does: asked once, not twice. */
-	const char *job = rq->rom && rq->rom[0] ? rq->rom : w->o.rom;
+	const char *job = record && record[0] ? record : w->o.rom;
 	if (job && !strncmp(job, PENDING_ROM_FILE, strlen(PENDING_ROM_FILE)))
 		return record_file(w, job, r, st);
 	if (job && strcmp(job, "keep") && strcmp(job, "image") && strcmp(job, "none"))
@@ -172,7 +172,7 @@ int wiz_rom_plan(struct wizard *w, const struct write_request *rq, const uint8_t
 	if (!c->ci.have_image && which == 0)
 		which = 1; /* nothing to keep: the image as it is */
 	bool differ = c->ci.have_image && (card_len != mine_len || (card && memcmp(card, mine, card_len)));
-	if (!job && rq->ask && differ && (rc = ask(w, r, mine != NULL, which, &which, st)))
+	if (!job && ask_user && differ && (rc = ask(w, r, mine != NULL, which, &which, st)))
 		return rc;
 	take(r, which, card != NULL);
 	return CX_OK;

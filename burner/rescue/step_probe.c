@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe_first.c — before the first write to a card in a session, the read-only probe
- * (ops/probe.h): what it found unexpected is on the screen (and in the log) before the
- * user types the word, so that a held semaphore or a protected flash is not first met
- * as a failure half way through a write. */
+/* step_probe.c — a write step (step_probe.h): before the first write to a card in a
+ * session, the read-only probe (ops/probe.h): what it found unexpected is on the screen (and
+ * in the log) before the user types the word, so that a held semaphore or a protected flash
+ * is not first met as a failure half way through a write. */
 #include <string.h>
 
 #include "ops/probe.h"
-#include "rescue/flows.h"
+#include "rescue/step_probe.h"
 
 static bool probed(const struct wizard *w, const char *bdf)
 {

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* write_job.c — what every write of the wizard does around the write procedure
- * (flows.h, ops/card_write.h): the backup and the job record before the first
- * byte, the history line and the job record's end after the last, and the line
+/* step_record.c — a write step: what every write of the wizard does around the write
+ * procedure (step_record.h, ops/card_write.h): the backup and the job record before the
+ * first byte, the history line and the job record's end after the last, and the line
  * that says which state the card is in. */
 #include <string.h>
 
-#include "rescue/flows.h"
+#include "rescue/inventory.h"
+#include "rescue/step_backup.h"
+#include "rescue/step_record.h"
+#include "rescue/step_trace.h"
 
 void wiz_write_init(struct wiz_write *x, struct wizard *w, int card, const char *action, const char *why,
 		    const char *what)
@@ -19,9 +22,9 @@ void wiz_write_init(struct wiz_write *x, struct wizard *w, int card, const char 
 	x->record = true;
 	snprintf(x->job.state, sizeof(x->job.state), "writing");
 	snprintf(x->job.action, sizeof(x->job.action), "%s", action);
-	wiz_pending_card(&w->cards[card], &x->job);
+	inv_pending_card(&w->cards[card], &x->job);
 	wiz_now(x->job.time);
-	wiz_trace_begin(x);
+	x->traced = wiz_trace_begin(w, card, action);
 }
 
 int wiz_write_before(void *ctx, struct cx_status *st)
@@ -43,7 +46,8 @@ int wiz_write_before(void *ctx, struct cx_status *st)
 	return CX_OK;
 }
 
-const struct history_from *wiz_write_from(struct wiz_write *x, struct history_from *from)
+/* What the card ran, for the history (NULL when it had no image); uses x->from_fw. */
+static const struct history_from *ran(struct wiz_write *x, struct history_from *from)
 {
 	const struct wizard_card *c = &x->w->cards[x->card];
 
@@ -60,12 +64,12 @@ int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const
 	struct wizard *w = x->w;
 	const struct wizard_card *c = &w->cards[x->card];
 	struct history_from from;
-	const struct history_from *fp = wiz_write_from(x, &from);
+	const struct history_from *fp = ran(x, &from);
 	struct history_backup bk = {.path = x->bk.path, .sha256 = x->bk.flash_sha256};
 	const struct history_backup *bp = x->backed_up ? &bk : NULL;
 	struct cx_status ist = {0};
 
-	wiz_trace_end(x);
+	wiz_trace_end(w, &x->traced);
 	w->last_write = *out;
 	if (rc) {
 		/* Without a job record (set-ids) every failure is "failed", as it always was. */
@@ -94,11 +98,10 @@ int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const
 void wiz_write_wrote(struct wiz_write *x)
 {
 	struct wizard *w = x->w;
-	struct cx_status ist = {0};
 
 	w->wrote = true;
 	w->wrote_recovery |= w->cards[x->card].ci.recovery;
-	inv_read(w, &ist);
+	inv_reread(w, x->card);
 }
 
 int wiz_write_finish(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* step_restore.c — a write step: a backup bundle written back onto its card (step_restore.h),
+ * for the menu's restore and unbrick, the resume of an interrupted restore, and job=restore. */
+#include "ops/progress.h"
+#include "ops/restore.h"
+#include "rescue/step_probe.h"
+#include "rescue/step_record.h"
+#include "rescue/step_restore.h"
+
+struct restore_ctx {
+	struct wiz_write x;
+	bool ask;
+};
+
+/* restore_card()'s questions (a card whose identity cannot be read, ...) are on
+ * the plan the user confirmed with the typed word; unattended there are none. */
+static int confirm(void *ctx, const char *question, struct cx_status *st)
+{
+	struct restore_ctx *b = ctx;
+
+	if (!b->ask)
+		return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
+	wiz_say(b->x.w, "  confirmed with %s: %s", CONFIRM_WORD, question);
+	return CX_OK;
+}
+
+static int ask_word(struct wizard *w, int i, const char *bundle, const char *action, struct cx_status *st)
+{
+	const struct wizard_card *c = &w->cards[i];
+	int rc;
+
+	fprintf(w->out, "\n== %s: card %s (%s) ==\n", action, c->ci.pci.bdf, c->ci.chip);
+	fprintf(w->out, "  The card's whole flash is replaced by the backup %s\n", bundle);
+	fprintf(w->out, "  (firmware and identity as they were when it was made), after a backup of the flash\n"
+			"  as it is now. A power cut leaves a whole image on the card at every instant.\n");
+	wiz_probe_first(w, i);
+	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st)))
+		wiz_history(w, c, action, NULL, NULL, NULL, "declined", st->msg);
+	return rc;
+}
+
+int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action, bool ask,
+		struct backup_result *backup_out, struct cx_status *st)
+{
+	struct wizard_card *c = &w->cards[i];
+	struct restore_ctx b = {.ask = ask};
+	struct restore_opts o = {0};
+	struct restore_result r = {0};
+	struct device d;
+	int rc;
+
+	if (ask && (rc = ask_word(w, i, bundle, action, st)))
+		return rc;
+	wiz_write_init(&b.x, w, i, action, "before the restore", "the backup");
+	snprintf(b.x.job.file, sizeof(b.x.job.file), "%s", bundle);
+	snprintf(b.x.job.identity, sizeof(b.x.job.identity), "bundle:%s", bundle);
+	o.hooks.confirm = confirm;
+	o.hooks.confirm_ctx = &b;
+	/* A job that names its bundle (PXE: the node's own backup, kept by the server) is what
+	 * unbricks a card whose identity cannot be read; every other question still refuses. */
+	o.unread_identity_ok = !ask && w->o.job == JOB_RESTORE && w->o.yes;
+	o.hooks.before_write = wiz_write_before;
+	o.hooks.before_ctx = &b.x;
+	o.hooks.progress = progress_line;
+	b.x.d = &d;
+	rc = wiz_open(w, i, &d, st);
+	if (!rc)
+		rc = restore_card(&d, bundle, &o, &r, st);
+	device_close(&d);
+	if (backup_out && b.x.backed_up)
+		*backup_out = b.x.bk;
+	/* The job record's "to" is known once the bundle has been read. */
+	snprintf(b.x.job.to_psid, sizeof(b.x.job.to_psid), "%s", r.id.have_image ? r.id.psid : "");
+	snprintf(b.x.job.to_fw, sizeof(b.x.job.to_fw), "%s", r.id.have_image ? r.id.fw_version : "");
+
+	struct history_to to = {.file = bundle};
+	if (!rc) {
+		to.psid = r.id.have_image ? r.id.psid : NULL;
+		to.fw = r.id.have_image ? r.id.fw_version : NULL;
+		to.sha256 = r.id.flash_sha256;
+	}
+	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the flash already equals the backup")))
+		return rc;
+	if (r.nothing_to_do) {
+		wiz_say(w, "card %s: its flash already equals the backup: nothing written", c->ci.pci.bdf);
+		return CX_OK;
+	}
+	wiz_say(w, "card %s: OK: the backup is on the flash, read back and verified (SHA-256 %.16s...; "
+		"%llu bytes erased, %llu programmed)", c->ci.pci.bdf, r.flash_sha256,
+		(unsigned long long)r.bytes_erased, (unsigned long long)r.bytes_programmed);
+	wiz_write_wrote(&b.x);
+	return CX_OK;
+}
