@@ -34,6 +34,7 @@
 #include "sim_cfg.h"
 #include "card_fixture.h"
 #include "mkimage.h"
+#include "scratch.h"
 
 #define CARD_GUID 0x0002c90300c0ffe0ull
 #define OLD_FW "--chip cx3 --ddr 3 --fw 2.40.7000 --guid 0002c90300c0ffe0 --mac 0002c9c0ffe0"
@@ -42,20 +43,8 @@
 /* A CX3 card (W25Q16) holding the image made from opts in slot 'slot'. */
 static struct cxsim_card *card(const char *opts, int slot)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
+	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .image = opts, .slot = slot});
 
-	cxsim_params_default(&p, CXSIM_CX3);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "%s --dump %d --flash-size %zu", opts, slot, fsize);
-	uint8_t *d = mkimage(o, &len);
-	assert_int_equal(len, fsize);
-	memcpy(flash, d, len);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
 	assert_true(cxsim_boot_info(c)->booted);
 	return c;
 }
@@ -591,19 +580,6 @@ static void test_burn_body_fault_old_image_boots(void **state)
 
 /* ---- restore ---- */
 
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cxflash-cardwrite-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
-
 static void backup(struct cxsim_card *c, const char *dir, struct backup_result *r)
 {
 	struct device d;
@@ -661,7 +637,7 @@ struct restore_case {
 
 static void restore_case(struct restore_case *k, int burns)
 {
-	make_tmpdir(k->dir, sizeof(k->dir));
+	scratch_dir(k->dir, sizeof(k->dir), "cardwrite");
 	k->card = card(OLD_FW, 0);
 	k->flash = flash_copy(k->card, &k->size);
 	backup(k->card, k->dir, &k->bundle);

@@ -47,17 +47,12 @@ struct fixture {
 	struct match_result r;
 };
 
-static const char *build_dir(void)
-{
-	return getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-}
-
 static void gen_file(struct fixture *fx, const char *name, const char *opts)
 {
-	char cmd[1024];
+	char path[600];
 
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s/%s %s >/dev/null", build_dir(), fx->dir, name, opts);
-	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/%s", fx->dir, name);
+	mkimage_file(path, opts);
 }
 
 static void write_boards(struct fixture *fx, const char *rows)

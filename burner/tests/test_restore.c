@@ -21,23 +21,11 @@
 #include "flint_view.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
+#include "scratch.h"
 
 #define CARD_GUID 0x0002c90300c0ffe0ull
 #define CARD_MAC 0x0002c9c0ffe0ull
 #define IMG "--chip cx3 --ddr 2 --ddr-size 0x2000"
-
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cxflash-restore-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
 
 /* A CX3 card (W25Q16 unless part) holding FW 2.<minor>.0 with the card's identity in slot 'slot'. */
 static struct cxsim_card *card(const char *part, enum cxsim_chip chip, int minor, int slot, uint64_t guid)
@@ -122,7 +110,7 @@ static void test_restore_gives_back_the_flash(void **state)
 	int asked = 0;
 	size_t n, m;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
 	uint8_t *orig = flash_copy(c, &n);
 	backup(c, dir, &b);
@@ -182,7 +170,7 @@ static void test_refusals_write_nothing(void **state)
 	struct restore_opts o = {0};
 	int asked = 0;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *mine = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
 	backup(mine, dir, &b);
 
@@ -226,7 +214,7 @@ static void test_recovery_card_restored(void **state)
 	int asked = 0;
 	size_t n;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *c = card("M25P16", CXSIM_CX3, 40, 1, CARD_GUID);
 	backup(c, dir, &b);
 	uint8_t *flash = cxsim_flash(c, &n);
@@ -311,7 +299,7 @@ static void campaign_restore(int before, int after, struct campaign *k, struct r
 	size_t n;
 	int minor = 40;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, minor, 0, CARD_GUID);
 	for (int i = 0; i < before; i++)
 		burn(c, ++minor);

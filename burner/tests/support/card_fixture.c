@@ -10,55 +10,21 @@
 #include <string.h>
 
 #include "card_fixture.h"
-#include "mkimage.h"
 #include "sim_cfg.h"
 
 #define SLOT_CHUNK 0x80000u /* mkfs2's chunk size: slot s is every other 512 KiB from s * 512 KiB */
 #define INVALIDATE_LEN 4    /* what a burn zeroes of an old image's signature (ops/failsafe.c) */
 
-/* mkfs2's dump of opts with the image in 'slot', as large as the card's flash. */
-static uint8_t *dump(struct cxsim_card *card, const char *opts, int slot)
-{
-	char o[400];
-	size_t fsize, len;
-	uint8_t *d;
-
-	cxsim_flash(card, &fsize);
-	snprintf(o, sizeof(o), "%s --dump %d --flash-size %zu", opts, slot, fsize);
-	d = mkimage(o, &len);
-	if (len != fsize)
-		print_error("card_fixture: '%s' gave %zu bytes for a %zu-byte flash\n", o, len, fsize);
-	assert_int_equal(len, fsize);
-	return d;
-}
-
-/* The whole flash = mkfs2's dump of opts with the image in 'slot'. */
-static void put_image(struct cxsim_card *card, const char *opts, int slot)
-{
-	size_t fsize;
-	uint8_t *flash = cxsim_flash(card, &fsize), *d = dump(card, opts, slot);
-
-	memcpy(flash, d, fsize);
-	free(d);
-}
-
 /* The other slot's chunks from an older image, its signature cleared. */
 static void put_older(struct cxsim_card *card, const char *opts, int slot)
 {
 	size_t fsize, other = (size_t)(1 - slot) * SLOT_CHUNK;
-	uint8_t *flash = cxsim_flash(card, &fsize), *d = dump(card, opts, 1 - slot);
+	uint8_t *flash = cxsim_flash(card, &fsize), *d = card_dump(card, opts, 1 - slot);
 
 	for (size_t a = other; a < fsize; a += 2 * SLOT_CHUNK)
 		memcpy(flash + a, d + a, SLOT_CHUNK);
 	memset(flash + other, 0, INVALIDATE_LEN);
 	free(d);
-}
-
-void card_install(struct cxsim_card *card, const char *opts, int slot)
-{
-	put_image(card, opts, slot);
-	cxsim_flash_changed(card);
-	cxsim_power_cycle(card);
 }
 
 struct cxsim_card *card_new(const struct card_spec *s)
@@ -74,7 +40,11 @@ struct cxsim_card *card_new(const struct card_spec *s)
 	assert_non_null(c = cxsim_new(&p));
 	if (!s->image)
 		return c;
-	put_image(c, s->image, s->slot);
+	size_t fsize;
+	uint8_t *flash = cxsim_flash(c, &fsize), *d = card_dump(c, s->image, s->slot);
+
+	memcpy(flash, d, fsize);
+	free(d);
 	if (s->older)
 		put_older(c, s->older, s->slot);
 	cxsim_flash_changed(c);

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "card_image.h" /* card_install(): another image on a fixture card */
 #include "cxsim.h"
 #include "ops/device.h"
 
@@ -35,10 +36,6 @@ struct card_spec {
 /* A new card as s says; with an image it has been power-cycled, so it boots what
  * its flash holds (whether it did is for the test to check: cxsim_boot_info). */
 struct cxsim_card *card_new(const struct card_spec *s);
-
-/* Fill the card's whole flash with a dump from mkfs2 (opts without --dump and
- * --flash-size, which this adds), the image in slot 'slot', and power-cycle it. */
-void card_install(struct cxsim_card *card, const char *opts, int slot);
 
 /* Open the card at CARD_BDF as device_attach() does (bar0: device_attach_mem()
  * with the model's BAR0 to try); returns its code, st says why. */
