@@ -25,14 +25,7 @@
 
 static struct cxsim_card *card(enum cxsim_chip chip, bool bar, const char *opts)
 {
-	struct cxsim_params p;
-
-	cxsim_params_default(&p, chip);
-	p.bar0_crspace = bar;
-	struct cxsim_card *c = cxsim_new(&p);
-	if (opts)
-		card_install(c, opts, 0);
-	return c;
+	return card_new(&(struct card_spec){.chip = chip, .image = opts, .bar0_crspace = bar});
 }
 
 static int attach(struct device *d, struct cxsim_card *c, struct crmem mem, struct cx_status *st)

@@ -38,11 +38,7 @@ static struct cxsim_card *card(uint32_t vsec_spaces, bool bar, const char *opts)
 	cxsim_params_default(&p, CXSIM_CX3);
 	p.vsec_spaces = vsec_spaces;
 	p.bar0_crspace = bar;
-	struct cxsim_card *c = cxsim_new(&p);
-	assert_non_null(c);
-	if (opts)
-		card_install(c, opts, 0);
-	return c;
+	return card_new_with(&p, opts);
 }
 
 static int attach(struct device *d, struct cxsim_card *c, bool clear_sem, struct cx_status *st)

@@ -19,6 +19,7 @@
 
 #include "ops/backup.h"
 #include "card_fixture.h"
+#include "scratch.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
 #include "util/json_read.h"
@@ -404,7 +405,7 @@ static char *real_identity(enum cxsim_chip chip, const char *part, const char *i
 	struct backup_result r;
 	struct cx_status st = {0};
 	enum pci_kind kind;
-	char tmp[] = "/tmp/cx-json-read-XXXXXX", path[2 * BACKUP_PATH_MAX], cmd[2 * BACKUP_PATH_MAX];
+	char tmp[] = "/tmp/cx-json-read-XXXXXX", path[2 * BACKUP_PATH_MAX];
 	uint8_t *buf;
 
 	cxsim_params_default(&p, chip);
@@ -426,8 +427,7 @@ static char *real_identity(enum cxsim_chip chip, const char *part, const char *i
 	snprintf(path, sizeof(path), "%s/%s", r.path, BACKUP_IDENTITY);
 	if (file_read(path, BACKUP_META_MAX, &buf, len, &st))
 		fail_msg("%s", st.msg);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	assert_int_equal(system(cmd), 0);
+	rm_rf(tmp);
 	device_close(&d);
 	cxsim_free(card);
 	return (char *)buf;

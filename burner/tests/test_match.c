@@ -20,6 +20,7 @@
 #include "library/library.h"
 #include "library/match.h"
 #include "mkimage.h"
+#include "scratch.h"
 #include "util/fileio.h"
 
 #define HP_PSID "HP_0280210019"
@@ -85,16 +86,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	char cmd[128];
 
 	match_free(&fx->r);
 	manifest_free(&fx->m);
 	boards_free(&fx->t);
 	free(fx->buf);
 	free(fx->ini);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
-	if (system(cmd))
-		return -1;
+	rm_rf(fx->dir);
 	free(fx);
 	return 0;
 }

@@ -21,7 +21,7 @@ static void test_job_risky_refused(void **state)
 	const uint8_t *hp;
 	size_t n;
 
-	two_cards(r, &hp, &n);
+	two_cards(r, &hp, NULL, &n);
 	r->o.job = JOB_CROSSFLASH;
 	expect_run(r, "", CX_EDECLINED); /* the wizard stayed up; then the input ended */
 	expect_said(r, "library: RISKY stock.bin");
@@ -51,7 +51,7 @@ static void test_job_risky_allowed(void **state)
 	size_t n;
 	int equal;
 
-	two_cards(r, &hp, &n);
+	two_cards(r, &hp, NULL, &n);
 	r->o.job = JOB_CROSSFLASH;
 	r->o.allow_risky = true;
 	expect_run(r, "", CX_OK);
@@ -79,7 +79,7 @@ static void test_job_update(void **state)
 	const uint8_t *hp;
 	size_t n;
 
-	two_cards(r, &hp, &n);
+	two_cards(r, &hp, NULL, &n);
 	r->o.job = JOB_UPDATE;
 	expect_run(r, "", CX_OK);
 	expect_said(r, "card 0000:01:00.0: nothing-to-do: no image of the card's own PSID");
@@ -97,17 +97,16 @@ static void test_job_update(void **state)
 static void test_job_needs_yes(void **state)
 {
 	struct rig *r = *state;
-	const uint8_t *hp;
-	size_t n, m;
+	const uint8_t *hp, *stock;
+	size_t n;
 
-	two_cards(r, &hp, &n);
-	const uint8_t *stock = keep_flash(r, r->cards[1], &m);
+	two_cards(r, &hp, &stock, &n);
 	r->o.job = JOB_UPDATE;
 	r->o.yes = false;
 	expect_run(r, "", CX_EDECLINED);
 	expect_said(r, "it needs cxrescue.yes=1");
 	expect_untouched(r->cards[0], hp, n);
-	expect_untouched(r->cards[1], stock, m);
+	expect_untouched(r->cards[1], stock, n);
 }
 
 /* A card in recovery mode is never written by a job: unbricking is the menu's. */
@@ -135,18 +134,17 @@ static void test_job_refuses_recovery_card(void **state)
 static void test_job_backup_one_card(void **state)
 {
 	struct rig *r = *state;
-	const uint8_t *hp;
-	size_t n, m;
+	const uint8_t *hp, *stock;
+	size_t n;
 	int equal;
 
-	two_cards(r, &hp, &n);
-	const uint8_t *stock = keep_flash(r, r->cards[1], &m);
+	two_cards(r, &hp, &stock, &n);
 	r->o.job = JOB_BACKUP;
 	r->o.yes = false;
 	r->o.job_card = "02:00.0";
 	expect_run(r, "", CX_OK);
 	expect_said(r, "The job is done: powering off.");
-	assert_int_equal(bundles(r, stock, m, &equal), 1);
+	assert_int_equal(bundles(r, stock, n, &equal), 1);
 	assert_int_equal(equal, 1);
 	char *rep = report_text(r);
 	expect_card_result(rep, "0000:02:00.0", "ok");
@@ -154,19 +152,18 @@ static void test_job_backup_one_card(void **state)
 	assert_non_null(strstr(rep, "\"card\":\"02:00.0\""));
 	free(rep);
 	expect_untouched(r->cards[0], hp, n);
-	expect_untouched(r->cards[1], stock, m);
+	expect_untouched(r->cards[1], stock, n);
 }
 
 /* job=inventory: a report of both cards, no bundle, nothing written. */
 static void test_job_inventory(void **state)
 {
 	struct rig *r = *state;
-	const uint8_t *hp;
-	size_t n, m;
+	const uint8_t *hp, *stock;
+	size_t n;
 	int equal;
 
-	two_cards(r, &hp, &n);
-	const uint8_t *stock = keep_flash(r, r->cards[1], &m);
+	two_cards(r, &hp, &stock, &n);
 	r->o.job = JOB_INVENTORY;
 	expect_run(r, "", CX_OK);
 	assert_int_equal(bundles(r, NULL, 0, &equal), 0);
@@ -176,7 +173,7 @@ static void test_job_inventory(void **state)
 	assert_non_null(strstr(rep, "\"node_guid\":\"0002c90300c0ffe0\""));
 	free(rep);
 	expect_untouched(r->cards[0], hp, n);
-	expect_untouched(r->cards[1], stock, m);
+	expect_untouched(r->cards[1], stock, n);
 }
 
 #define EXPECT_BOTH "0002c90300c0ffe0:" STOCK_PSID ":2.42.5000:2.40.5030,0002c90300b0bbb0:" STOCK_PSID ":2.42.5000:2.40.5030"
@@ -190,7 +187,7 @@ static void test_job_verify_cold_restart(void **state)
 	size_t n, m;
 	char val[200];
 
-	two_cards(r, &hp, &n);
+	two_cards(r, &hp, NULL, &n);
 	r->o.job = JOB_CROSSFLASH;
 	r->o.allow_risky = true;
 	expect_run(r, "", CX_OK);
@@ -247,7 +244,7 @@ static void test_job_verify_contradiction_and_bad_expect(void **state)
 	size_t n;
 	char dir[256];
 
-	two_cards(r, &hp, &n);
+	two_cards(r, &hp, NULL, &n);
 	r->o.job = JOB_VERIFY;
 	r->o.yes = false;
 	r->o.exit_after_job = true;

@@ -99,13 +99,12 @@ static void set_record_rom(struct rig *r, const char *rom)
 }
 
 /* An HP card with HP's ROMs, the stock image (PXE 3.4.752 only) in the library. */
-static struct cxsim_card *hp_rom_card(struct rig *r, uint8_t **rom, size_t *rom_len)
+static struct cxsim_card *hp_rom_card(struct rig *r, const uint8_t **rom, size_t *rom_len)
 {
 	struct cxsim_card *c = add_card(r, HP_OPTS HP_ROMS, HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_A, M_A);
 
 	add_stock(r);
-	*rom = card_rom(c, rom_len);
-	assert_non_null(*rom);
+	*rom = keep(r, card_rom(c, rom_len));
 	return c;
 }
 
@@ -113,7 +112,7 @@ static struct cxsim_card *hp_rom_card(struct rig *r, uint8_t **rom, size_t *rom_
 static void test_crossflash_keeps_uefi_rom(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom;
+	const uint8_t *rom;
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
 
@@ -129,32 +128,28 @@ static void test_crossflash_keeps_uefi_rom(void **state)
 	expect_not_said(r, "FAILED");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, rom, len);
-	free(rom);
 }
 
 /* The image's ROM, or none, when the user says so. */
 static void test_crossflash_rom_image_or_none(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom, *stock_rom;
+	const uint8_t *rom, *stock_rom;
 	size_t len, stock_len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
 
-	stock_rom = file_rom(r->stock, &stock_len);
+	stock_rom = keep(r, file_rom(r->stock, &stock_len));
 	expect_run(r, "2\n2\nFLASH\n\n\n", CX_OK);
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> PXE 3.4.752 (the image's)");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, stock_rom, stock_len);
-
-	free(rom);
-	free(stock_rom);
 }
 
 /* No boot ROM at all, when the user says so; the job record keeps that choice. */
 static void test_crossflash_rom_none(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom;
+	const uint8_t *rom;
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
 
@@ -165,7 +160,6 @@ static void test_crossflash_rom_none(void **state)
 	char rec[PENDING_PATH_MAX];
 	record_rom(r, rec, sizeof(rec)); /* the job record keeps the choice for a resumed write */
 	assert_string_equal(rec, "none");
-	free(rom);
 }
 
 /* A cross-flash a power cut interrupted after the user chose "no boot ROM": finishing it
@@ -173,7 +167,7 @@ static void test_crossflash_rom_none(void **state)
 static void test_pending_rom_choice_not_asked_again(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom;
+	const uint8_t *rom;
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
 
@@ -185,14 +179,13 @@ static void test_pending_rom_choice_not_asked_again(void **state)
 	expect_said(r, "boot ROM: " HP_ROM_TEXT " -> none");
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 	expect_rom(c, NULL, 0);
-	free(rom);
 }
 
 /* The record's ROM file changed since the write began: refused, nothing written. */
 static void test_pending_rom_file_changed(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom;
+	const uint8_t *rom;
 	size_t len, n;
 	char path[300], rec[PENDING_PATH_MAX];
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
@@ -208,7 +201,6 @@ static void test_pending_rom_file_changed(void **state)
 	assert_int_not_equal(rc, CX_OK);
 	expect_said(r, "is not the one the interrupted write took");
 	expect_untouched(c, before, n);
-	free(rom);
 }
 
 /* The same ROM on both sides: no question. */
@@ -231,7 +223,7 @@ static void test_same_rom_no_question(void **state)
 static void test_job_crossflash_rom_default_and_none(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom;
+	const uint8_t *rom;
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
 
@@ -245,14 +237,13 @@ static void test_job_crossflash_rom_default_and_none(void **state)
 	expect_card_result(rep, "0000:01:00.0", "ok");
 	assert_non_null(strstr(rep, "\"rom_before\":\"" HP_ROM_TEXT "\",\"rom_after\":\"" HP_ROM_TEXT "\""));
 	free(rep);
-	free(rom);
 }
 
 /* rom=none: the job writes the image without a boot ROM. */
 static void test_job_rom_none(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom;
+	const uint8_t *rom;
 	size_t len;
 	struct cxsim_card *c = hp_rom_card(r, &rom, &len);
 
@@ -266,14 +257,14 @@ static void test_job_rom_none(void **state)
 	char *rep = report_text(r);
 	assert_non_null(strstr(rep, "\"rom_before\":\"" HP_ROM_TEXT "\",\"rom_after\":\"none\""));
 	free(rep);
-	free(rom);
 }
 
 /* rom=FILE: a ROM file in the data folder's firmware/ (the stick's, or a PXE server's). */
 static void test_job_rom_file(void **state)
 {
 	struct rig *r = *state;
-	uint8_t *rom, *want;
+	const uint8_t *rom;
+	uint8_t *want;
 	size_t len, want_len;
 	char dir[256], path[300], args[400];
 	struct cx_status st = {0};
@@ -307,7 +298,6 @@ static void test_job_rom_file(void **state)
 	expect_said(r, "missing.rom");
 	expect_untouched(c, before, len);
 	free(want);
-	free(rom);
 }
 
 /* The menu's "Boot ROM: remove or replace": remove, then put HP's ROMs back from the library. */

@@ -58,13 +58,12 @@ static void test_upload_failed_restore_writes_nothing(void **state)
 static void test_upload_missing_command_refuses_burn(void **state)
 {
 	struct rig *r = *state;
-	const uint8_t *hp;
-	size_t n, m;
+	const uint8_t *hp, *stock;
+	size_t n;
 	char upload[128], bk[BACKUP_PATH_MAX];
 	int equal;
 
-	two_cards(r, &hp, &n);
-	const uint8_t *stock = keep_flash(r, r->cards[1], &m);
+	two_cards(r, &hp, &stock, &n);
 	snprintf(upload, sizeof(upload), "%s/no-such-upload", r->root);
 	r->o.job = JOB_UPDATE;
 	r->o.job_card = "02:00.0";
@@ -74,15 +73,15 @@ static void test_upload_missing_command_refuses_burn(void **state)
 	expect_said(r, "could not be run");
 	expect_said(r, "card 0000:02:00.0: failed: ");
 	expect_not_said(r, "Writing stock.bin onto");
-	expect_untouched(r->cards[1], stock, m);
+	expect_untouched(r->cards[1], stock, n);
 	expect_untouched(r->cards[0], hp, n);
 	assert_int_equal(pending_count(r), 0);
 	char *rep = report_text(r);
 	expect_card_result(rep, "0000:02:00.0", "failed");
 	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
 	free(rep);
-	expect_bundle_flash(bk, stock, m);
-	assert_int_equal(bundles(r, stock, m, &equal), 1);
+	expect_bundle_flash(bk, stock, n);
+	assert_int_equal(bundles(r, stock, n, &equal), 1);
 	assert_int_equal(equal, 1);
 	expect_history(r, 0, "\"action\":\"update\"", "\"result\":\"ok\"", NULL);
 }
@@ -92,13 +91,12 @@ static void test_upload_missing_command_refuses_burn(void **state)
 static void test_upload_before_burn(void **state)
 {
 	struct rig *r = *state;
-	const uint8_t *hp;
-	size_t n, m;
+	const uint8_t *hp, *stock;
+	size_t n;
 	char upload[128], bk[BACKUP_PATH_MAX];
 	struct first_write fw = {.r = r};
 
-	two_cards(r, &hp, &n);
-	const uint8_t *stock = keep_flash(r, r->cards[1], &m);
+	two_cards(r, &hp, &stock, &n);
 	upload_script(r, 0, upload, sizeof(upload));
 	watch_first_write(r->cards[1], &fw);
 	r->o.job = JOB_UPDATE;
@@ -112,11 +110,11 @@ static void test_upload_before_burn(void **state)
 	expect_boots(r->cards[1], STOCK_PSID, 42, 5000, G_B, M_B);
 	assert_true(fw.changes > 0);
 	assert_int_equal(fw.uploads_before, 1);
-	expect_uploaded(r, stock, m);
+	expect_uploaded(r, stock, n);
 	char *rep = report_text(r);
 	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
 	free(rep);
-	expect_bundle_flash(bk, stock, m);
+	expect_bundle_flash(bk, stock, n);
 	expect_upload_of(r, bk);
 	expect_untouched(r->cards[0], hp, n);
 }
@@ -125,12 +123,11 @@ static void test_upload_before_burn(void **state)
 static void test_upload_optional_goes_on(void **state)
 {
 	struct rig *r = *state;
-	const uint8_t *hp;
-	size_t n, m;
+	const uint8_t *hp, *stock;
+	size_t n;
 	char upload[128], bk[BACKUP_PATH_MAX];
 
-	two_cards(r, &hp, &n);
-	const uint8_t *stock = keep_flash(r, r->cards[1], &m);
+	two_cards(r, &hp, &stock, &n);
 	upload_script(r, 1, upload, sizeof(upload));
 	r->o.job = JOB_UPDATE;
 	r->o.job_card = "02:00.0";
@@ -146,7 +143,7 @@ static void test_upload_optional_goes_on(void **state)
 	expect_card_result(rep, "0000:02:00.0", "ok");
 	report_backup(rep, "0000:02:00.0", bk, sizeof(bk));
 	free(rep);
-	expect_bundle_flash(bk, stock, m);
+	expect_bundle_flash(bk, stock, n);
 	expect_upload_of(r, bk);
 }
 

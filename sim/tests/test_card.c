@@ -13,6 +13,7 @@
 
 #include "card_image.h" /* burner/tests/support: the tests' one image installer */
 #include "cxsim.h"
+#include "scratch.h"    /* burner/tests/support: the tests' one rm_rf */
 
 /* Command words derived in hw-access.md §3.2 (the table of examples). */
 #define CMD_JEDEC 0x409F2215u
@@ -412,8 +413,7 @@ static void test_stuck_bits_fault(void **state)
 	fclose(f);
 	assert_null(cxsim_load(stem, err, sizeof(err)));
 	assert_non_null(strstr(err, "stuck_mask"));
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	assert_int_equal(system(path), 0);
+	rm_rf(dir);
 }
 
 static void test_state_files_round_trip(void **state)
@@ -443,8 +443,7 @@ static void test_state_files_round_trip(void **state)
 	assert_int_equal(truncate(path, 4096), 0);
 	assert_null(cxsim_load(stem, err, sizeof(err)));
 	assert_non_null(strstr(err, "not"));
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	assert_int_equal(system(path), 0);
+	rm_rf(dir);
 }
 
 int main(void)

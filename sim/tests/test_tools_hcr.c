@@ -112,8 +112,7 @@ static struct cxsim_card *with_image(enum cxsim_chip chip, const char *opts)
 	struct cxsim_card *c;
 
 	cxsim_params_default(&p, chip);
-	c = cxsim_new(&p);
-	card_install(c, opts, 0);
+	c = card_new_with(&p, opts);
 	assert_true(cxsim_boot_info(c)->booted);
 	return c;
 }

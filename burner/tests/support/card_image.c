@@ -37,3 +37,13 @@ void card_install(struct cxsim_card *card, const char *opts, int slot)
 	cxsim_flash_changed(card);
 	cxsim_power_cycle(card);
 }
+
+struct cxsim_card *card_new_with(const struct cxsim_params *p, const char *opts)
+{
+	struct cxsim_card *c = cxsim_new(p);
+
+	assert_non_null(c);
+	if (opts)
+		card_install(c, opts, 0);
+	return c;
+}

@@ -20,4 +20,8 @@ uint8_t *card_dump(struct cxsim_card *card, const char *opts, int slot);
 /* The card's whole flash = card_dump(card, opts, slot); the card then power-cycled. */
 void card_install(struct cxsim_card *card, const char *opts, int slot);
 
+/* A new card of the parameters p holding what mkfs2 makes from opts in slot 0, installed
+ * as card_install() does; opts NULL: its flash as the model starts it (erased). */
+struct cxsim_card *card_new_with(const struct cxsim_params *p, const char *opts);
+
 #endif

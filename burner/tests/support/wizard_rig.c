@@ -66,14 +66,11 @@ void rig_filter(void)
 
 /* ---- cards in the slots --------------------------------------------------------------- */
 
-static struct cxsim_card *in_next_slot(struct rig *r, const struct cxsim_params *p)
+/* A card of p holding opts (card_new_with) in the next slot. */
+static struct cxsim_card *in_next_slot(struct rig *r, const struct cxsim_params *p, const char *opts)
 {
-	struct cxsim_card *c;
-
 	assert_true(r->ncards < MAX_CARDS);
-	assert_non_null(c = cxsim_new(p));
-	r->cards[r->ncards++] = c;
-	return c;
+	return r->cards[r->ncards++] = card_new_with(p, opts);
 }
 
 struct cxsim_card *add_card(struct rig *r, const char *opts, uint16_t sv, uint16_t sd, uint64_t guid,
@@ -86,13 +83,9 @@ struct cxsim_card *add_card(struct rig *r, const char *opts, uint16_t sv, uint16
 	snprintf(p.flash_part, sizeof(p.flash_part), FLASH_PART);
 	p.subsys_vendor = sv;
 	p.subsys_device = sd;
-	struct cxsim_card *c = in_next_slot(r, &p);
-	if (opts) {
-		snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx", opts, (unsigned long long)guid,
-			 (unsigned long long)mac);
-		card_install(c, o, 0);
-	}
-	return c;
+	snprintf(o, sizeof(o), "%s --guid %016llx --mac %012llx", opts ? opts : "", (unsigned long long)guid,
+		 (unsigned long long)mac);
+	return in_next_slot(r, &p, opts ? o : NULL);
 }
 
 struct cxsim_card *add_chip_card(struct rig *r, enum cxsim_chip chip, const char *opts)
@@ -100,10 +93,7 @@ struct cxsim_card *add_chip_card(struct rig *r, enum cxsim_chip chip, const char
 	struct cxsim_params p;
 
 	cxsim_params_default(&p, chip);
-	struct cxsim_card *c = in_next_slot(r, &p);
-	if (opts)
-		card_install(c, opts, 0);
-	return c;
+	return in_next_slot(r, &p, opts);
 }
 
 struct cxsim_card *hp_card(struct rig *r)
@@ -124,27 +114,33 @@ struct cxsim_card *old_stock_card(struct rig *r)
 	return add_card(r, OLD_STOCK_OPTS, 0x15b3, 0x0022, G_B, M_B);
 }
 
-void two_cards(struct rig *r, const uint8_t **hp_flash, size_t *n)
+void two_cards(struct rig *r, const uint8_t **hp_flash, const uint8_t **stock_flash, size_t *n)
 {
-	struct cxsim_card *hp = hp_card(r);
+	struct cxsim_card *hp = hp_card(r), *stock = old_stock_card(r);
+	const uint8_t *second;
 
-	old_stock_card(r);
 	add_stock(r);
 	r->o.boards = REAL_TABLE;
 	r->o.yes = true;
-	*hp_flash = keep_flash(r, hp, n);
-	for (int i = 0; i < r->ncards; i++)
-		cxsim_counters_reset(r->cards[i]);
+	*hp_flash = watch_flash(r, hp, n);
+	second = watch_flash(r, stock, n);
+	if (stock_flash)
+		*stock_flash = second;
+}
+
+void *keep(struct rig *r, void *p)
+{
+	assert_true(r->nkept < MAX_KEPT);
+	assert_non_null(p);
+	r->kept[r->nkept++] = p;
+	return p;
 }
 
 const uint8_t *keep_flash(struct rig *r, struct cxsim_card *c, size_t *n)
 {
-	uint8_t *f = cxsim_flash(c, n), *copy = malloc(*n);
+	uint8_t *f = cxsim_flash(c, n), *copy = keep(r, malloc(*n));
 
-	assert_true(r->nkept < MAX_KEPT);
-	assert_non_null(copy);
 	memcpy(copy, f, *n);
-	r->kept[r->nkept++] = copy;
 	return copy;
 }
 

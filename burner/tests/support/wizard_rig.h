@@ -71,7 +71,7 @@ struct rig {
 	struct wizard_opts o;        /* what wizard_run() is given */
 	char *out;                   /* the last session's screen */
 	size_t outlen;
-	uint8_t *kept[MAX_KEPT];     /* flash copies, freed by rig_teardown */
+	void *kept[MAX_KEPT];        /* flash copies and the like, freed by rig_teardown */
 	int nkept;
 };
 
@@ -108,9 +108,13 @@ struct cxsim_card *hp_with_stock(struct rig *r);
 /* A Mellanox card with older stock firmware (OLD_STOCK_OPTS), identity B. */
 struct cxsim_card *old_stock_card(struct rig *r);
 
-/* Two cards, the HP one (slot 1) and old_stock_card (slot 2), stock.bin in the library,
- * the real board table, yes=1, every card's counters zeroed; *hp_flash: card 1's flash. */
-void two_cards(struct rig *r, const uint8_t **hp_flash, size_t *n);
+/* Two cards, the HP one (slot 1) and old_stock_card (slot 2), add_stock(), the real board
+ * table, yes=1; each card's flash kept as watch_flash() keeps it: *hp_flash card 1's,
+ * *stock_flash card 2's (may be NULL), *n their size (both FLASH_PART). */
+void two_cards(struct rig *r, const uint8_t **hp_flash, const uint8_t **stock_flash, size_t *n);
+
+/* The rig frees p (malloc'd) at teardown; returns p. */
+void *keep(struct rig *r, void *p);
 
 /* A copy of the card's flash as it is now, kept by the rig (its size in *n). */
 const uint8_t *keep_flash(struct rig *r, struct cxsim_card *c, size_t *n);
