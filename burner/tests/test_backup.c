@@ -89,14 +89,8 @@ struct rig {
 static void attach_with(struct rig *g, struct cfg_dev cfg)
 {
 	struct pci_card pci;
-	enum pci_kind kind;
 
-	memset(&pci, 0, sizeof(pci));
-	snprintf(pci.bdf, sizeof(pci.bdf), BDF);
-	pci.device = cxsim_pci_device_now(g->card);
-	pci.subsys_vendor = cxsim_get_params(g->card)->subsys_vendor;
-	pci.subsys_device = cxsim_get_params(g->card)->subsys_device;
-	assert_true(pci_id_known(pci.device, &kind, &pci.family));
+	assert_true(card_pci(g->card, BDF, &pci));
 	if (device_attach(&g->d, cfg, &pci, false, &g->st))
 		fail_msg("device_attach: %s", g->st.msg);
 }

@@ -530,25 +530,12 @@ static void test_too_many(void **state)
 
 /* ---- bundles backup_card() makes ---- */
 
-#define BDF "0000:01:00.0"
-
 static void backup_of(struct cxsim_card *card, const char *dir, struct backup_result *r)
 {
-	struct cfg_dev cfg;
 	struct device d;
-	struct pci_card pci;
 	struct cx_status st = {0};
-	enum pci_kind kind;
 
-	sim_cfg_attach(&cfg, card, BDF);
-	memset(&pci, 0, sizeof(pci));
-	snprintf(pci.bdf, sizeof(pci.bdf), BDF);
-	pci.device = cxsim_pci_device_now(card);
-	pci.subsys_vendor = cxsim_get_params(card)->subsys_vendor;
-	pci.subsys_device = cxsim_get_params(card)->subsys_device;
-	assert_true(pci_id_known(pci.device, &kind, &pci.family));
-	if (device_attach(&d, cfg, &pci, false, &st))
-		fail_msg("device_attach: %s", st.msg);
+	card_open_listed(&d, card);
 	if (backup_card(&d, dir, r, &st))
 		fail_msg("backup_card: %s", st.msg);
 	device_close(&d);

@@ -33,6 +33,7 @@
 #include "flint_view.h"
 #include "sim_cfg.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "mkimage.h"
 #include "scratch.h"
 
@@ -49,23 +50,6 @@ static struct cxsim_card *card(const char *opts, int slot)
 	return c;
 }
 
-
-static uint8_t *flash_copy(struct cxsim_card *c, size_t *n)
-{
-	uint8_t *f = cxsim_flash(c, n), *copy = malloc(*n);
-	assert_non_null(copy);
-	memcpy(copy, f, *n);
-	return copy;
-}
-
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)q;
-	(void)st;
-	if (ctx)
-		(*(int *)ctx)++;
-	return CX_OK;
-}
 
 /* The before_write and after hooks: when and with what they ran. */
 struct spy {
@@ -104,20 +88,6 @@ static void spy_burn_opts(struct burn_opts *o, struct spy *s)
 	o->hooks.before_ctx = s;
 	o->hooks.after = spy_after;
 	o->hooks.after_ctx = s;
-}
-
-static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
-		    struct cx_status *st)
-{
-	struct device d;
-	size_t len;
-	uint8_t *img = mkimage(img_opts, &len);
-
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, o, r, st);
-	device_close(&d);
-	free(img);
-	return rc;
 }
 
 /* The model's counts agree with the outcome's, and the after hook saw the same outcome.
@@ -261,7 +231,7 @@ static void test_burn_dry_run_and_same_image_untouched(void **state)
 
 	/* The image the card holds, with the card's identity: nothing to do. */
 	o.dry_run = false;
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	s.afters = 0;
 	cxsim_counters_reset(c);
@@ -311,7 +281,7 @@ static void test_burn_refused_untouched(void **state)
 	o.guard.allow_psid_change = true;
 	expect_refused(c, NEW_FW, &o, CX_EDECLINED, "");
 	/* Confirmed, but the part is write-protected. */
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	cxsim_params_mut(c)->write_protect = true;
 	cxsim_power_cycle(c);
 	expect_refused(c, NEW_FW, &o, CX_EPROTECTED, "");
@@ -331,7 +301,7 @@ static void test_burn_held_semaphore_untouched(void **state)
 	size_t n, len;
 	uint8_t *before = flash_copy(c, &n), *img = mkimage(NEW_FW, &len);
 	struct spy s = {.c = c};
-	struct burn_opts o = {.hooks.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = confirm_yes};
 	struct burn_result r;
 	struct cx_status st = {0};
 	struct device d;
@@ -580,16 +550,6 @@ static void test_burn_body_fault_old_image_boots(void **state)
 
 /* ---- restore ---- */
 
-static void backup(struct cxsim_card *c, const char *dir, struct backup_result *r)
-{
-	struct device d;
-	struct cx_status st = {0};
-
-	card_open(&d, c);
-	assert_int_equal(backup_card(&d, dir, r, &st), CX_OK);
-	device_close(&d);
-}
-
 /* Burn FW 2.<minor>, newer than the card's: no question. */
 static void burn(struct cxsim_card *c, int minor)
 {
@@ -640,7 +600,7 @@ static void restore_case(struct restore_case *k, int burns)
 	scratch_dir(k->dir, sizeof(k->dir), "cardwrite");
 	k->card = card(OLD_FW, 0);
 	k->flash = flash_copy(k->card, &k->size);
-	backup(k->card, k->dir, &k->bundle);
+	card_backup(k->card, k->dir, &k->bundle);
 	for (int i = 1; i <= burns; i++)
 		burn(k->card, 40 + i);
 	k->old_minor = 40 + (unsigned)burns;

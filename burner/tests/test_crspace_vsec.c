@@ -18,6 +18,7 @@
 
 #include "ops/burn.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 #include "util/signals.h"
@@ -275,12 +276,6 @@ static void test_semaphore_always_released(void **state)
 	cxsim_free(c);
 }
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)ctx, (void)q, (void)st;
-	return CX_OK;
-}
-
 static void test_burn_through_vsec_keeps_identity(void **state)
 {
 	(void)state;
@@ -288,7 +283,7 @@ static void test_burn_through_vsec_keeps_identity(void **state)
 				    "--chip cx3 --ddr 3 --fw 2.40.7000 --guid " CARD_GUID " --mac " CARD_MAC);
 	struct device d;
 	struct cx_status st = {0};
-	struct burn_opts o = {.hooks.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = confirm_yes};
 	struct burn_result r;
 	size_t len, fsize;
 	uint8_t *img = mkimage("--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &len), *buf;

@@ -69,3 +69,28 @@ void card_open(struct device *d, struct cxsim_card *card)
 
 	assert_int_equal(card_attach(d, card, false, &st), CX_OK);
 }
+
+bool card_pci(struct cxsim_card *card, const char *bdf, struct pci_card *pci)
+{
+	const struct cxsim_params *p = cxsim_get_params(card);
+
+	memset(pci, 0, sizeof(*pci));
+	snprintf(pci->bdf, sizeof(pci->bdf), "%s", bdf);
+	pci->device = cxsim_pci_device_now(card);
+	pci->subsys_vendor = p->subsys_vendor;
+	pci->subsys_device = p->subsys_device;
+	pci->class_code = cxsim_class_now(card);
+	return pci_id_known(pci->device, &pci->kind, &pci->family);
+}
+
+void card_open_listed(struct device *d, struct cxsim_card *card)
+{
+	struct cfg_dev cfg;
+	struct pci_card pci;
+	struct cx_status st = {0};
+
+	assert_true(card_pci(card, CARD_BDF, &pci));
+	sim_cfg_attach(&cfg, card, pci.bdf);
+	if (device_attach(d, cfg, &pci, false, &st))
+		fail_msg("device_attach: %s", st.msg);
+}

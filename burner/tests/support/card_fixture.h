@@ -44,4 +44,13 @@ int card_attach(struct device *d, struct cxsim_card *card, bool bar0, struct cx_
 /* card_attach() through config space that must succeed. */
 void card_open(struct device *d, struct cxsim_card *card);
 
+/* The card as the kernel lists it at bdf: its device ID now (recovery mode shows another),
+ * its subsystem IDs and class, kind and family from the chip table; whether the table
+ * knows the device ID. */
+bool card_pci(struct cxsim_card *card, const char *bdf, struct pci_card *pci);
+
+/* card_open() with the whole view card_pci() gives at CARD_BDF (subsystem IDs, family: what
+ * a backup records), as `cxflash -d` opens a listed card; it must succeed. */
+void card_open_listed(struct device *d, struct cxsim_card *card);
+
 #endif

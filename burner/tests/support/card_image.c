@@ -27,6 +27,15 @@ uint8_t *card_dump(struct cxsim_card *card, const char *opts, int slot)
 	return d;
 }
 
+uint8_t *flash_copy(struct cxsim_card *card, size_t *n)
+{
+	uint8_t *f = cxsim_flash(card, n), *copy = malloc(*n);
+
+	assert_non_null(copy);
+	memcpy(copy, f, *n);
+	return copy;
+}
+
 void card_install(struct cxsim_card *card, const char *opts, int slot)
 {
 	size_t fsize;

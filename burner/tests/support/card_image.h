@@ -9,6 +9,7 @@
 #ifndef CX_TEST_CARD_IMAGE_H
 #define CX_TEST_CARD_IMAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cxsim.h"
@@ -16,6 +17,9 @@
 /* mkfs2's dump of opts (its options without --dump and --flash-size, which this adds)
  * with the image in 'slot', as large as the card's flash (malloc'd). */
 uint8_t *card_dump(struct cxsim_card *card, const char *opts, int slot);
+
+/* A copy of the card's whole flash (malloc'd; its size in *n). */
+uint8_t *flash_copy(struct cxsim_card *card, size_t *n);
 
 /* The card's whole flash = card_dump(card, opts, slot); the card then power-cycled. */
 void card_install(struct cxsim_card *card, const char *opts, int slot);

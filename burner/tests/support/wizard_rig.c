@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "card_image.h"
+#include "card_fixture.h"
 #include "mkimage.h"
 #include "ops/device_trace.h"
 #include "scratch.h"
@@ -138,10 +138,7 @@ void *keep(struct rig *r, void *p)
 
 const uint8_t *keep_flash(struct rig *r, struct cxsim_card *c, size_t *n)
 {
-	uint8_t *f = cxsim_flash(c, n), *copy = keep(r, malloc(*n));
-
-	memcpy(copy, f, *n);
-	return copy;
+	return keep(r, flash_copy(c, n));
 }
 
 const uint8_t *watch_flash(struct rig *r, struct cxsim_card *c, size_t *n)
@@ -193,17 +190,13 @@ static int card_of(const struct rig *r, const char *bdf)
 	return (int)bus - 1;
 }
 
-/* The PCI view of the card in slot i (0000:0(i+1):00.0) as the kernel would list it. */
-static void pci_of(const struct rig *r, int i, struct pci_card *p)
+/* The card in slot i as the kernel lists it, at 0000:0(i+1):00.0; whether its ID is known. */
+static bool pci_of(const struct rig *r, int i, struct pci_card *p)
 {
-	const struct cxsim_params *pp = cxsim_get_params(r->cards[i]);
+	char bdf[16];
 
-	memset(p, 0, sizeof(*p));
-	snprintf(p->bdf, sizeof(p->bdf), "0000:%02x:00.0", i + 1);
-	p->device = cxsim_pci_device_now(r->cards[i]);
-	p->subsys_vendor = pp->subsys_vendor;
-	p->subsys_device = pp->subsys_device;
-	p->class_code = cxsim_class_now(r->cards[i]);
+	snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", i + 1);
+	return card_pci(r->cards[i], bdf, p);
 }
 
 static int bus_list(void *ctx, struct pci_card *out, int max, int *n, struct cx_status *st)
@@ -213,8 +206,7 @@ static int bus_list(void *ctx, struct pci_card *out, int max, int *n, struct cx_
 	*n = 0;
 	for (int i = 0; i < r->ncards && *n < max; i++) {
 		struct pci_card *p = &out[(*n)++];
-		pci_of(r, i, p);
-		if (!pci_id_known(p->device, &p->kind, &p->family))
+		if (!pci_of(r, i, p))
 			return cx_fail(st, CX_EABSENT, "card %d shows unknown device %04x", i, p->device);
 	}
 	return CX_OK;
@@ -246,8 +238,7 @@ static void bundle_of(struct rig *r, int idx, const char *dir, struct backup_res
 	struct device d;
 	struct pci_card pci;
 
-	pci_of(r, idx, &pci);
-	assert_true(pci_id_known(pci.device, &pci.kind, &pci.family));
+	assert_true(pci_of(r, idx, &pci));
 	assert_int_equal(bus_open(r, &pci, &d, &st), CX_OK);
 	assert_int_equal(backup_card(&d, dir, b, &st), CX_OK);
 	device_close(&d);
