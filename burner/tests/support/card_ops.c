@@ -42,6 +42,28 @@ int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, st
 	return rc;
 }
 
+void device_burn_ok(struct device *d, const char *img_opts)
+{
+	struct burn_opts o = {.hooks.confirm = confirm_yes};
+	struct burn_result r;
+	struct cx_status st = {0};
+	size_t len;
+	uint8_t *img = mkimage(img_opts, &len);
+
+	assert_int_equal(burn_card(d, img, len, &o, &r, &st), CX_OK);
+	free(img);
+}
+
+void expect_cold_boot(struct cxsim_card *c, int minor, uint64_t guid, uint64_t mac)
+{
+	cxsim_power_cycle(c);
+	const struct cxsim_boot *b = cxsim_boot_info(c);
+	assert_true(b->booted);
+	assert_int_equal(b->fw_ver[1], minor);
+	assert_int_equal(b->guids[0], guid);
+	assert_int_equal(b->macs[0], mac);
+}
+
 void card_backup(struct cxsim_card *c, const char *dir, struct backup_result *r)
 {
 	struct device d;

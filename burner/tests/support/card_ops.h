@@ -25,6 +25,13 @@ int run_burn_image(struct cxsim_card *c, const uint8_t *img, size_t len, struct 
 int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
 	      struct cx_status *st);
 
+/* burn_card() of what mkfs2 makes from img_opts onto the open device d, its questions
+ * answered yes; it must succeed. */
+void device_burn_ok(struct device *d, const char *img_opts);
+
+/* After a cold restart the card boots FW 2.minor with node GUID guid and first MAC mac. */
+void expect_cold_boot(struct cxsim_card *c, int minor, uint64_t guid, uint64_t mac);
+
 /* backup_card() of the card into dir, which must succeed. */
 void card_backup(struct cxsim_card *c, const char *dir, struct backup_result *r);
 
