@@ -108,13 +108,14 @@ $(B)/host/cxsim-sleep.so: sim/shim/sleep_shim.c
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 TOBJ     := $(B)/tobj
 TEST_SUPPORT := $(wildcard burner/tests/support/*.c)
+TEST_SUPPORT_HDR := $(wildcard burner/tests/support/*.h)
 BURNER_TOBJ  := $(patsubst %.c,$(TOBJ)/%.o,$(BURNER_LIB))
 SUPPORT_TOBJ := $(patsubst %.c,$(TOBJ)/%.o,$(TEST_SUPPORT))
 SIM_TOBJ     := $(patsubst %.c,$(TOBJ)/%.o,$(SIM_CORE))
 BURNER_TLIB  := $(TOBJ)/libburner.a
+SUPPORT_TLIB := $(TOBJ)/libsupport.a
 SIM_TLIB     := $(TOBJ)/libcxsim.a
 -include $(BURNER_TOBJ:.o=.d) $(SUPPORT_TOBJ:.o=.d) $(SIM_TOBJ:.o=.d)
-.SECONDARY: $(SUPPORT_TOBJ) # named only in a pattern rule: make would delete them after each build
 
 $(TOBJ)/sim/core/%.o: sim/core/%.c
 	@mkdir -p $(@D)
@@ -124,17 +125,22 @@ $(TOBJ)/burner/%.o: burner/%.c
 	$(HOSTCC) $(WARN) $(SANITIZE) -MMD -MP -Iburner -Iburner/tests/support -Isim/core -c -o $@ $<
 $(BURNER_TLIB): $(BURNER_TOBJ)
 	rm -f $@ && ar rcs $@ $^
+$(SUPPORT_TLIB): $(SUPPORT_TOBJ)
+	rm -f $@ && ar rcs $@ $^
 $(SIM_TLIB): $(SIM_TOBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/tests/test_sim_%: sim/tests/test_%.c $(SIM_TLIB) $(SIM_HDR)
+# The model's tests put images on their cards with the tests' one installer (card_image.h).
+$(B)/tests/test_sim_%: sim/tests/test_%.c $(SUPPORT_TLIB) $(SIM_TLIB) $(SIM_HDR) $(TEST_SUPPORT_HDR)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(WARN) $(SANITIZE) -Isim/core -o $@ $< $(SIM_TLIB) -lcmocka
+	$(HOSTCC) $(WARN) $(SANITIZE) -Isim/core -Iburner/tests/support -o $@ $< $(SUPPORT_TLIB) $(SIM_TLIB) -lcmocka
 
-# Burner tests may drive a simulated card in process (burner/tests/support + sim/core).
-$(B)/tests/test_%: burner/tests/test_%.c $(SUPPORT_TOBJ) $(BURNER_TLIB) $(SIM_TLIB) $(BURNER_HDR) $(SIM_HDR)
+# Burner tests may drive a simulated card in process (burner/tests/support + sim/core); each
+# takes from the support archive what it uses (the wizard's rig only goes into its sessions).
+$(B)/tests/test_%: burner/tests/test_%.c $(SUPPORT_TLIB) $(BURNER_TLIB) $(SIM_TLIB) $(BURNER_HDR) $(SIM_HDR) \
+                   $(TEST_SUPPORT_HDR)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(WARN) $(SANITIZE) -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(SUPPORT_TOBJ) \
+	$(HOSTCC) $(WARN) $(SANITIZE) -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(SUPPORT_TLIB) \
 	  $(BURNER_TLIB) $(SIM_TLIB) -lcmocka -lpci -lz
 
 $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)

@@ -66,6 +66,7 @@
 #include "card_fixture.h"
 #include "mkimage.h"
 #include "prng.h"
+#include "scratch.h"
 #include "spi_nor.h"
 
 #define KIB 1024u
@@ -411,15 +412,6 @@ static char *temp_dir(void)
 	return dir;
 }
 
-static void remove_dir(const char *dir)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		die("cannot remove %s", dir);
-}
-
 /* restore_card() of a bundle of the card's flash, the card then differing from it in
  * three erase units: what a user waits for. Its floor (the issue's): one full read,
  * then the erase, program and read-back of the units that differ. */
@@ -449,7 +441,7 @@ static struct result restore_bundle(const struct transport *t, struct cxsim_card
 	struct region reg = {1, {0}, {(uint32_t)size}};
 	struct result res = done(t, c, &s, "restore_card: 2 MiB, 3 units differ", part, &reg);
 	res.fl.s = res.fl.compare_s = res.fl.s + full_read_s(t, size);
-	remove_dir(dir);
+	rm_rf(dir);
 	return res;
 }
 
@@ -492,7 +484,7 @@ static struct result backup_burn(const struct transport *t, struct cxsim_card *c
 	if (!cxsim_boot_info(c)->booted || cxsim_boot_info(c)->fw_ver[1] * 10000u + cxsim_boot_info(c)->fw_ver[2] !=
 	    minor)
 		die("backup + burn on %s: the card does not boot the new image", part);
-	remove_dir(x[1]);
+	rm_rf(x[1]);
 	free(img);
 	return res;
 }

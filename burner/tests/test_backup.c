@@ -22,9 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "card_fixture.h"
 #include "image/ini.h"
 #include "ops/backup.h"
 #include "prng.h"
+#include "scratch.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
 #include "util/json.h"
@@ -32,27 +34,6 @@
 #define BDF "0000:01:00.0"
 #define KIB 1024u
 #define MIB (1024u * 1024u)
-
-static const char *build_dir(void)
-{
-	return getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-}
-
-/* ---- a folder per test ---- */
-
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cx-backup-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
 
 /* Names in dir (without . and ..), sorted, joined by ' '; returns how many. */
 static int listing(const char *dir, char *out, size_t n)
@@ -93,17 +74,6 @@ static uint8_t *slurp(const char *dir, const char *name, size_t *len)
 	return text;
 }
 
-static void spit(const char *dir, const char *name, const void *buf, size_t len)
-{
-	char path[2 * BACKUP_PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* ---- cards ---- */
 
 struct rig {
@@ -116,54 +86,22 @@ struct rig {
 	char dir[128];    /* DIR given to backup_card: tmp/backups */
 };
 
-/* Write an mkfs2 flash dump (opts) into the model's flash and power-cycle it. */
-static void install(struct cxsim_card *card, const char *opts)
-{
-	char cmd[1024], path[] = "/tmp/cx-backup-img-XXXXXX";
-	size_t size;
-	uint8_t *flash = cxsim_flash(card, &size);
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s --flash-size %zu %s", build_dir(), path, size, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(flash, 1, size, f), size);
-	fclose(f);
-	unlink(path);
-	cxsim_flash_changed(card);
-	cxsim_power_cycle(card);
-}
-
 static void attach_with(struct rig *g, struct cfg_dev cfg)
 {
 	struct pci_card pci;
-	enum pci_kind kind;
 
-	memset(&pci, 0, sizeof(pci));
-	snprintf(pci.bdf, sizeof(pci.bdf), BDF);
-	pci.device = cxsim_pci_device_now(g->card);
-	pci.subsys_vendor = cxsim_get_params(g->card)->subsys_vendor;
-	pci.subsys_device = cxsim_get_params(g->card)->subsys_device;
-	assert_true(pci_id_known(pci.device, &kind, &pci.family));
+	assert_true(card_pci(g->card, BDF, &pci));
 	if (device_attach(&g->d, cfg, &pci, false, &g->st))
 		fail_msg("device_attach: %s", g->st.msg);
 }
 
-/* A card of chip with flash part; image: mkfs2 options, or NULL for a blank flash. */
-static void rig_open(struct rig *g, enum cxsim_chip chip, const char *part, const char *image)
+/* A card of chip with flash part; image: mkfs2 options (the image in slot), or NULL for a
+ * blank flash. */
+static void rig_open(struct rig *g, enum cxsim_chip chip, const char *part, const char *image, int slot)
 {
-	struct cxsim_params p;
-
 	memset(g, 0, sizeof(*g));
-	cxsim_params_default(&p, chip);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	assert_non_null(g->card = cxsim_new(&p));
-	if (image)
-		install(g->card, image);
-	make_tmpdir(g->tmp, sizeof(g->tmp));
+	g->card = card_new(&(struct card_spec){.chip = chip, .part = part, .image = image, .slot = slot});
+	scratch_dir(g->tmp, sizeof(g->tmp), "backup");
 	snprintf(g->dir, sizeof(g->dir), "%s/backups", g->tmp);
 	sim_cfg_attach(&g->cfg, g->card, BDF);
 	attach_with(g, g->cfg);
@@ -266,15 +204,16 @@ static void test_bundle_of_a_card(void **state)
 	static const struct {
 		enum cxsim_chip chip;
 		const char *part, *opts, *family, *chip_label, *slug;
+		int slot;
 		uint32_t start;
 		int entries;
 	} cards[] = {
-		{CXSIM_CX3, "W25Q80", "--chip cx3 --dump 1 --ddr 2 --ddr-size 0x1000", "ConnectX-3", "ConnectX-3 A1",
-		 "cx3", 0x80000, 6},
-		{CXSIM_CX3PRO, "M25P16", "--chip cx3pro --dump 0 --ddr 2 --ddr-size 0x1000 --no-rom", "ConnectX-3 Pro",
-		 "ConnectX-3 Pro A0", "cx3pro", 0, 6},
-		{CXSIM_CX2, "SST25VF016B", "--chip cx2 --old-guids --dump 1 --ddr 2 --ddr-size 0x1000", "ConnectX-2",
-		 "ConnectX-2 B0", "cx2", 0x80000, 4},
+		{CXSIM_CX3, "W25Q80", "--chip cx3 --ddr 2 --ddr-size 0x1000", "ConnectX-3", "ConnectX-3 A1", "cx3", 1,
+		 0x80000, 6},
+		{CXSIM_CX3PRO, "M25P16", "--chip cx3pro --ddr 2 --ddr-size 0x1000 --no-rom", "ConnectX-3 Pro",
+		 "ConnectX-3 Pro A0", "cx3pro", 0, 0, 6},
+		{CXSIM_CX2, "SST25VF016B", "--chip cx2 --old-guids --ddr 2 --ddr-size 0x1000", "ConnectX-2",
+		 "ConnectX-2 B0", "cx2", 1, 0x80000, 4},
 	};
 	char ini_path[] = "/tmp/cx-backup-ini-XXXXXX";
 	int fd = mkstemp(ini_path);
@@ -290,7 +229,7 @@ static void test_bundle_of_a_card(void **state)
 
 		snprintf(opts, sizeof(opts), "%s --psid CX_0000000042 --guid 0002c90300c0ffe0 --mac 0002c9c0ffe0 "
 			 "--vsd 'rescued \"card\" \\ %u' --fw 2.42.5100 --ini %s", cards[i].opts, i, ini_path);
-		rig_open(&g, cards[i].chip, cards[i].part, opts);
+		rig_open(&g, cards[i].chip, cards[i].part, opts, cards[i].slot);
 		assert_false(g.d.chip.recovery);
 		backup_ok(&g);
 		snprintf(prefix, sizeof(prefix), "%s-CX_0000000042-0002c90300c0ffe0-", cards[i].slug);
@@ -345,7 +284,7 @@ static void test_identity_agrees_with_the_model(void **state)
 	struct backup_identity id;
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3, "W25Q16", "--chip cx3 --dump 0 --no-fw-conf --guid 0002c903001234a0");
+	rig_open(&g, CXSIM_CX3, "W25Q16", "--chip cx3 --no-fw-conf --guid 0002c903001234a0", 0);
 	backup_ok(&g);
 	check_bundle(&g, "SHA256SUMS flash.bin identity.json settings.json", &id);
 	const struct cxsim_boot *b = cxsim_boot_info(g.card);
@@ -375,7 +314,7 @@ static void test_recovery_card(void **state)
 	uint8_t ff[4096];
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3PRO, "W25Q80", NULL);
+	rig_open(&g, CXSIM_CX3PRO, "W25Q80", NULL, 0);
 	assert_true(g.d.chip.recovery);
 	backup_ok(&g);
 	expect_name_prefix(g.r.name, "cx3pro-recovery-0000_01_00.0-");
@@ -404,7 +343,7 @@ static void test_running_card_with_blank_flash(void **state)
 	char text[4096];
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3 --dump 0");
+	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3", 0);
 	uint8_t *m = cxsim_flash(g.card, &size);
 	memset(m, 0xFF, size);
 	cxsim_flash_changed(g.card);
@@ -481,17 +420,13 @@ static void test_reads_differ(void **state)
 	for (unsigned i = 0; i < 2; i++) {
 		struct rig g;
 		struct flaky f;
-		struct cxsim_params p;
 		char names[256], want[40];
 		size_t size;
 
 		memset(&g, 0, sizeof(g));
-		cxsim_params_default(&p, CXSIM_CX3);
-		snprintf(p.flash_part, sizeof(p.flash_part), "W25Q80");
-		assert_non_null(g.card = cxsim_new(&p));
-		install(g.card, "--chip cx3 --dump 0");
+		g.card = card_new(&(struct card_spec){.chip = CXSIM_CX3, .part = "W25Q80", .image = "--chip cx3"});
 		cxsim_flash(g.card, &size);
-		make_tmpdir(g.tmp, sizeof(g.tmp));
+		scratch_dir(g.tmp, sizeof(g.tmp), "backup");
 		snprintf(g.dir, sizeof(g.dir), "%s/backups", g.tmp);
 		sim_cfg_attach(&f.inner, g.card, BDF);
 		f.card = g.card;
@@ -521,7 +456,7 @@ static void test_unwritable_dir(void **state)
 	char path[200], names[256];
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3 --dump 0");
+	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3", 0);
 	uint64_t read0 = cxsim_counters(g.card)->bytes_read;
 
 	/* DIR is a file; DIR's parent is a file; DIR's parent does not exist: refused
@@ -582,7 +517,7 @@ static void test_two_backups(void **state)
 	char first[BACKUP_NAME_MAX], names[512];
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3 --dump 0");
+	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3", 0);
 	backup_ok(&g);
 	snprintf(first, sizeof(first), "%s", g.r.name);
 	backup_ok(&g);
@@ -623,7 +558,7 @@ static void test_reuse_an_identical_bundle(void **state)
 	size_t size, len;
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3 --dump 0");
+	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3", 0);
 	backup_ok(&g);
 	snprintf(first, sizeof(first), "%s", g.r.path);
 	snprintf(sha, sizeof(sha), "%s", g.r.flash_sha256);
@@ -678,7 +613,7 @@ static void test_damaged_bundles(void **state)
 	size_t flen, slen, ilen;
 	(void)state;
 
-	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3 --dump 0");
+	rig_open(&g, CXSIM_CX3, "W25Q80", "--chip cx3", 0);
 	backup_ok(&g);
 	const char *b = g.r.path;
 	uint8_t *flash = slurp(b, BACKUP_FLASH, &flen);

@@ -22,6 +22,7 @@
 #include "rescue/backup_index.h"
 #include "card_fixture.h"
 #include "sim_cfg.h"
+#include "scratch.h"
 #include "util/json.h"
 
 #define CX3 "ConnectX-3"
@@ -29,31 +30,6 @@
 #define GA 0x0002c90300c0ffe0ull
 #define GB 0x0002c90300b0bbb0ull
 #define GNONE 0x0002c90300dddd00ull /* a card with no bundle */
-
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cx-bindex-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void spit(const char *dir, const char *name, const void *buf, size_t len)
-{
-	char path[2 * BACKUP_PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
 
 /* ---- hand-made bundles ---- */
 
@@ -239,7 +215,7 @@ static void make_stick(char *tmp, size_t n, char *dir, size_t dn)
 {
 	char path[2 * BACKUP_PATH_MAX];
 
-	make_tmpdir(tmp, n);
+	scratch_dir(tmp, n, "bindex");
 	snprintf(dir, dn, "%s/backups", tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	for (unsigned i = 0; i < sizeof(STICK) / sizeof(STICK[0]); i++)
@@ -359,7 +335,7 @@ static void test_damaged_bundles(void **state)
 	char tmp[64], dir[128], path[2 * BACKUP_PATH_MAX];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "bindex");
 	snprintf(dir, sizeof(dir), "%s/backups", tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	struct spec s[] = {
@@ -424,7 +400,7 @@ static void test_same_second_and_add(void **state)
 	char tmp[64], dir[128], other[128], path[2 * BACKUP_PATH_MAX];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "bindex");
 	snprintf(dir, sizeof(dir), "%s/backups", tmp);
 	snprintf(other, sizeof(other), "%s/elsewhere", tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
@@ -484,7 +460,7 @@ static void test_missing_and_unusable_folders(void **state)
 	char tmp[64], path[128];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "bindex");
 	snprintf(path, sizeof(path), "%s/no-backups-yet", tmp);
 	assert_int_equal(backup_index_scan(&ix, path, &st), CX_OK);
 	assert_int_equal(ix.n, 0);
@@ -528,7 +504,7 @@ static void test_too_many(void **state)
 	char tmp[64], dir[128], path[256];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "bindex");
 	snprintf(dir, sizeof(dir), "%s/backups", tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	for (int i = 0; i <= BACKUP_INDEX_MAX; i++) {
@@ -554,25 +530,12 @@ static void test_too_many(void **state)
 
 /* ---- bundles backup_card() makes ---- */
 
-#define BDF "0000:01:00.0"
-
 static void backup_of(struct cxsim_card *card, const char *dir, struct backup_result *r)
 {
-	struct cfg_dev cfg;
 	struct device d;
-	struct pci_card pci;
 	struct cx_status st = {0};
-	enum pci_kind kind;
 
-	sim_cfg_attach(&cfg, card, BDF);
-	memset(&pci, 0, sizeof(pci));
-	snprintf(pci.bdf, sizeof(pci.bdf), BDF);
-	pci.device = cxsim_pci_device_now(card);
-	pci.subsys_vendor = cxsim_get_params(card)->subsys_vendor;
-	pci.subsys_device = cxsim_get_params(card)->subsys_device;
-	assert_true(pci_id_known(pci.device, &kind, &pci.family));
-	if (device_attach(&d, cfg, &pci, false, &st))
-		fail_msg("device_attach: %s", st.msg);
+	card_open_listed(&d, card);
 	if (backup_card(&d, dir, r, &st))
 		fail_msg("backup_card: %s", st.msg);
 	device_close(&d);
@@ -588,7 +551,7 @@ static void test_bundles_from_backup_card(void **state)
 	char tmp[64], dir[128];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "bindex");
 	snprintf(dir, sizeof(dir), "%s/backups", tmp);
 
 	cxsim_params_default(&p, CXSIM_CX3);

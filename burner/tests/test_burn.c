@@ -18,6 +18,7 @@
 #include "ops/burn.h"
 #include "util/bytes.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 
@@ -33,28 +34,6 @@ static uint8_t *gen(const char *opts, size_t *len)
 static struct cxsim_card *card(enum cxsim_chip chip, const char *part, const char *opts, int slot)
 {
 	return card_new(&(struct card_spec){.chip = chip, .part = part, .image = opts, .slot = slot});
-}
-
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)st;
-	(*(int *)ctx)++;
-	(void)q;
-	return CX_OK;
-}
-
-static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
-		    struct cx_status *st)
-{
-	struct device d;
-	size_t len;
-	uint8_t *img = gen(img_opts, &len);
-
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, o, r, st);
-	device_close(&d);
-	free(img);
-	return rc;
 }
 
 static void test_burn_switches_slots_and_keeps_identity(void **state)
@@ -84,7 +63,7 @@ static void test_burn_switches_slots_and_keeps_identity(void **state)
 	/* The same again: nothing to write, no erase, no program. */
 	cxsim_counters_reset(c);
 	int asked = 0;
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	assert_int_equal(run_burn(c, "--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &o, &r, &st), CX_OK);
 	assert_true(r.nothing_to_do);
@@ -125,7 +104,7 @@ static void test_refusals_write_nothing(void **state)
 	assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
 	/* Answered: cross-flashed to the stock PSID, identity kept. */
 	int asked = 0;
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	cx_status_clear(&st);
 	assert_int_equal(run_burn(c, "--chip cx3 --ddr 2 --fw 2.42.5000", &o, &r, &st), CX_OK);
@@ -219,7 +198,7 @@ static void test_damaged_copy_is_burned_again(void **state)
 	struct cx_status st = {0};
 	int asked = 0;
 
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	cxsim_counters_reset(c);
 	assert_int_equal(run_burn(c, opts, &o, &r, &st), CX_OK);

@@ -15,6 +15,7 @@
 #include "image/rom_insert.h"
 #include "ops/burn.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "mkimage.h"
 #include "flint_view.h"
 
@@ -33,25 +34,12 @@ static struct cxsim_card *card(const char *opts, int slot, bool wp)
 	return card_new(&s);
 }
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)st;
-	(void)q;
-	(*(int *)ctx)++;
-	return CX_OK;
-}
-
-static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
+/* run_burn(), and the card power-cycled after: it boots what the burn left. */
+static int burn_cycled(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
 		    struct cx_status *st)
 {
-	struct device d;
-	size_t len;
-	uint8_t *img = mkimage(img_opts, &len);
+	int rc = run_burn(c, img_opts, o, r, st);
 
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, o, r, st);
-	device_close(&d);
-	free(img);
 	cxsim_power_cycle(c);
 	return rc;
 }
@@ -91,7 +79,7 @@ static void test_card_rom_is_carried(void **state)
 	struct cxsim_card *c = card(SMALL " --fw 2.40.7000 --rom-ver 3.4.700", 0, false);
 	size_t n = card_rom(c, before, sizeof(before));
 	assert_true(n > 0);
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000 --seed 3 --no-rom", &o, &r, &st), CX_OK);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5000 --seed 3 --no-rom", &o, &r, &st), CX_OK);
 	assert_true(r.rom_carried);
 	assert_int_equal(cxsim_boot_info(c)->fw_ver[1], 42);
 	assert_int_equal(card_rom(c, after, sizeof(after)), n);
@@ -101,7 +89,7 @@ static void test_card_rom_is_carried(void **state)
 
 	/* --rom image (--use_image_rom): the image as it is, so no ROM any more. */
 	o.rom = ROM_IMAGE;
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5100 --seed 4 --no-rom", &o, &r, &st), CX_OK);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5100 --seed 4 --no-rom", &o, &r, &st), CX_OK);
 	assert_false(r.rom_carried);
 	assert_int_equal(card_rom(c, after, sizeof(after)), 0);
 	assert_null(flint_view_lowest_whole(c, &fv));
@@ -122,7 +110,7 @@ static void test_nofs(void **state)
 	o.ident.given.have_guids = o.ident.given.have_macs = true;
 	patch_expand_guid(CARD_GUID, o.ident.given.guid);
 	patch_expand_mac(0x0002c9c0ffe0ull, o.ident.given.mac);
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &o, &r, &st), CX_OK);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5000", &o, &r, &st), CX_OK);
 	assert_int_equal(r.start, 0);
 	assert_int_equal(cxsim_boot_info(c)->guids[0], CARD_GUID);
 	cxsim_free(c);
@@ -131,13 +119,13 @@ static void test_nofs(void **state)
 	c = card(SMALL " --fw 2.40.7000", 0, false);
 	struct burn_opts q = {.nofs = true};
 	cxsim_counters_reset(c);
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &q, &r, &st), CX_EDECLINED);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5000", &q, &r, &st), CX_EDECLINED);
 	assert_non_null(strstr(st.msg, "--nofs"));
 	assert_int_equal(cxsim_counters(c)->erases, 0);
-	q.hooks.confirm = yes;
+	q.hooks.confirm = confirm_yes;
 	q.hooks.confirm_ctx = &asked;
 	cx_status_clear(&st);
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &q, &r, &st), CX_OK);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5000", &q, &r, &st), CX_OK);
 	assert_int_equal(asked, 1);
 	assert_int_equal(r.start, 0);
 	assert_int_equal(cxsim_boot_info(c)->fw_ver[1], 42);
@@ -154,13 +142,13 @@ static void test_dry_run_sees_write_protection(void **state)
 
 	struct cxsim_card *c = card(SMALL " --fw 2.40.7000", 0, true);
 	cxsim_counters_reset(c);
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &o, &r, &st), CX_EPROTECTED);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5000", &o, &r, &st), CX_EPROTECTED);
 	assert_int_equal(cxsim_counters(c)->erases, 0);
 	assert_int_equal(cxsim_counters(c)->bytes_programmed, 0);
 	cxsim_free(c);
 	c = card(SMALL " --fw 2.40.7000", 0, false);
 	cx_status_clear(&st);
-	assert_int_equal(run_burn(c, SMALL " --fw 2.42.5000", &o, &r, &st), CX_OK);
+	assert_int_equal(burn_cycled(c, SMALL " --fw 2.42.5000", &o, &r, &st), CX_OK);
 	assert_int_not_equal(r.start, 0); /* the other slot */
 	cxsim_free(c);
 }

@@ -17,6 +17,7 @@
 #include "ops/burn.h"
 #include "ops/rom_card.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "flint_view.h"
 #include "mkimage.h"
 
@@ -45,28 +46,14 @@ static uint8_t *rom_of(const char *opts, size_t *len)
 	return out;
 }
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)ctx;
-	(void)q;
-	(void)st;
-	return CX_OK;
-}
-
 /* Burn the image of img_opts with the ROM pick; the card is power-cycled after. */
 static int burn(struct cxsim_card *c, const char *img_opts, enum rom_pick pick, const uint8_t *file, size_t file_len,
 		struct burn_result *r, struct cx_status *st)
 {
 	struct burn_opts o = {.rom = pick, .rom_file = file, .rom_file_len = file_len};
-	struct device d;
-	size_t len;
-	uint8_t *img = mkimage(img_opts, &len);
 
-	o.hooks.confirm = yes;
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, &o, r, st);
-	device_close(&d);
-	free(img);
+	o.hooks.confirm = confirm_yes;
+	int rc = run_burn(c, img_opts, &o, r, st);
 	cxsim_power_cycle(c);
 	return rc;
 }

@@ -33,7 +33,9 @@
 #include "flint_view.h"
 #include "sim_cfg.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "mkimage.h"
+#include "scratch.h"
 
 #define CARD_GUID 0x0002c90300c0ffe0ull
 #define OLD_FW "--chip cx3 --ddr 3 --fw 2.40.7000 --guid 0002c90300c0ffe0 --mac 0002c9c0ffe0"
@@ -42,41 +44,12 @@
 /* A CX3 card (W25Q16) holding the image made from opts in slot 'slot'. */
 static struct cxsim_card *card(const char *opts, int slot)
 {
-	struct cxsim_params p;
-	char o[400];
-	size_t fsize, len;
+	struct cxsim_card *c = card_new(&(struct card_spec){.chip = CXSIM_CX3, .image = opts, .slot = slot});
 
-	cxsim_params_default(&p, CXSIM_CX3);
-	struct cxsim_card *c = cxsim_new(&p);
-	uint8_t *flash = cxsim_flash(c, &fsize);
-	snprintf(o, sizeof(o), "%s --dump %d --flash-size %zu", opts, slot, fsize);
-	uint8_t *d = mkimage(o, &len);
-	assert_int_equal(len, fsize);
-	memcpy(flash, d, len);
-	free(d);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
 	assert_true(cxsim_boot_info(c)->booted);
 	return c;
 }
 
-
-static uint8_t *flash_copy(struct cxsim_card *c, size_t *n)
-{
-	uint8_t *f = cxsim_flash(c, n), *copy = malloc(*n);
-	assert_non_null(copy);
-	memcpy(copy, f, *n);
-	return copy;
-}
-
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)q;
-	(void)st;
-	if (ctx)
-		(*(int *)ctx)++;
-	return CX_OK;
-}
 
 /* The before_write and after hooks: when and with what they ran. */
 struct spy {
@@ -115,20 +88,6 @@ static void spy_burn_opts(struct burn_opts *o, struct spy *s)
 	o->hooks.before_ctx = s;
 	o->hooks.after = spy_after;
 	o->hooks.after_ctx = s;
-}
-
-static int run_burn(struct cxsim_card *c, const char *img_opts, struct burn_opts *o, struct burn_result *r,
-		    struct cx_status *st)
-{
-	struct device d;
-	size_t len;
-	uint8_t *img = mkimage(img_opts, &len);
-
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, o, r, st);
-	device_close(&d);
-	free(img);
-	return rc;
 }
 
 /* The model's counts agree with the outcome's, and the after hook saw the same outcome.
@@ -272,7 +231,7 @@ static void test_burn_dry_run_and_same_image_untouched(void **state)
 
 	/* The image the card holds, with the card's identity: nothing to do. */
 	o.dry_run = false;
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	s.afters = 0;
 	cxsim_counters_reset(c);
@@ -322,7 +281,7 @@ static void test_burn_refused_untouched(void **state)
 	o.guard.allow_psid_change = true;
 	expect_refused(c, NEW_FW, &o, CX_EDECLINED, "");
 	/* Confirmed, but the part is write-protected. */
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	cxsim_params_mut(c)->write_protect = true;
 	cxsim_power_cycle(c);
 	expect_refused(c, NEW_FW, &o, CX_EPROTECTED, "");
@@ -342,7 +301,7 @@ static void test_burn_held_semaphore_untouched(void **state)
 	size_t n, len;
 	uint8_t *before = flash_copy(c, &n), *img = mkimage(NEW_FW, &len);
 	struct spy s = {.c = c};
-	struct burn_opts o = {.hooks.confirm = yes};
+	struct burn_opts o = {.hooks.confirm = confirm_yes};
 	struct burn_result r;
 	struct cx_status st = {0};
 	struct device d;
@@ -591,29 +550,6 @@ static void test_burn_body_fault_old_image_boots(void **state)
 
 /* ---- restore ---- */
 
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cxflash-cardwrite-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void backup(struct cxsim_card *c, const char *dir, struct backup_result *r)
-{
-	struct device d;
-	struct cx_status st = {0};
-
-	card_open(&d, c);
-	assert_int_equal(backup_card(&d, dir, r, &st), CX_OK);
-	device_close(&d);
-}
-
 /* Burn FW 2.<minor>, newer than the card's: no question. */
 static void burn(struct cxsim_card *c, int minor)
 {
@@ -661,10 +597,10 @@ struct restore_case {
 
 static void restore_case(struct restore_case *k, int burns)
 {
-	make_tmpdir(k->dir, sizeof(k->dir));
+	scratch_dir(k->dir, sizeof(k->dir), "cardwrite");
 	k->card = card(OLD_FW, 0);
 	k->flash = flash_copy(k->card, &k->size);
-	backup(k->card, k->dir, &k->bundle);
+	card_backup(k->card, k->dir, &k->bundle);
 	for (int i = 1; i <= burns; i++)
 		burn(k->card, 40 + i);
 	k->old_minor = 40 + (unsigned)burns;

@@ -26,11 +26,7 @@ static struct cxsim_card *card(const char *opts)
 
 	cxsim_params_default(&p, CXSIM_CX3);
 	p.subsys_vendor = HP_SUBSYS_VENDOR;
-	struct cxsim_card *c = cxsim_new(&p);
-	assert_non_null(c);
-	if (opts)
-		card_install(c, opts, 0);
-	return c;
+	return card_new_with(&p, opts);
 }
 
 static void read_info(struct cxsim_card *c, struct cardinfo *ci)

@@ -15,6 +15,7 @@
 
 #include "ops/burn.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 
@@ -25,14 +26,7 @@
 
 static struct cxsim_card *card(enum cxsim_chip chip, bool bar, const char *opts)
 {
-	struct cxsim_params p;
-
-	cxsim_params_default(&p, chip);
-	p.bar0_crspace = bar;
-	struct cxsim_card *c = cxsim_new(&p);
-	if (opts)
-		card_install(c, opts, 0);
-	return c;
+	return card_new(&(struct card_spec){.chip = chip, .image = opts, .bar0_crspace = bar});
 }
 
 static int attach(struct device *d, struct cxsim_card *c, struct crmem mem, struct cx_status *st)
@@ -167,12 +161,6 @@ static void test_falls_back_to_config_cycles(void **state)
 	cxsim_free(c);
 }
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)ctx, (void)q, (void)st;
-	return CX_OK;
-}
-
 static void test_burn_through_bar_keeps_identity(void **state)
 {
 	(void)state;
@@ -180,26 +168,15 @@ static void test_burn_through_bar_keeps_identity(void **state)
 				    "--chip cx3 --ddr 3 --fw 2.40.7000 --guid " CARD_GUID " --mac " CARD_MAC);
 	struct device d;
 	struct cx_status st = {0};
-	struct burn_opts o = {.hooks.confirm = yes};
-	struct burn_result r;
-	size_t len;
-	uint8_t *img = mkimage("--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &len);
 
 	assert_int_equal(attach(&d, c, sim_crmem(c), &st), CX_OK);
 	assert_string_equal(cr_method(&d.chip.cr), "bar0");
 	cxsim_counters_reset(c);
-	assert_int_equal(burn_card(&d, img, len, &o, &r, &st), CX_OK);
-	const struct cxsim_counters *k = cxsim_counters(c);
-	assert_true(k->bar0_writes > 0);
-	assert_int_equal(k->gw_without_sem, 0);
+	device_burn_ok(&d, "--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3");
+	assert_true(cxsim_counters(c)->bar0_writes > 0);
+	assert_int_equal(cxsim_counters(c)->gw_without_sem, 0);
 	device_close(&d);
-	cxsim_power_cycle(c);
-	const struct cxsim_boot *b = cxsim_boot_info(c);
-	assert_true(b->booted);
-	assert_int_equal(b->fw_ver[1], 42);
-	assert_int_equal(b->guids[0], 0x0002c90300c0ffe0ull);
-	assert_int_equal(b->macs[0], 0x0002c9c0ffe0ull);
-	free(img);
+	expect_cold_boot(c, 42, 0x0002c90300c0ffe0ull, 0x0002c9c0ffe0ull);
 	cxsim_free(c);
 }
 

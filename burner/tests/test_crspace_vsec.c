@@ -18,6 +18,7 @@
 
 #include "ops/burn.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
 #include "util/signals.h"
@@ -38,11 +39,7 @@ static struct cxsim_card *card(uint32_t vsec_spaces, bool bar, const char *opts)
 	cxsim_params_default(&p, CXSIM_CX3);
 	p.vsec_spaces = vsec_spaces;
 	p.bar0_crspace = bar;
-	struct cxsim_card *c = cxsim_new(&p);
-	assert_non_null(c);
-	if (opts)
-		card_install(c, opts, 0);
-	return c;
+	return card_new_with(&p, opts);
 }
 
 static int attach(struct device *d, struct cxsim_card *c, bool clear_sem, struct cx_status *st)
@@ -279,12 +276,6 @@ static void test_semaphore_always_released(void **state)
 	cxsim_free(c);
 }
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)ctx, (void)q, (void)st;
-	return CX_OK;
-}
-
 static void test_burn_through_vsec_keeps_identity(void **state)
 {
 	(void)state;
@@ -292,15 +283,13 @@ static void test_burn_through_vsec_keeps_identity(void **state)
 				    "--chip cx3 --ddr 3 --fw 2.40.7000 --guid " CARD_GUID " --mac " CARD_MAC);
 	struct device d;
 	struct cx_status st = {0};
-	struct burn_opts o = {.hooks.confirm = yes};
-	struct burn_result r;
-	size_t len, fsize;
-	uint8_t *img = mkimage("--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3", &len), *buf;
+	size_t fsize;
+	uint8_t *buf;
 
 	assert_int_equal(attach(&d, c, false, &st), CX_OK);
 	assert_string_equal(cr_method(&d.chip.cr), "vsec");
 	cxsim_counters_reset(c);
-	assert_int_equal(burn_card(&d, img, len, &o, &r, &st), CX_OK);
+	device_burn_ok(&d, "--chip cx3 --ddr 3 --fw 2.42.5000 --seed 3");
 	const struct cxsim_counters *k = cxsim_counters(c);
 	assert_true(k->vsec_accesses > 1000);
 	assert_int_equal(k->vsec_without_sem, 0);
@@ -311,13 +300,7 @@ static void test_burn_through_vsec_keeps_identity(void **state)
 	assert_memory_equal(buf, cxsim_flash(c, &fsize), d.flash.size);
 	free(buf);
 	device_close(&d);
-	cxsim_power_cycle(c);
-	const struct cxsim_boot *b = cxsim_boot_info(c);
-	assert_true(b->booted);
-	assert_int_equal(b->fw_ver[1], 42);
-	assert_int_equal(b->guids[0], 0x0002c90300c0ffe0ull);
-	assert_int_equal(b->macs[0], 0x0002c9c0ffe0ull);
-	free(img);
+	expect_cold_boot(c, 42, 0x0002c90300c0ffe0ull, 0x0002c9c0ffe0ull);
 	cxsim_free(c);
 }
 

@@ -16,6 +16,7 @@
 #include "dev/chip.h"
 #include "flash/flash.h"
 #include "flash/spi.h"
+#include "card_image.h"
 #include "prng.h"
 #include "sim_cfg.h"
 
@@ -649,27 +650,6 @@ static void test_wo_addr_window(void **state)
 }
 
 /* Recovery mode (blank flash, livefish PCI ID) and normal mode work the same. */
-static void install_image(struct cxsim_card *c)
-{
-	char cmd[512], path[] = "/tmp/cxflash-test-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-	size_t size;
-	uint8_t *flash = cxsim_flash(c, &size);
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s --chip cx3 --flash-size %zu --dump 0", b, path, size);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(flash, 1, size, f), size);
-	fclose(f);
-	unlink(path);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
-}
-
 static void test_recovery_and_normal_mode(void **state)
 {
 	(void)state;
@@ -682,7 +662,7 @@ static void test_recovery_and_normal_mode(void **state)
 
 		assert_non_null(card);
 		if (normal)
-			install_image(card);
+			card_install(card, "--chip cx3", 0);
 		attach(&r, card);
 		assert_int_equal(r.chip.recovery, !normal);
 		assert_int_equal(flash_open(&r.f, &r.chip, &r.st), CX_OK);
@@ -816,7 +796,7 @@ static void test_link_reset_follows_0x41270(void **state)
 
 		assert_non_null(card);
 		if (booted)
-			install_image(card);
+			card_install(card, "--chip cx3", 0);
 		memset(&r, 0, sizeof(r));
 		r.card = card;
 		sim_cfg_attach(&r.cfg, card, "0000:01:00.0");

@@ -12,32 +12,17 @@
 
 #include "ops/guard.h"
 #include "mkimage.h"
+#include "parsed_image.h"
 
-struct img {
-	uint8_t *buf;
-	size_t len;
-	struct fs2_image fs;
-};
-
-static void gen(const char *opts, struct img *im)
-{
-	struct cx_status st = {0};
-	char o[512];
-
-	snprintf(o, sizeof(o), "%s", opts);
-	im->buf = mkimage(o, &im->len);
-	assert_int_equal(fs2_parse(im->buf, im->len, &im->fs, &st), CX_OK);
-}
-
-static struct guard_verdict check(uint16_t hw, uint8_t rev, const struct img *now, const char *opts,
+static struct guard_verdict check(uint16_t hw, uint8_t rev, const struct parsed_image *now, const char *opts,
 				  bool allow_psid)
 {
-	struct img im;
+	struct parsed_image im;
 	struct guard_verdict v;
 	struct guard_card c = {hw, rev, 2u << 20, now == NULL, now ? &now->fs : NULL};
 	struct guard_opts o = {.allow_psid_change = allow_psid};
 
-	gen(opts, &im);
+	mkimage_parsed(opts, &im);
 	guard_check(&c, &im.fs, &o, &v);
 	free(im.buf);
 	return v;
@@ -65,8 +50,8 @@ static void test_family_and_revision(void **state)
 static void test_psid_and_versions(void **state)
 {
 	(void)state;
-	struct img now;
-	gen("--chip cx3 --ddr 1 --fw 2.40.7000 --psid HP_0280210019", &now);
+	struct parsed_image now;
+	mkimage_parsed("--chip cx3 --ddr 1 --fw 2.40.7000 --psid HP_0280210019", &now);
 
 	struct guard_verdict v = check(0x1F5, 1, &now, "--chip cx3 --ddr 1 --fw 2.42.5000", false);
 	assert_int_equal(v.code, CX_EMISMATCH);
@@ -95,8 +80,8 @@ static void test_psid_and_versions(void **state)
 static void test_size(void **state)
 {
 	(void)state;
-	struct img im;
-	gen("--chip cx3 --ddr 1", &im);
+	struct parsed_image im;
+	mkimage_parsed("--chip cx3 --ddr 1", &im);
 	/* Tag 19 = 2 sectors of 4 KiB, no pad: half of 2 MiB minus 8 KiB (fs2-format.md §1.5's example). */
 	assert_int_equal(guard_max_image_size(&im.fs, 2u << 20), 0x100000 - 0x2000);
 	free(im.buf);

@@ -21,6 +21,7 @@
 #include "ops/burn.h"
 #include "ops/cardinfo.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "mkimage.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
@@ -109,12 +110,6 @@ static struct cxsim_card *make_card(const struct walk_case *k)
 }
 
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)ctx, (void)q, (void)st;
-	return CX_OK;
-}
-
 static void options(const struct attempt *a, struct identity_opts *id, struct guard_opts *g)
 {
 	memset(id, 0, sizeof(*id));
@@ -135,18 +130,14 @@ static int burn(struct cxsim_card *c, const uint8_t *img, size_t len, const stru
 	struct burn_opts o = {0};
 	struct burn_result r;
 	struct guard_opts g;
-	struct device d;
 
 	options(a, &o.ident, &g);
 	o.guard = g;
 	o.guard.ident = NULL; /* burn_card() takes o.ident */
 	o.rom = a->rom;
 	o.dry_run = true;
-	o.hooks.confirm = yes;
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, &o, &r, st);
-	device_close(&d);
-	return rc;
+	o.hooks.confirm = confirm_yes;
+	return run_burn_image(c, img, len, &o, &r, st);
 }
 
 /* What match_card() was told and said; the verdict points into the rest. */

@@ -12,25 +12,19 @@
 
 #include "ops/identity.h"
 #include "mkimage.h"
+#include "parsed_image.h"
 
-struct img {
-	uint8_t *buf;
-	size_t len;
-	struct fs2_image fs;
-};
-
-static void gen(const char *opts, struct img *im)
+/* The image of opts with one DDR section (small and quick), parsed. */
+static void gen(const char *opts, struct parsed_image *im)
 {
-	struct cx_status st = {0};
 	char o[512];
 
 	snprintf(o, sizeof(o), "--ddr 1 %s", opts);
-	im->buf = mkimage(o, &im->len);
-	assert_int_equal(fs2_parse(im->buf, im->len, &im->fs, &st), CX_OK);
+	mkimage_parsed(o, im);
 }
 
 /* Decide, apply, re-parse: the result must verify and carry the identity. */
-static void burn_identity(const struct img *card, struct img *img, const struct identity_opts *o,
+static void burn_identity(const struct parsed_image *card, struct parsed_image *img, const struct identity_opts *o,
 			  struct fs2_image *out)
 {
 	struct identity id;
@@ -45,7 +39,7 @@ static void burn_identity(const struct img *card, struct img *img, const struct 
 static void test_card_identity_is_kept(void **state)
 {
 	(void)state;
-	struct img card, img;
+	struct parsed_image card, img;
 	struct fs2_image out;
 	struct identity_opts o = {0};
 	gen("--chip cx3 --guid 0002c90300abcd00 --mac 0002c9abcd00 --vsd CARDVSD", &card);
@@ -62,7 +56,7 @@ static void test_card_identity_is_kept(void **state)
 static void test_given_and_image_values(void **state)
 {
 	(void)state;
-	struct img card, img;
+	struct parsed_image card, img;
 	struct fs2_image out;
 	struct identity_opts o = {0};
 	gen("--chip cx3 --guid 0002c90300abcd00 --mac 0002c9abcd00", &card);
@@ -88,7 +82,7 @@ static void test_given_and_image_values(void **state)
 static void test_old_card_macs_are_derived(void **state)
 {
 	(void)state;
-	struct img card, img;
+	struct parsed_image card, img;
 	struct fs2_image out;
 	struct identity_opts o = {0};
 	gen("--chip cx2 --old-guids --guid 0002c90300123400", &card);
@@ -106,7 +100,7 @@ static void test_old_card_macs_are_derived(void **state)
 static void test_recovered_guids_are_kept(void **state)
 {
 	(void)state;
-	struct img damaged, img;
+	struct parsed_image damaged, img;
 	struct fs2_image out;
 	struct identity id;
 	struct identity_opts o = {0};
@@ -132,7 +126,7 @@ static void test_recovered_guids_are_kept(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	struct img img, blank;
+	struct parsed_image img, blank;
 	struct identity id;
 	struct identity_opts o = {0};
 	struct cx_status st = {0};

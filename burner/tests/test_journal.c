@@ -22,22 +22,9 @@
 
 #include "rescue/journal.h"
 #include "util/fileio.h"
+#include "scratch.h"
 
 #define T0 1795517160 /* 2026-11-24T10:46:00Z */
-
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cx-journal-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
 
 /* The whole file as a NUL-terminated string ("" if absent). */
 static char *slurp(const char *path)
@@ -121,7 +108,7 @@ static void test_names_and_suffixes(void **state)
 	struct stat sb;
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 	snprintf(data, sizeof(data), "%s/cxrescue", tmp); /* absent: made, with logs/ */
 	for (int i = 0; i < 3; i++) {
 		if (journal_open(&j[i], data, T0, &st))
@@ -164,7 +151,7 @@ static void test_log_lines(void **state)
 	char tmp[64], big[1500], want[4096];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 	assert_int_equal(journal_open(&j, tmp, T0, &st), CX_OK);
 	j.clock = fake_clock;
 	fake_now = T0 + 5;
@@ -225,7 +212,7 @@ static void test_history_fields(void **state)
 	char tmp[64], want[4096];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 	assert_int_equal(journal_open(&j, tmp, T0, &st), CX_OK);
 	j.clock = fake_clock;
 	fake_now = T0 + 75;
@@ -301,7 +288,7 @@ static void test_history_key_order(void **state)
 	char tmp[64];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 	assert_int_equal(journal_open(&j, tmp, T0, &st), CX_OK);
 	struct history_entry e = full_entry();
 	assert_int_equal(journal_history(&j, &e, &st), CX_OK);
@@ -331,7 +318,7 @@ static void test_appends_never_rewrite(void **state)
 	char tmp[64];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 	assert_int_equal(journal_open(&j, tmp, T0, &st), CX_OK);
 	struct history_entry e = full_entry();
 	assert_int_equal(journal_history(&j, &e, &st), CX_OK);
@@ -395,7 +382,7 @@ static void test_cannot_open(void **state)
 	char tmp[64], path[128];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 
 	/* A folder we cannot write in (root ignores permissions: /proc stands in). */
 	const char *ro = "/proc";
@@ -473,7 +460,7 @@ static void test_write_error_later(void **state)
 	char tmp[64];
 	(void)state;
 
-	make_tmpdir(tmp, sizeof(tmp));
+	scratch_dir(tmp, sizeof(tmp), "journal");
 	assert_int_equal(journal_open(&j, tmp, T0, &st), CX_OK);
 	j.clock = fake_clock;
 	fake_now = T0;

@@ -19,6 +19,7 @@
 
 #include "ops/backup.h"
 #include "card_fixture.h"
+#include "scratch.h"
 #include "sim_cfg.h"
 #include "util/fileio.h"
 #include "util/json_read.h"
@@ -396,38 +397,21 @@ static void test_callback_stops(void **state)
 /* Back up a simulated card (image: mkfs2 options, NULL for a blank flash) and return its identity.json. */
 static char *real_identity(enum cxsim_chip chip, const char *part, const char *image, size_t *len)
 {
-	struct cxsim_params p;
-	struct cxsim_card *card;
-	struct cfg_dev cfg;
+	struct cxsim_card *card = card_new(&(struct card_spec){.chip = chip, .part = part, .image = image});
 	struct device d;
-	struct pci_card pci;
 	struct backup_result r;
 	struct cx_status st = {0};
-	enum pci_kind kind;
-	char tmp[] = "/tmp/cx-json-read-XXXXXX", path[2 * BACKUP_PATH_MAX], cmd[2 * BACKUP_PATH_MAX];
+	char tmp[64], path[2 * BACKUP_PATH_MAX];
 	uint8_t *buf;
 
-	cxsim_params_default(&p, chip);
-	snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
-	assert_non_null(card = cxsim_new(&p));
-	if (image)
-		card_install(card, image, 0);
-	sim_cfg_attach(&cfg, card, BDF);
-	memset(&pci, 0, sizeof(pci));
-	snprintf(pci.bdf, sizeof(pci.bdf), BDF);
-	pci.device = cxsim_pci_device_now(card);
-	pci.subsys_vendor = cxsim_get_params(card)->subsys_vendor;
-	pci.subsys_device = cxsim_get_params(card)->subsys_device;
-	assert_true(pci_id_known(pci.device, &kind, &pci.family));
-	memset(&d, 0, sizeof(d));
-	assert_non_null(mkdtemp(tmp));
-	if (device_attach(&d, cfg, &pci, false, &st) || backup_card(&d, tmp, &r, &st))
+	card_open_listed(&d, card);
+	scratch_dir(tmp, sizeof(tmp), "json-read");
+	if (backup_card(&d, tmp, &r, &st))
 		fail_msg("%s", st.msg);
 	snprintf(path, sizeof(path), "%s/%s", r.path, BACKUP_IDENTITY);
 	if (file_read(path, BACKUP_META_MAX, &buf, len, &st))
 		fail_msg("%s", st.msg);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	assert_int_equal(system(cmd), 0);
+	rm_rf(tmp);
 	device_close(&d);
 	cxsim_free(card);
 	return (char *)buf;

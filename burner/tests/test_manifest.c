@@ -24,6 +24,7 @@
 #include "library/manifest.h"
 #include "mkimage.h"
 #include "prng.h"
+#include "scratch.h"
 
 static char top[64];             /* the temporary folder of the whole run */
 static char dir_a[96], dir_b[96], dir_none[96];
@@ -161,10 +162,8 @@ static int make_library(void **state)
 static int remove_library(void **state)
 {
 	(void)state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	return system(cmd);
+	rm_rf(top);
+	return 0;
 }
 
 static void scan(const struct board_table *t, struct manifest *m)

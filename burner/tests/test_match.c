@@ -20,6 +20,7 @@
 #include "library/library.h"
 #include "library/match.h"
 #include "mkimage.h"
+#include "scratch.h"
 #include "util/fileio.h"
 
 #define HP_PSID "HP_0280210019"
@@ -47,17 +48,12 @@ struct fixture {
 	struct match_result r;
 };
 
-static const char *build_dir(void)
-{
-	return getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-}
-
 static void gen_file(struct fixture *fx, const char *name, const char *opts)
 {
-	char cmd[1024];
+	char path[600];
 
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s/%s %s >/dev/null", build_dir(), fx->dir, name, opts);
-	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/%s", fx->dir, name);
+	mkimage_file(path, opts);
 }
 
 static void write_boards(struct fixture *fx, const char *rows)
@@ -90,16 +86,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	char cmd[128];
 
 	match_free(&fx->r);
 	manifest_free(&fx->m);
 	boards_free(&fx->t);
 	free(fx->buf);
 	free(fx->ini);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
-	if (system(cmd))
-		return -1;
+	rm_rf(fx->dir);
 	free(fx);
 	return 0;
 }

@@ -18,26 +18,15 @@
 #include "ops/restore.h"
 #include "ops/rewrite.h"
 #include "card_fixture.h"
+#include "card_ops.h"
 #include "flint_view.h"
 #include "sim_cfg.h"
 #include "mkimage.h"
+#include "scratch.h"
 
 #define CARD_GUID 0x0002c90300c0ffe0ull
 #define CARD_MAC 0x0002c9c0ffe0ull
 #define IMG "--chip cx3 --ddr 2 --ddr-size 0x2000"
-
-static void make_tmpdir(char *out, size_t n)
-{
-	snprintf(out, n, "/tmp/cxflash-restore-XXXXXX");
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_rf(const char *path)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
 
 /* A CX3 card (W25Q16 unless part) holding FW 2.<minor>.0 with the card's identity in slot 'slot'. */
 static struct cxsim_card *card(const char *part, enum cxsim_chip chip, int minor, int slot, uint64_t guid)
@@ -50,42 +39,17 @@ static struct cxsim_card *card(const char *part, enum cxsim_chip chip, int minor
 	return card_new(&(struct card_spec){.chip = chip, .part = part, .image = o, .slot = slot});
 }
 
-static int yes(void *ctx, const char *q, struct cx_status *st)
-{
-	(void)st;
-	(void)q;
-	(*(int *)ctx)++;
-	return CX_OK;
-}
-
-static void backup(struct cxsim_card *c, const char *dir, struct backup_result *r)
-{
-	struct device d;
-	struct cx_status st = {0};
-
-	card_open(&d, c);
-	assert_int_equal(backup_card(&d, dir, r, &st), CX_OK);
-	device_close(&d);
-}
-
 static void burn(struct cxsim_card *c, int minor)
 {
-	struct device d;
 	/* Each image's own ROM (its seed's bytes): the burns change the ROM section too, as
 	 * the power-cut campaigns below were laid out for (--rom keep would keep the card's). */
 	struct burn_opts o = {.rom = ROM_IMAGE};
 	struct burn_result r;
 	struct cx_status st = {0};
 	char opts[200];
-	size_t len;
 
 	snprintf(opts, sizeof(opts), IMG " --fw 2.%d.0 --seed %d", minor, minor);
-	uint8_t *img = mkimage(opts, &len);
-	card_open(&d, c);
-	int rc = burn_card(&d, img, len, &o, &r, &st);
-	device_close(&d);
-	free(img);
-	if (rc)
+	if (run_burn(c, opts, &o, &r, &st))
 		fail_msg("burn 2.%d: %s", minor, st.msg);
 	cxsim_power_cycle(c);
 }
@@ -102,14 +66,6 @@ static int restore(struct cxsim_card *c, const char *bundle, struct restore_opts
 	return rc;
 }
 
-static uint8_t *flash_copy(struct cxsim_card *c, size_t *n)
-{
-	uint8_t *f = cxsim_flash(c, n), *copy = malloc(*n);
-	assert_non_null(copy);
-	memcpy(copy, f, *n);
-	return copy;
-}
-
 /* After two burns the card runs from slot 0 again, with other firmware: the
  * bundle's slot 0 cannot be rewritten in place, so the restore goes through slot 1. */
 static void test_restore_gives_back_the_flash(void **state)
@@ -122,14 +78,14 @@ static void test_restore_gives_back_the_flash(void **state)
 	int asked = 0;
 	size_t n, m;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
 	uint8_t *orig = flash_copy(c, &n);
-	backup(c, dir, &b);
+	card_backup(c, dir, &b);
 	for (int burns = 1; burns <= 2; burns++) {
 		for (int k = 1; k <= burns; k++)
 			burn(c, 40 + k); /* one burn: the card runs from slot 1; two: from slot 0 again */
-		struct restore_opts o = {.hooks.confirm = yes, .hooks.confirm_ctx = &asked};
+		struct restore_opts o = {.hooks.confirm = confirm_yes, .hooks.confirm_ctx = &asked};
 		cx_status_clear(&st);
 		assert_int_equal(restore(c, b.path, &o, &r, &st), CX_OK);
 		assert_true(r.identity_checked);
@@ -182,16 +138,16 @@ static void test_refusals_write_nothing(void **state)
 	struct restore_opts o = {0};
 	int asked = 0;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *mine = card("W25Q16", CXSIM_CX3, 40, 0, CARD_GUID);
-	backup(mine, dir, &b);
+	card_backup(mine, dir, &b);
 
 	/* Another card of the same kind: refused, and with --force only after a yes. */
 	struct cxsim_card *other = card("W25Q16", CXSIM_CX3, 41, 1, 0x0002c90300aaaa00ull);
 	expect_refused(other, b.path, &o, CX_EMISMATCH, "another card");
 	o.force = true;
 	expect_refused(other, b.path, &o, CX_EDECLINED, "another card");
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	struct restore_result r;
 	struct cx_status st = {0};
@@ -226,9 +182,9 @@ static void test_recovery_card_restored(void **state)
 	int asked = 0;
 	size_t n;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *c = card("M25P16", CXSIM_CX3, 40, 1, CARD_GUID);
-	backup(c, dir, &b);
+	card_backup(c, dir, &b);
 	uint8_t *flash = cxsim_flash(c, &n);
 	memset(flash, 0xFF, n); /* a flash that lost everything */
 	cxsim_flash_changed(c);
@@ -236,7 +192,7 @@ static void test_recovery_card_restored(void **state)
 	assert_int_equal(cxsim_pci_device_now(c), 0x1f6); /* recovery ID = HW ID + 1 */
 	struct restore_opts o = {0};
 	expect_refused(c, b.path, &o, CX_EDECLINED, "recovery mode");
-	o.hooks.confirm = yes;
+	o.hooks.confirm = confirm_yes;
 	o.hooks.confirm_ctx = &asked;
 	assert_int_equal(restore(c, b.path, &o, &r, &st), CX_OK);
 	assert_int_equal(asked, 1);
@@ -311,12 +267,12 @@ static void campaign_restore(int before, int after, struct campaign *k, struct r
 	size_t n;
 	int minor = 40;
 
-	make_tmpdir(dir, sizeof(dir));
+	scratch_dir(dir, sizeof(dir), "restore");
 	struct cxsim_card *c = card("W25Q16", CXSIM_CX3, minor, 0, CARD_GUID);
 	for (int i = 0; i < before; i++)
 		burn(c, ++minor);
 	uint8_t *orig = flash_copy(c, &n);
-	backup(c, dir, &b);
+	card_backup(c, dir, &b);
 	for (int i = 0; i < after; i++)
 		burn(c, ++minor);
 	struct restore_opts o = {.hooks.before_write = arm, .hooks.before_ctx = k};

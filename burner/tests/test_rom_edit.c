@@ -25,6 +25,7 @@
 #include "image/rom_insert.h"
 #include "builder.h"
 #include "mkimage.h"
+#include "parsed_image.h"
 
 #define SMALL "--ddr 2 --ddr-size 0x1000 "
 #define BLOCK 512
@@ -33,14 +34,6 @@
 
 static struct fs2_image img, res;
 static struct cx_status st;
-
-static void parse_ok(const uint8_t *buf, size_t len, struct fs2_image *p, int want_verdict)
-{
-	struct cx_status s = {0};
-
-	assert_int_equal(fs2_parse(buf, len, p, &s), CX_OK);
-	assert_int_equal(fs2_verdict(p, &s), want_verdict);
-}
 
 static void put_le16(uint8_t *p, unsigned v)
 {

@@ -25,21 +25,13 @@
 #include "image/rom_insert.h"
 #include "builder.h"
 #include "mkimage.h"
+#include "parsed_image.h"
 
 #define SMALL "--ddr 2 --ddr-size 0x1000 "
 
 static struct fs2_image img, src, res;
 static struct b_img b, want;
 static struct cx_status st;
-
-/* Parse buf into *p and require a sound verdict (want: CX_OK or CX_EBLANK). */
-static void parse_ok(const uint8_t *buf, size_t len, struct fs2_image *p, int want_verdict)
-{
-	struct cx_status s = {0};
-
-	assert_int_equal(fs2_parse(buf, len, p, &s), CX_OK);
-	assert_int_equal(fs2_verdict(p, &s), want_verdict);
-}
 
 /* rom_insert() that must succeed; returns the new image (exact-size heap block). */
 static uint8_t *insert_ok(const uint8_t *buf, size_t len, const uint8_t *rom, size_t rom_len,

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "card_image.h" /* burner/tests/support: the tests' one image installer */
 #include "cxsim.h"
+#include "scratch.h"    /* burner/tests/support: the tests' one rm_rf */
 
 /* Command words derived in hw-access.md §3.2 (the table of examples). */
 #define CMD_JEDEC 0x409F2215u
@@ -57,28 +59,6 @@ static struct cxsim_card *card(enum cxsim_chip chip)
 	return c;
 }
 
-/* Put a generated image (mkfs2, the project's own test data) in the flash. */
-static void install(struct cxsim_card *c, const char *opts)
-{
-	char cmd[512], path[] = "/tmp/cxsim-test-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
-	size_t size;
-	uint8_t *flash = cxsim_flash(c, &size);
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s --flash-size %zu %s", b, path, size, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(flash, 1, size, f), size);
-	fclose(f);
-	unlink(path);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
-}
-
 static void test_blank_card_is_in_recovery(void **state)
 {
 	static const uint16_t ids[] = {0x0191, 0x01f6, 0x01f8}; /* §1.1 livefish IDs */
@@ -98,7 +78,7 @@ static void test_image_boots_with_normal_id(void **state)
 {
 	(void)state;
 	struct cxsim_card *c = card(CXSIM_CX3);
-	install(c, "--chip cx3 --dump 1 --fw 2.40.7000");
+	card_install(c, "--chip cx3 --fw 2.40.7000", 1); /* a generated image (mkfs2) */
 	assert_true(cxsim_boot_info(c)->booted);
 	assert_int_equal(cxsim_boot_info(c)->slot, 1);
 	assert_int_equal(cxsim_cfg_read(c, 2, 2), 0x1003);
@@ -118,7 +98,7 @@ static void test_cx2_any_pci_id_boots(void **state)
 	p.pci_device = 0x6750;                  /* MT26448, EN */
 	struct cxsim_card *c = cxsim_new(&p);
 	assert_int_equal(cxsim_cfg_read(c, 2, 2), 0x0191);
-	install(c, "--chip cx2 --dump 0 --old-guids");
+	card_install(c, "--chip cx2 --old-guids", 0);
 	assert_int_equal(cxsim_cfg_read(c, 2, 2), 0x6750);
 	assert_int_equal(cxsim_cfg_read(c, 8, 1), 0xB0);
 	assert_int_equal(cxsim_boot_info(c)->nguids, 4);
@@ -433,8 +413,7 @@ static void test_stuck_bits_fault(void **state)
 	fclose(f);
 	assert_null(cxsim_load(stem, err, sizeof(err)));
 	assert_non_null(strstr(err, "stuck_mask"));
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	assert_int_equal(system(path), 0);
+	rm_rf(dir);
 }
 
 static void test_state_files_round_trip(void **state)
@@ -448,7 +427,7 @@ static void test_state_files_round_trip(void **state)
 	p.subsys_vendor = 0x103c;
 	p.subsys_device = 0x18d6;
 	struct cxsim_card *c = cxsim_new(&p);
-	install(c, "--chip cx3pro --dump 0");
+	card_install(c, "--chip cx3pro", 0);
 	assert_int_equal(cxsim_save(c, stem, err, sizeof(err)), 0);
 	cxsim_free(c);
 	c = cxsim_load(stem, err, sizeof(err));
@@ -464,8 +443,7 @@ static void test_state_files_round_trip(void **state)
 	assert_int_equal(truncate(path, 4096), 0);
 	assert_null(cxsim_load(stem, err, sizeof(err)));
 	assert_non_null(strstr(err, "not"));
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	assert_int_equal(system(path), 0);
+	rm_rf(dir);
 }
 
 int main(void)

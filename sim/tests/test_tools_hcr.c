@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "card_image.h" /* burner/tests/support: the tests' one image installer */
 #include "cxsim.h"
 
 /* hw-access.md §8 (mtcr_tools_cif.c@4.25, cmdif/tools_cif.c@4.25). */
@@ -107,29 +108,11 @@ static struct cxsim_card *template_cx3, *template_old, *template_cx2;
 
 static struct cxsim_card *with_image(enum cxsim_chip chip, const char *opts)
 {
-	char cmd[512], path[] = "/tmp/cxsim-test-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
 	struct cxsim_params p;
 	struct cxsim_card *c;
-	size_t size;
-	uint8_t *flash;
-	int fd = mkstemp(path);
 
 	cxsim_params_default(&p, chip);
-	c = cxsim_new(&p);
-	flash = cxsim_flash(c, &size);
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s --flash-size %zu --dump 0 %s", b, path,
-		 size, opts);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(flash, 1, size, f), size);
-	fclose(f);
-	unlink(path);
-	cxsim_flash_changed(c);
-	cxsim_power_cycle(c);
+	c = card_new_with(&p, opts);
 	assert_true(cxsim_boot_info(c)->booted);
 	return c;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cxsim.h"
+#include "scratch.h" /* burner/tests/support: the tests' one rm_rf */
 
 #define VSEC 0xC0                /* where the model puts it */
 #define CTRL (VSEC + 0x04)
@@ -268,8 +269,7 @@ static void test_state_file(void **state)
 	assert_true(cxsim_get_params(c)->sem_held_vsec);
 	assert_int_not_equal(rd(c, SEM), 0);
 	cxsim_free(c);
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	assert_int_equal(system(path), 0);
+	rm_rf(dir);
 }
 
 static void test_option_words(void **state)

@@ -10,55 +10,21 @@
 #include <string.h>
 
 #include "card_fixture.h"
-#include "mkimage.h"
 #include "sim_cfg.h"
 
 #define SLOT_CHUNK 0x80000u /* mkfs2's chunk size: slot s is every other 512 KiB from s * 512 KiB */
 #define INVALIDATE_LEN 4    /* what a burn zeroes of an old image's signature (ops/failsafe.c) */
 
-/* mkfs2's dump of opts with the image in 'slot', as large as the card's flash. */
-static uint8_t *dump(struct cxsim_card *card, const char *opts, int slot)
-{
-	char o[400];
-	size_t fsize, len;
-	uint8_t *d;
-
-	cxsim_flash(card, &fsize);
-	snprintf(o, sizeof(o), "%s --dump %d --flash-size %zu", opts, slot, fsize);
-	d = mkimage(o, &len);
-	if (len != fsize)
-		print_error("card_fixture: '%s' gave %zu bytes for a %zu-byte flash\n", o, len, fsize);
-	assert_int_equal(len, fsize);
-	return d;
-}
-
-/* The whole flash = mkfs2's dump of opts with the image in 'slot'. */
-static void put_image(struct cxsim_card *card, const char *opts, int slot)
-{
-	size_t fsize;
-	uint8_t *flash = cxsim_flash(card, &fsize), *d = dump(card, opts, slot);
-
-	memcpy(flash, d, fsize);
-	free(d);
-}
-
 /* The other slot's chunks from an older image, its signature cleared. */
 static void put_older(struct cxsim_card *card, const char *opts, int slot)
 {
 	size_t fsize, other = (size_t)(1 - slot) * SLOT_CHUNK;
-	uint8_t *flash = cxsim_flash(card, &fsize), *d = dump(card, opts, 1 - slot);
+	uint8_t *flash = cxsim_flash(card, &fsize), *d = card_dump(card, opts, 1 - slot);
 
 	for (size_t a = other; a < fsize; a += 2 * SLOT_CHUNK)
 		memcpy(flash + a, d + a, SLOT_CHUNK);
 	memset(flash + other, 0, INVALIDATE_LEN);
 	free(d);
-}
-
-void card_install(struct cxsim_card *card, const char *opts, int slot)
-{
-	put_image(card, opts, slot);
-	cxsim_flash_changed(card);
-	cxsim_power_cycle(card);
 }
 
 struct cxsim_card *card_new(const struct card_spec *s)
@@ -74,7 +40,11 @@ struct cxsim_card *card_new(const struct card_spec *s)
 	assert_non_null(c = cxsim_new(&p));
 	if (!s->image)
 		return c;
-	put_image(c, s->image, s->slot);
+	size_t fsize;
+	uint8_t *flash = cxsim_flash(c, &fsize), *d = card_dump(c, s->image, s->slot);
+
+	memcpy(flash, d, fsize);
+	free(d);
 	if (s->older)
 		put_older(c, s->older, s->slot);
 	cxsim_flash_changed(c);
@@ -98,4 +68,29 @@ void card_open(struct device *d, struct cxsim_card *card)
 	struct cx_status st = {0};
 
 	assert_int_equal(card_attach(d, card, false, &st), CX_OK);
+}
+
+bool card_pci(struct cxsim_card *card, const char *bdf, struct pci_card *pci)
+{
+	const struct cxsim_params *p = cxsim_get_params(card);
+
+	memset(pci, 0, sizeof(*pci));
+	snprintf(pci->bdf, sizeof(pci->bdf), "%s", bdf);
+	pci->device = cxsim_pci_device_now(card);
+	pci->subsys_vendor = p->subsys_vendor;
+	pci->subsys_device = p->subsys_device;
+	pci->class_code = cxsim_class_now(card);
+	return pci_id_known(pci->device, &pci->kind, &pci->family);
+}
+
+void card_open_listed(struct device *d, struct cxsim_card *card)
+{
+	struct cfg_dev cfg;
+	struct pci_card pci;
+	struct cx_status st = {0};
+
+	assert_true(card_pci(card, CARD_BDF, &pci));
+	sim_cfg_attach(&cfg, card, pci.bdf);
+	if (device_attach(d, cfg, &pci, false, &st))
+		fail_msg("device_attach: %s", st.msg);
 }

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "card_image.h" /* card_install(): another image on a fixture card */
 #include "cxsim.h"
 #include "ops/device.h"
 
@@ -36,15 +37,20 @@ struct card_spec {
  * its flash holds (whether it did is for the test to check: cxsim_boot_info). */
 struct cxsim_card *card_new(const struct card_spec *s);
 
-/* Fill the card's whole flash with a dump from mkfs2 (opts without --dump and
- * --flash-size, which this adds), the image in slot 'slot', and power-cycle it. */
-void card_install(struct cxsim_card *card, const char *opts, int slot);
-
 /* Open the card at CARD_BDF as device_attach() does (bar0: device_attach_mem()
  * with the model's BAR0 to try); returns its code, st says why. */
 int card_attach(struct device *d, struct cxsim_card *card, bool bar0, struct cx_status *st);
 
 /* card_attach() through config space that must succeed. */
 void card_open(struct device *d, struct cxsim_card *card);
+
+/* The card as the kernel lists it at bdf: its device ID now (recovery mode shows another),
+ * its subsystem IDs and class, kind and family from the chip table; whether the table
+ * knows the device ID. */
+bool card_pci(struct cxsim_card *card, const char *bdf, struct pci_card *pci);
+
+/* card_open() with the whole view card_pci() gives at CARD_BDF (subsystem IDs, family: what
+ * a backup records), as `cxflash -d` opens a listed card; it must succeed. */
+void card_open_listed(struct device *d, struct cxsim_card *card);
 
 #endif

@@ -6,10 +6,29 @@
 
 #include "mkimage.h"
 
+void mkfs2_run(const char *args)
+{
+	char cmd[1200];
+	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
+
+	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 %s", b, args);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "mkimage: '%s' failed (run 'make build/host/mkfs2')\n", cmd);
+		abort();
+	}
+}
+
+void mkimage_file(const char *path, const char *opts)
+{
+	char args[1100];
+
+	snprintf(args, sizeof(args), "-o %s %s", path, opts);
+	mkfs2_run(args);
+}
+
 uint8_t *mkimage(const char *opts, size_t *len)
 {
-	char cmd[1024], path[] = "/tmp/cx-test-image-XXXXXX";
-	const char *b = getenv("CXR_BUILD") ? getenv("CXR_BUILD") : "build";
+	char path[] = "/tmp/cx-test-image-XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f;
 	uint8_t *p = NULL;
@@ -17,11 +36,9 @@ uint8_t *mkimage(const char *opts, size_t *len)
 	if (fd < 0)
 		abort();
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/host/mkfs2 -o %s %s", b, path, opts);
-	if (system(cmd) != 0 || !(f = fopen(path, "rb"))) {
-		fprintf(stderr, "mkimage: '%s' failed (run 'make build/host/mkfs2')\n", cmd);
+	mkimage_file(path, opts);
+	if (!(f = fopen(path, "rb")))
 		abort();
-	}
 	fseek(f, 0, SEEK_END);
 	*len = (size_t)ftell(f);
 	rewind(f);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_wizard_menu.c — the wizard's menu (rescue/menu.c), whole sessions on the rig
+ * (tests/support/wizard_rig.h): its items and their numbers with and without a shell, the
+ * default item, a number out of range, Power off; two cards, chosen from a menu, the list
+ * read again, back to the menu after a write; the session lock and the prompt mark. */
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "wizard_checks.h"
+#include "wizard_rig.h"
+
+/* Without a shell the menu has 10 items, the last one Power off; with a backup missing the
+ * default is "Back up all cards". */
+static void test_menu_power_off(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_with_stock(r);
+	size_t n;
+
+	const uint8_t *orig = watch_flash(r, c, &n);
+	expect_run(r, "11\n10\n", CX_OK);
+	expect_said(r, " 10. Power off\n");
+	expect_said(r, "Choose 1-10 [1]: ");
+	expect_said(r, "Please type a number from 1 to 10");
+	expect_not_said(r, "Shell");
+	expect_not_said(r, "Power off for a cold restart"); /* nothing was written */
+	expect_said(r, "Powering off.");
+	expect_untouched(c, orig, n);
+}
+
+/* With a shell the menu has 11 items: 10 is the shell, 11 power off. */
+static void test_menu_with_shell(void **state)
+{
+	struct rig *r = *state;
+
+	hp_card(r);
+	r->o.shell = "/bin/true";
+	expect_run(r, "10\n11\n", CX_OK);
+	expect_said(r, " 10. Shell (type exit to come back)\n");
+	expect_said(r, " 11. Power off\n");
+	expect_said(r, "Powering off.");
+}
+
+/* Two cards: the card is chosen from a menu; the inventory is read again (9); after the
+ * write the user goes back to the menu first, then powers off. The session lock and the
+ * prompt mark are used. */
+static void test_two_cards_interactive(void **state)
+{
+	struct rig *r = *state;
+	char mark[128];
+	size_t n;
+
+	use_lock(r);
+	snprintf(mark, sizeof(mark), "%s/prompt-mark", r->root);
+	r->o.prompt_mark = mark;
+	struct cxsim_card *hp = hp_card(r);
+	struct cxsim_card *stock = old_stock_card(r);
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	const uint8_t *orig = watch_flash(r, hp, &n);
+
+	/* 9 list, 2 update, card 2, the word, 2 back to the menu, 10 power off. */
+	expect_run(r, "9\n2\n2\nFLASH\n2\n10\n", CX_OK);
+	expect_said(r, "Which card?");
+	expect_said(r, "  1. 0000:01:00.0  ConnectX-3 A1  " HP_PSID "  FW 2.40.5030");
+	expect_said(r, "  2. 0000:02:00.0  ConnectX-3 A1  " STOCK_PSID "  FW 2.40.5030");
+	expect_said(r, "  3. back to the menu");
+	expect_said(r, "== update: card 0000:02:00.0");
+	expect_said(r, "Back to the menu (another card first)");
+	expect_said(r, "Powering off.");
+	expect_not_said(r, "FAILED");
+	expect_not_said(r, "busy");
+	expect_untouched(hp, orig, n);
+	expect_boots(stock, STOCK_PSID, 42, 5000, G_B, M_B);
+	assert_int_equal(access(mark, F_OK), 0);
+	expect_history(r, 1, "\"action\":\"update\"", "\"result\":\"ok\"", "\"bdf\":\"0000:02:00.0\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		WIZARD_TEST(test_menu_power_off),
+		WIZARD_TEST(test_menu_with_shell),
+		WIZARD_TEST(test_two_cards_interactive),
+	};
+	return RUN_WIZARD_TESTS(tests);
+}
