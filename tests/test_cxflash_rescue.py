@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`cxflash rescue` from the command line: its parameters, and a whole session on a machine
 with no card (an empty sysfs tree), answers from standard input. The flows on cards are in
-burner/tests/test_wizard.c (in-process cards) and qemu-tests/test_wizard.py (the image)."""
+burner/tests/test_wizard_*.c (in-process cards) and qemu-tests/test_wizard.py (the image)."""
 import json
 import os
 import subprocess

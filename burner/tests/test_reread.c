@@ -12,7 +12,7 @@
  * dereference, and the process dies with its report. The session must instead go on: the
  * screen opens for the card written, the power-off screen follows, the card boots the new
  * image, and the bus was listed once, at the start. Whole sessions on in-process simulated
- * cards (tests/support/), driven through the public API (rescue/menu.h) as test_wizard.c. */
+ * cards (tests/support/), driven through the public API (rescue/menu.h) as the test_wizard_*.c sessions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
