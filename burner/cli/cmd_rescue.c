@@ -7,12 +7,12 @@
  *
  * The parameters are the kernel command line's cxrescue.* options without the
  * prefix (/init passes them on); bundle= is the backup folder job=restore writes
- * back; expect= what job=verify checks each card against (rescue/verify.c); rom= the boot
- * ROM an update or crossflash job burns (rescue/flow_rom.c); settings= the card settings
+ * back; expect= what job=verify checks each card against (rescue/job_verify.c); rom= the boot
+ * ROM an update or crossflash job burns (rescue/step_rom.c); settings= the card settings
  * an update, crossflash or settings job sets (rescue/job_settings.c); after=exit
  * ends the command when the job is done (status 0: every step
  * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
- * each backup is handed to (rescue/upload.c: the PXE server). The data folder
+ * each backup is handed to (rescue/step_upload.c: the PXE server). The data folder
  * is $CXR_DATA (the rescue image's /init sets it: the stick's cxrescue/), else
  * ./cxrescue; its kind, for the screen's warning about RAM, is $CXR_DATA_KIND.
  * Consoles share the session lock $CXR_LOCK, by default /run/cxrescue/wizard.lock

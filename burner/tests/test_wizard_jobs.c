@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_wizard_jobs.c — the unattended jobs (rescue/unattended.c), whole sessions on the rig
+/* test_wizard_jobs.c — the unattended jobs (rescue/job_run.c, job_write.c, job_report.c), whole sessions on the rig
  * (tests/support/wizard_rig.h): job=crossflash (a RISKY target refused unless allowed),
  * job=update, a writing job without yes=1, a card in recovery mode never written by a job,
  * job=backup of one card, job=inventory; job=verify before and after a cold restart, a flash

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_wizard_rom.c — the boot ROM (issue 19; rescue/write_rom.c, flow_rom.c), whole sessions
+/* test_wizard_rom.c — the boot ROM (issue 19; rescue/step_rom.c, flow_bootrom.c), whole sessions
  * on the rig (tests/support/wizard_rig.h): a cross-flash of a card with HP's CLP + UEFI + PXE
  * keeps them by default, takes the image's or none when asked, asks nothing when they are
  * the same; a resumed write takes the choice from its job record and refuses a ROM file that

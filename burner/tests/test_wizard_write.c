@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_wizard_write.c — the menu's write screens (rescue/flow_write.c): "Update or cross-flash"
+/* test_wizard_write.c — the menu's write screens (rescue/flow_update.c): "Update or cross-flash"
  * and "Burn a file", whole sessions on the rig (tests/support/wizard_rig.h).
  *
  *   an HP card backed up and cross-flashed to the stock image, keeping its GUIDs/MACs, and

@@ -221,7 +221,7 @@ static int bus_open(void *ctx, const struct pci_card *pci, struct device *d, str
 	if (i < 0)
 		return cx_fail(st, CX_EABSENT, "no card at %s", pci->bdf);
 	sim_cfg_attach(&cfg, r->cards[i], pci->bdf);
-	/* As device_open() does: the wizard's traces (write_trace.c) record these cards too. */
+	/* As device_open() does: the wizard's traces (rescue/step_trace.c) record these cards too. */
 	struct crmem mem = {0};
 	int rc = device_trace_wrap(pci, &cfg, &mem, st);
 	if (rc)
