@@ -86,7 +86,7 @@ int wiz_backup_before_write(struct wizard *w, int i, struct device *d, const cha
  * when the server holds it, when there is no server, or when upload=optional. */
 int wiz_upload_backup(struct wizard *w, const struct backup_result *r, struct cx_status *st);
 
-/* write_job.c: the bookkeeping around every write of the wizard (ops/card_write.h).
+/* write_job.c: the bookkeeping around every write of the wizard (ops/write_procedure.h).
  * wiz_write_init() starts the job record (pending.h: "writing", the card, now);
  * wiz_write_before() is the write's before_write hook: the backup (why names it
  * in the log), then the record (when record) and "Writing <what> onto <card>";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* write_job.c — what every write of the wizard does around the write procedure
- * (flows.h, ops/card_write.h): the backup and the job record before the first
+ * (flows.h, ops/write_procedure.h): the backup and the job record before the first
  * byte, the history line and the job record's end after the last, and the line
  * that says which state the card is in. */
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* card_write.h — the one procedure every write to a card goes through.
+/* write_procedure.h — the one procedure every write to a card goes through.
  *
  * A burn, a recovery burn, a restore, sg/sv on a card (and whatever writes a
  * card next) are each an op: a check, a plan and a write. card_write_run()
@@ -21,7 +21,7 @@
  *   5. backup   hooks->before_write (the front end's backup; it reads under the
  *               same lock, device_lock() nests).
  *   6. write    the op's write, the part made writable first.
- *   7. verify   what the write's own per-unit verify (ops/write.h) cannot prove.
+ *   7. verify   what the write's own per-unit verify (ops/write_region.h) cannot prove.
  *   8. after    hooks->after, once, on every path: the history line.
  *
  * The state after a failure is observed, not assumed: when an erase or program
@@ -34,19 +34,19 @@
  * byte the walk read equal (its headers, GUIDs and IMAGE_INFO): that image
  * boots; neither, or unreadable: partly-written. The walk's bytes are enough
  * there because every writer here puts an image's signature last
- * (failsafe.h, rewrite.h): a signature that walks to the expected headers
+ * (failsafe.h, restore_order.h): a signature that walks to the expected headers
  * means the body under it was written and verified before it. The state's sentence
  * is appended to st's message, so a one-line error says it too.
  */
-#ifndef CX_CARD_WRITE_H
-#define CX_CARD_WRITE_H
+#ifndef CX_WRITE_PROCEDURE_H
+#define CX_WRITE_PROCEDURE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ops/card_state.h"
 #include "ops/device.h"
-#include "ops/write.h"
+#include "ops/write_region.h"
 
 struct write_outcome;
 
@@ -94,7 +94,7 @@ struct card_write {
 	/* Set by the op for the state after a failure (see the top): the image the
 	 * card booted before and the image being written (unset: none), and that
 	 * image at another start, where the card boots it from for a while (a
-	 * restore's temporary copy in the other slot, rewrite.h). */
+	 * restore's temporary copy in the other slot, restore_order.h). */
 	struct cw_image {
 		bool set;
 		uint32_t start;          /* physical start */
@@ -110,7 +110,7 @@ int card_write_run(struct card_write *w, struct cx_status *st);
 /* Ask one question through w's hooks (a refusal without a confirm hook). */
 int cw_ask(const struct card_write *w, const char *question, struct cx_status *st);
 
-/* The progress hook in the form write.h and device_io.h take. */
+/* The progress hook in the form write_region.h and device_io.h take. */
 write_progress_fn *cw_progress(const struct card_write *w, void **arg);
 
 /* x describes the image of d (a read of the card, or of a flash copy in memory). */
