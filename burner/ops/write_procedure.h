@@ -4,7 +4,8 @@
  * A burn, a recovery burn, a restore, sg/sv on a card (and whatever writes a
  * card next) are each an op: a check, a plan and a write. card_write_run()
  * runs them in the one order design.md promises, and sets the card's state
- * (card_state.h) on every path:
+ * (card_state.h) on every path (ops/README.md draws the chain under it, from
+ * the op down to the flash, and how to add a kind of write):
  *
  *   1. check    everything that can refuse: the op's guards and its questions
  *               (cw_ask). It reads what it needs with its own short locks, so
@@ -22,7 +23,14 @@
  *               same lock, device_lock() nests).
  *   6. write    the op's write, the part made writable first.
  *   7. verify   what the write's own per-unit verify (ops/write_region.h) cannot prove.
- *   8. after    hooks->after, once, on every path: the history line.
+ *   8. after    hooks->after, once, on every path (a refusal too), the lock
+ *               released and the card still open: the front end's record of
+ *               the write (the wizard's history line and job record,
+ *               rescue/write_job.c). cxflash keeps no history: it prints its
+ *               report from the outcome after the call. A write refused before
+ *               its op calls card_write_run() (set-ids' own checks, a card that
+ *               could not be opened) has no run and no after: its caller
+ *               records it.
  *
  * The state after a failure is observed, not assumed: when an erase or program
  * command was sent (flash_stats.write_cmds: one that then failed may have been
@@ -60,7 +68,9 @@ struct write_hooks {
 	void *before_ctx;
 	write_progress_fn *progress;
 	void *progress_arg;
-	/* Once at the end of every run, refused ones included: the history. */
+	/* Once at the end of every run, refused ones included: the history (step 8).
+	 * Per run: set-ids in place that turns out to need an erase is two runs
+	 * (setid.h), the in-place one with nothing to do, then the re-burn. */
 	void (*after)(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out);
 	void *after_ctx;
 };

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1320,6 +1321,49 @@ static void test_pending_finished(void **state)
 	assert_string_equal(v[0].state, "written");
 	free(v);
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", NULL);
+}
+
+/* The card model raises SIGTERM once the write has programmed something (after the backup). */
+static void term_once_writing(void *ctx, struct cxsim_card *card)
+{
+	bool *sent = ctx;
+
+	if (!*sent && cxsim_counters(card)->bytes_programmed) {
+		*sent = true;
+		raise(SIGTERM);
+	}
+}
+
+/* /init's SIGTERM (or Ctrl-C) in the middle of a write: the signal waits while the card is
+ * open (util/signals.h), the write stops at its next safe point, and the history says
+ * "interrupted" before the signal ends the process at device_close(): the wizard writes it
+ * from the write procedure's after hook, inside the run (ops/write_procedure.h, step 8), not
+ * after the call returns, which the process does not live to see. The job record stays
+ * "writing", so the next start offers to finish the job. */
+static void test_signal_during_a_write_leaves_its_history(void **state)
+{
+	struct rig *r = *state;
+	struct cx_status st = {0};
+	struct pending *v;
+	bool sent = false;
+	int np, status;
+
+	hp_card(r);
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	sim_cfg_set_hook(term_once_writing, &sent);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(run(r, "2\nFLASH\n\n\n") == CX_OK ? 3 : 4); /* not reached: SIGTERM ends it */
+	sim_cfg_set_hook(NULL, NULL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"interrupted\"", NULL);
+	assert_int_equal(pending_list(r->data, &v, &np, &st), CX_OK);
+	assert_int_equal(np, 1);
+	assert_string_equal(v[0].state, "writing");
+	free(v);
 }
 
 /* An interrupted unbrick whose job record names its identity as id: the wiped card is
@@ -3495,6 +3539,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_needs_yes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_refuses_recovery_card, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_finished, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signal_during_a_write_leaves_its_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_sticker_unbrick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_damaged_image_unbrick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_bundle_identity_unbrick, setup, teardown),
