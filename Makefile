@@ -8,6 +8,7 @@
 #   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
+#   make check-docs    fail on a § citation that resolves to no heading of docs/
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
@@ -44,7 +45,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-layers check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-layers check-docs check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report pxe-cycle
 
 all: burner images
@@ -208,10 +209,11 @@ CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)
 
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when
 # pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
-# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The layer check
-# runs first (it takes no build): an include up the order fails make check at once.
+# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The layer and the
+# docs checks run first (they take no build): an include up the order, or a citation of a
+# section docs/ does not have, fails make check at once.
 PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
-check: check-layers $(CHECK_BINS)
+check: check-layers check-docs $(CHECK_BINS)
 	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
 	  tests/ qemu-tests/
 
@@ -246,6 +248,10 @@ bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 # util -> image -> dev -> flash -> ops -> library -> cli | rescue -> main.c (scripts/check-layers).
 check-layers:
 	@$(PYTHON) scripts/check-layers burner
+
+# Every § citation in the code, tests, scripts and docs names a heading of docs/ (scripts/check-docs).
+check-docs:
+	@$(PYTHON) scripts/check-docs
 
 check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

@@ -1226,6 +1226,58 @@ def test_report_newest_of_each_job_and_the_states(uploads, tmp_path):
     assert run([REPORT, "--jobs", jf, root]).returncode == 0
 
 
+def test_report_state_is_decided_by_every_whole_report(tmp_path):
+    """The rack test's race (issue 28): a report that reached the server decides its node's
+    state at once, whether pxe-nodes' follow has taken it yet or not (it may be a poll behind,
+    or stopped with the server): pxe-report says the same before and after follow ran. A cut
+    report decides nothing, and neither does a report of another job."""
+    root = tmp_path / "root"
+    up = root / "tftp" / "uploads"
+    nodes = root / "nodes"
+    up.mkdir(parents=True)
+    nodes.mkdir()
+    for mac, since in ((M1, "backup"), (M2, "backup"), (M3, "backup")):
+        dashed = mac.replace(":", "-")
+        (nodes / f"{dashed}.json").write_text(json.dumps(
+            {"format": "cxrescue-node-1", "mac": dashed, "job": "restore", "state": "running",
+             "reason": f"restore started (its {since} reached the server)", "seen": [], "history": [],
+             "since": "2026-11-30T15:00:00Z", "since_epoch": 0, "append_base": "console=ttyS0",
+             "append_job": "console=ttyS0 cxrescue.job=restore", "text": "restore yes=1",
+             "jobs_file": "rack.jobs", "line": 1}))
+    for d in ("pxelinux.cfg", "grub/nodes"):
+        (root / "tftp" / d).mkdir(parents=True)
+    written = report("restore", "2026-11-30T15:30:00Z", [card(to=("HP_0280210019", "2.40.5030"))])
+    text = json.dumps(written)
+    (up / "aa-bb-cc-dd-ee-01_20261130T153000Z-restore.json").write_text(text)            # whole, just now
+    (up / "aa-bb-cc-dd-ee-02_20261130T153000Z-restore.json").write_text(text[:-1])       # cut
+    (up / "aa-bb-cc-dd-ee-03_20261130T153000Z-inventory.json").write_text(
+        json.dumps(report("inventory", "2026-11-30T15:30:00Z", [])))                    # another job
+
+    jobs = tmp_path / "rack.jobs"
+    jobs.write_text("".join(f"{m} restore yes=1 bundle=latest\n" for m in (M1, M2, M3)))
+
+    def states():
+        rows = json.loads(run([REPORT, "--json", "--jobs", jobs, root]).stdout)
+        return {x["node"]: (x["state"], x["state_reason"]) for x in rows}
+
+    before = states()
+    assert before[M1] == ("written", "restore ok (aa-bb-cc-dd-ee-01_20261130T153000Z-restore.json): "
+                                     "verify after the cold restart"), before
+    assert before[M2][0] == "writing" and before[M3][0] == "writing", before
+    # follow takes the same reports: the state files then say what pxe-report said
+    mod = pxe_nodes_module()
+    r = mod.Root(str(root))
+    loaded = mod.load_states(r)
+    mod.follow_once(r, loaded)
+    assert loaded["aa-bb-cc-dd-ee-01"]["state"] == "verify", loaded
+    assert {k: v["state"] for k, v in loaded.items() if k != "aa-bb-cc-dd-ee-01"} == {
+        "aa-bb-cc-dd-ee-02": "running", "aa-bb-cc-dd-ee-03": "running"}, loaded
+    assert states() == before
+    # the cut report's second try arrives whole (as <name>~1, scripts/pxe-serve): now it decides
+    (up / "aa-bb-cc-dd-ee-02_20261130T153000Z-restore~1.json").write_text(text)
+    assert states()[M2][0] == "written"
+
+
 def test_report_settings_before_after(tmp_path):
     """A card whose job set settings: a line under the table with each before -> after, and
     the row's "settings" in --json; a card whose settings were not read or not set says so."""

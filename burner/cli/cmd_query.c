@@ -9,7 +9,7 @@
 #include "image/info.h"
 #include "image/rom.h"
 
-#define VSD_VENDOR_MLNX 0x15B3 /* tag 8: VSD and PSID are Mellanox's, §3.2 */
+#define VSD_VENDOR_MLNX 0x15B3 /* tag 8: VSD and PSID are Mellanox's, fs2-format.md §3.2 */
 
 struct query_view {
 	char fw[32], date[32], mic[32];

@@ -18,7 +18,7 @@ static const char *item_result(const struct fs2_item *it)
 	return it->blank ? "BLANK CRC" : it->ok ? "OK" : "wrong CRC";
 }
 
-/* flint prints the full-image line only when it checks that CRC (tag 11), §2.3. */
+/* flint prints the full-image line only when it checks that CRC (tag 11), fs2-format.md §2.3. */
 static bool shown(const struct fs2_image *img, const struct fs2_item *it)
 {
 	return it->kind != FS2_ITEM_FULL || img->has_full_crc;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* crmem_sysfs.c — BAR0 through an mmap of sysfs `resource0`, big-endian dwords (§2.2). */
+/* crmem_sysfs.c — BAR0 through an mmap of sysfs `resource0`, big-endian dwords (hw-access.md §2.2). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 
 #include "dev/trace_replay.h"
 
-#define NO_BAR 0xFFFFFFFFu  /* what a BAR reads once the replay has stopped: decode off, §2.2 */
+#define NO_BAR 0xFFFFFFFFu  /* what a BAR reads once the replay has stopped: decode off, hw-access.md §2.2 */
 
 struct trace_replay {
 	struct trace_reader *r;

@@ -28,7 +28,7 @@
 #define ATMEL_INIT_SR 0x00        /* ATMEL_STATUS_REG_VAL, §3.4 step 8 */
 #define BP_ALL FL_SR_BP_MASK      /* BP2..BP0 = SR bits [4:2], §4.1 item 5 */
 #define BP_ATMEL 0x0Cu            /* AT25DF: SWP = bits 3:2; bit 4 is WPP, the /WP pin level (Atmel
-                                   * datasheet, from memory: UNCONFIRMED; not in hw-access.md) */
+                                   * datasheet, from memory: UNCONFIRMED; hw-access.md §3.4) */
 #define LOG2_TINY 0x10            /* 64 KiB: below this no entry makes sense (selfcheck) */
 
 #define LEGACY FL_LOG2_LEGACY_MIN, FL_LOG2_LEGACY_MAX
@@ -37,8 +37,8 @@
 #define ERASE_64K FL_OP_SE, FL_SZ_64K
 
 /* §3.4 "Supported flash table" ([PRE] g_flash_info_arr[]). sub_and_sector is
- * not in hw-access.md: it is the support_sub_and_sector column of mstflint's
- * current g_flash_info_arr[] for the same families. */
+ * the support_sub_and_sector column of mstflint's current g_flash_info_arr[]
+ * for the same families (hw-access.md §3.4, "4K+64K"). */
 const struct fl_part fl_parts[] = {
 	/* name          vendor       type  sizes      erase      4K+64K byteprog init SR    BP bits */
 	{"M25PXxx",      V_ST,        0x71, LEGACY,    ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_ALL},

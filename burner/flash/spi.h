@@ -33,7 +33,7 @@
 
 /* Status register, §3.7 and §4.1 item 5. */
 #define FL_SR_WIP 0x01               /* write in progress (bit 0), §3.7 */
-#define FL_SR_WEL 0x02               /* write enable latch (bit 1): SPI NOR datasheets; not in hw-access.md */
+#define FL_SR_WEL 0x02               /* write enable latch (bit 1): SPI NOR datasheets; hw-access.md §3.7 */
 #define FL_SR_BP_SHIFT 2             /* BP_OFFSET, §4.1 item 5 */
 #define FL_SR_BP_MASK 0x1Cu          /* BP2..BP0 = bits [4:2] (BP_SIZE 3), §4.1 item 5 */
 #define FL_SR_NOBODY 0xFFu           /* an undriven bus reads all ones: no flash answers (our reading) */

@@ -7,7 +7,7 @@
  * describe the hardware (PCI IDs, ports, GPIOs, serdes lanes, flash geometry)
  * are what bricks cards when they differ (field-notes.md §2.2, §2.7).
  *
- * Text format, as mlxburn writes it (§5) and as users edit it:
+ * Text format, as mlxburn writes it (fs2-format.md §5) and as users edit it:
  *   ;; comment, also "; comment" and "# comment", alone on a line
  *   [SECTION]
  *   key = value

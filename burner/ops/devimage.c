@@ -123,7 +123,7 @@ static int image_length(struct reader *r, uint32_t *end, struct cx_status *st)
 		keep(r, p, b, 8);
 		uint32_t type = be32(b), nw = be32(b + 4);
 		if (boot2 == 1 && type >= 1 && type <= FS2_SECT_LAST_KNOWN)
-			break; /* a section, not a second BOOT2, §1.3 */
+			break; /* a section, not a second BOOT2, fs2-format.md §1.3 */
 		if (nw < BOOT2_N_MIN || nw > BOOT2_N_MAX)
 			return cx_fail(st, CX_EIMAGE, "BOOT2 at 0x%x: size %u out of range", p, nw);
 		p += (nw + 4) * 4;

@@ -67,7 +67,7 @@ struct dev_image {
 	} known[DEVIMAGE_MAX_KNOWN];
 };
 
-/* Find and read the image. npos = start positions to search (6 on CX2, §3.11).
+/* Find and read the image. npos = start positions to search (6 on CX2, hw-access.md §3.11).
  * Returns CX_OK when an image was found and read, even if it then fails to
  * parse (see parse_rc); CX_EIMAGE when no image can be found or walked. */
 int devimage_read(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,

@@ -2,7 +2,7 @@
 /* identity_from.h — a card's GUIDs, MACs and VSD taken from its backup bundle.
  *
  * A card in recovery (livefish) mode cannot tell its identity (hw-access.md
- * §5), and typing four GUIDs and two MACs from a sticker is where mistakes
+ * §3.12), and typing four GUIDs and two MACs from a sticker is where mistakes
  * happen; a backup bundle (ops/backup.h) has them. `burn --identity-from
  * BUNDLE` and the wizard's unbrick use this. The bundle is checked whole
  * (backup_verify) before anything is taken from it, it must be of the same

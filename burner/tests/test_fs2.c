@@ -681,7 +681,7 @@ static void test_blank(void **state)
 }
 
 /* All-ones entries under a real (computed) GUID CRC are not "blank": flint's
- * Fs2Query wants the 0xFFFF CRC too (§3.1, flint-formats.md §1). */
+ * Fs2Query wants the 0xFFFF CRC too (fs2-format.md §3.1, §2.2). */
 static void test_all_ones_with_real_crc(void **state)
 {
 	(void)state;

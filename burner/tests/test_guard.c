@@ -97,7 +97,7 @@ static void test_size(void **state)
 	(void)state;
 	struct img im;
 	gen("--chip cx3 --ddr 1", &im);
-	/* Tag 19 = 2 sectors of 4 KiB, no pad: half of 2 MiB minus 8 KiB (§1.5's example). */
+	/* Tag 19 = 2 sectors of 4 KiB, no pad: half of 2 MiB minus 8 KiB (fs2-format.md §1.5's example). */
 	assert_int_equal(guard_max_image_size(&im.fs, 2u << 20), 0x100000 - 0x2000);
 	free(im.buf);
 	/* 1.25 MiB of DDR does not fit a failsafe slot of a 2 MiB flash. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_guids.c — GUID/MAC decoding, derivation, parsing and checks
- * (fs2-format.md §3.1, flint-formats.md §3) and flint's -guid/-mac expansion. */
+ * (fs2-format.md §3.1) and flint's -guid/-mac expansion (§3.4). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -9,7 +9,7 @@
 #include "image/zebra.h"
 #include "prng.h"
 
-/* flint's FBase::cont2phys as quoted in flint-formats.md §5, written out
+/* flint's FBase::cont2phys as fs2-format.md §1.5 describes it, written out
  * independently: phys = (a & (C-1)) | (slot << log2C) | ((a << 1) & ~(2C-1)). */
 static uint32_t ref_cont2phys(uint32_t a, unsigned log2c, unsigned slot)
 {

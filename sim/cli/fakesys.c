@@ -6,7 +6,7 @@
  *   cxsim/{clock,power-cycle,stats}
  *
  * `config` is served with direct_io and no page cache: every pread/pwrite is one
- * model access (build-notes: cached reads of 0x5c broke mstflint's semaphore
+ * model access (build-notes.md: cached reads of 0x5c broke mstflint's semaphore
  * handling). `resource0` goes through the page cache so that it can be mmapped;
  * it reads all-ones, which makes mstflint use config cycles. No symlinks: a
  * sysfs-style relative link would resolve into the real /sys.
@@ -61,7 +61,7 @@ static const struct file_desc ctl_files[] = {
 };
 #define N_CTL_FILES (sizeof(ctl_files) / sizeof(ctl_files[0]))
 
-/* BAR layout shown in `resource` (only BAR0 matters: 1 MiB, §2.2). BAR0 is where the
+/* BAR layout shown in `resource` (only BAR0 matters: 1 MiB, hw-access.md §2.2). BAR0 is where the
  * model's BAR register points at power-on; the file is not read from config space, so
  * that looking at the tree costs the model no accesses. */
 #define BAR0_BASE      0xfb000000ull

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cxsim.h — the card model: a ConnectX-2 / ConnectX-3 / ConnectX-3 Pro as seen
  * from PCI, at the register level. The manual of the hardware is
- * ../shared/docs/hw-access.md (section numbers below refer to it).
+ * docs/hw-access.md (section numbers below refer to it).
  *
  * The model is front-end agnostic: it has no I/O but the two state files it
  * loads and saves. Front ends (the in-process C interface used by tests and

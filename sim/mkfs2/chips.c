@@ -5,14 +5,14 @@
 
 #include "mkfs2.h"
 
-/* mlxsign protocol codes (§4.5, mstflint enum ExpRomProto). */
+/* mlxsign protocol codes (fs2-format.md §4.5, mstflint enum ExpRomProto). */
 #define ROM_PROTO_ETH	1
 #define ROM_PROTO_VPI	2
 
 static const struct chip chips[] = {
 	{
 		.name = "cx2", .long_name = "ConnectX-2",
-		.dev_id = 26428,	/* MT26428, QDR VPI (§6 SW id list) */
+		.dev_id = 26428,	/* MT26428, QDR VPI (fs2-format.md §6 SW id list) */
 		.hw_id = 0x190, .rev = 0xB0,	/* hw-access.md §1.2: rev B0 = CX2 */
 		.psid = "MT_0D80120009", .fw = { 2, 9, 1000 },
 		.date = "2011-10-25", .prs = "cx2_SYNTH_MHQH29C_2mb.prs",

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PSID_LEN	16	/* §3.2 tag 4: 16 bytes, NUL padded */
+#define PSID_LEN	16	/* fs2-format.md §3.2 tag 4: 16 bytes, NUL padded */
 #define VSD_LEN		208	/* §3.2 tag 5: 208 bytes, NUL padded */
 
-/* What differs between ConnectX-2, ConnectX-3 and ConnectX-3 Pro (§6, hw-access.md §1). */
+/* What differs between ConnectX-2, ConnectX-3 and ConnectX-3 Pro (fs2-format.md §6, hw-access.md §1). */
 struct chip {
 	const char *name;	/* --chip value */
 	const char *long_name;

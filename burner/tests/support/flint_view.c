@@ -8,7 +8,7 @@
 #include "ops/devimage.h"
 #include "util/sha256.h"
 
-#define ALL_START_POSITIONS 10 /* CX3's count, a superset of CX2's 6 (chip.c, fs2-format.md §3.11) */
+#define ALL_START_POSITIONS 10 /* CX3's count, a superset of CX2's 6 (chip.c, hw-access.md §3.11) */
 
 struct mem {
 	const uint8_t *flash;
