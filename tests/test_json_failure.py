@@ -79,7 +79,7 @@ def test_burn_refused_on_a_write_protected_part(cxsim, images, tmp_path):
 
 def test_burn_failing_in_the_body_says_the_old_image_boots(cxsim, images, tmp_path):
     """A byte of the new slot that stays 0xFF: the flash changed, the failsafe order kept the
-    old image, and the object says so (the state observed on the card, ops/card_write.h)."""
+    old image, and the object says so (the state observed on the card, ops/write_procedure.h)."""
     card = Card(cxsim, images, "stuck")
     new, m = card.image()
     card.fault("--stuck-bits", hex(SLOT1 + first_programmed(new, m)))

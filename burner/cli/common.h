@@ -10,7 +10,7 @@
 #include "image/imgfile.h"
 #include "ops/backup.h"
 #include "ops/burn_rom.h"
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "ops/identity.h"
 #include "util/json.h"
 
@@ -42,7 +42,7 @@ struct cli_backup {
 };
 int cli_backup_first(void *ctx, struct cx_status *st);
 
-/* The hooks of a command that writes a card (ops/card_write.h): questions on the
+/* The hooks of a command that writes a card (ops/write_procedure.h): questions on the
  * terminal (cli_confirm), the backup first (cli_backup_first with b), progress. */
 void cli_write_hooks(struct cli *c, struct cli_backup *b, struct write_hooks *h);
 

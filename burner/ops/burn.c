@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ops/burn.h"
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "image/info.h"
 #include "image/rom_insert.h"
 #include "ops/device_io.h"
@@ -190,7 +190,7 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 	return ask_all(w, &v, st);
 }
 
-/* The burn as an op of the write procedure (card_write.h). */
+/* The burn as an op of the write procedure (write_procedure.h). */
 struct burn_run {
 	const struct burn_opts *o;
 	struct burn_result *r;
@@ -341,7 +341,7 @@ static int write(struct card_write *w, struct cx_status *st)
  * already proven: write_region() returned CX_OK for each chunk piece and
  * for the signature, so each byte an erase or program could change was
  * read back after it and compared, and each byte left alone was read
- * while planning and found equal (write.h); the old signature's zeroing
+ * while planning and found equal (write_region.h); the old signature's zeroing
  * is such a write too. Nothing writes the flash after those verifies but
  * later steps of this burn, each verified the same way and all outside
  * the new image's bytes. Reading the whole image again (0.87 s for 1 MiB)

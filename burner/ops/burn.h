@@ -13,12 +13,12 @@
  * compare the card's image with the patched one, byte for
  * byte as read from the flash, up to the first difference: if the card
  * already holds exactly that image, nothing is written. Otherwise write it
- * failsafe (ops/failsafe.h) with the diff-aware writer (ops/write.h), which
+ * failsafe (ops/failsafe.h) with the diff-aware writer (ops/write_region.h), which
  * verifies every byte it changes, and check what that verify cannot: the
  * card's lowest image is the new one and walks (headers, GUID and IMAGE_INFO)
  * as the image does (burn.c argues why this replaces a whole read-back).
  *
- * The steps run in the write procedure's order (ops/card_write.h): the
+ * The steps run in the write procedure's order (ops/write_procedure.h): the
  * checks and questions, then under the flash semaphores the comparison, the
  * backup (before_write: the caller's job, it knows where bundles go), the
  * write and the check after it; r->out says the card's state on every path.
@@ -30,11 +30,11 @@
 #include <stdint.h>
 
 #include "ops/burn_rom.h"
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "ops/device.h"
 #include "ops/guard.h"
 #include "ops/identity.h"
-#include "ops/write.h"
+#include "ops/write_region.h"
 
 struct burn_opts {
 	struct identity_opts ident;
@@ -48,7 +48,7 @@ struct burn_opts {
 	bool nofs;                   /* not failsafe: the image at the first slot (flint's -nofs) */
 	/* confirm: the PSID-change, downgrade and --nofs questions; before_write: the
 	 * backup, after the checks pass and before the first write; progress; after:
-	 * the history (ops/card_write.h). Every member may be NULL. */
+	 * the history (ops/write_procedure.h). Every member may be NULL. */
 	struct write_hooks hooks;
 };
 

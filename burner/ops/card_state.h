@@ -2,7 +2,7 @@
 /* card_state.h — what a write left on the card, as a value every front end prints from.
  *
  * style.md Lessons 7: every result says which state the card is in. The
- * write procedure (ops/card_write.h) sets one of four values on every path,
+ * write procedure (ops/write_procedure.h) sets one of four values on every path,
  * success and failure alike; the CLI's text and --json, the wizard, the
  * unattended report and pxe-report print its name or its sentence instead of
  * composing their own. The names are part of the JSON output: they never

@@ -192,7 +192,7 @@ static uint64_t keep_ranges(struct ctx *c, uint32_t from, uint32_t to)
 }
 
 /* Refill [u, u + size) after its erase: kept bytes, the non-0xFF bytes of
- * want, and a read of every byte no want range verified (write.c). */
+ * want, and a read of every byte no want range verified (write_region.c). */
 static uint64_t refill(struct ctx *c, uint32_t u, uint32_t size)
 {
 	uint32_t lo = max32(u, c->base), hi = min32(u + size, c->end);

@@ -5,7 +5,7 @@
  * No I/O of its own, so the policy is tested from tables like flashrom's
  * tests/erase_func_algo.c (style.md Lessons 6). plan_make() is given what
  * the flash holds; plan_make_reading() asks a callback for it as it goes
- * and reads no more than the decisions need (below). write.h carries a plan
+ * and reads no more than the decisions need (below). write_region.h carries a plan
  * out on a card.
  *
  * For each smallest erase unit ("sector") the region touches:
@@ -48,7 +48,7 @@
  * The plan is a list of steps in address order. A step is one erase unit:
  * either erased and then programmed, or programmed only; its program ranges
  * follow it in address order. A step is the unit of interruption and of
- * verification in write.c.
+ * verification in write_region.c.
  */
 #ifndef CX_OPS_PLAN_H
 #define CX_OPS_PLAN_H
@@ -71,7 +71,7 @@ struct plan_unit {
 	uint64_t erase_ns;           /* modelled time of one erase command, WIP wait included */
 };
 
-/* What the part can do and what it costs (write.c fills it from the part). */
+/* What the part can do and what it costs (write_region.c fills it from the part). */
 struct plan_geom {
 	unsigned nunits;
 	struct plan_unit unit[PLAN_MAX_UNITS]; /* smallest first, each larger than the one before */

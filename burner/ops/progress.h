@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ops/write.h"
+#include "ops/write_region.h"
 
-/* A write_progress_fn (ops/write.h): give it as the progress of a burn, a
+/* A write_progress_fn (ops/write_region.h): give it as the progress of a burn, a
  * restore or an sg/sv on a card. */
 void progress_line(const struct write_progress *wp, const char *phase, uint64_t done, uint64_t total);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "ops/device_io.h"
 #include "ops/placeholder.h"
 #include "ops/restore.h"
@@ -98,7 +98,7 @@ static int check_identity(struct device *d, const struct backup_identity *id, co
 		      st);
 }
 
-/* The restore as an op of the write procedure (card_write.h). */
+/* The restore as an op of the write procedure (write_procedure.h). */
 struct restore_run {
 	const char *bundle_dir;
 	const struct restore_opts *o;
@@ -196,7 +196,7 @@ static int write(struct card_write *w, struct cx_status *st)
 	return rc;
 }
 
-/* What rewrite_flash()'s per-unit verify proves (write.h, write_region_known)
+/* What rewrite_flash()'s per-unit verify proves (write_region.h, write_region_known)
  * is the whole claim: every unit it left alone was read under this lock and
  * equals the bundle, every byte it changed was read back. The flash is then
  * the bundle byte for byte, so its SHA-256 is the bundle's, without reading

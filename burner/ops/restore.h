@@ -13,10 +13,10 @@
  *     be read (recovery mode, no image, blank GUIDs) is not refused: the user
  *     is asked, since restoring such a card is what bundles are for;
  *  4. under the flash semaphores, held from here to the end of the write
- *     (ops/card_write.h), the card's whole flash is read once; if it already
+ *     (ops/write_procedure.h), the card's whole flash is read once; if it already
  *     equals the bundle, nothing is written.
  * Then before_write (the caller's backup of the card as it is now), the
- * write (ops/rewrite.h: in an order that keeps a whole image on the card at
+ * write (ops/restore_order.h: in an order that keeps a whole image on the card at
  * every instant), planned from that one read (write_region_known), so only
  * the erase units that differ are erased, programmed and read back. That
  * per-unit verify proves the whole flash equals the bundle (restore.c
@@ -29,10 +29,10 @@
 #include <stdint.h>
 
 #include "ops/backup.h"
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "ops/device.h"
-#include "ops/rewrite.h"
-#include "ops/write.h"
+#include "ops/restore_order.h"
+#include "ops/write_region.h"
 
 struct restore_opts {
 	bool force;                 /* accept a bundle of another card (asks) */
@@ -40,7 +40,7 @@ struct restore_opts {
 	bool unread_identity_ok;    /* a card whose identity cannot be read takes the bundle without
 				     * a question (an unattended job that named its bundle) */
 	/* confirm: the questions above; before_write: the backup of the card as it is
-	 * now; progress; after: the history (ops/card_write.h). Each may be NULL. */
+	 * now; progress; after: the history (ops/write_procedure.h). Each may be NULL. */
 	struct write_hooks hooks;
 };
 

@@ -6,7 +6,7 @@
  * (ops/burn_rom.h: image/rom_edit.h rom_remove, or rom_replace after rom_file_check),
  * with the image's own GUIDs, MACs and VSD, which are the card's, copied byte for byte.
  * So drom is `burn --rom none` and brom `burn --rom FILE` of the card's own firmware, and
- * goes through the write procedure (ops/card_write.h) as a burn does: every check first,
+ * goes through the write procedure (ops/write_procedure.h) as a burn does: every check first,
  * the comparison (a brom of the ROM the card already has writes nothing), the dry run,
  * the backup (hooks.before_write), the failsafe diff-aware write into the other slot,
  * the checks after it, hooks.after (the history; on an early refusal too).

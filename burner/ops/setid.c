@@ -6,7 +6,7 @@
 #include "image/patch.h"
 #include "image/zebra.h"
 #include "ops/burn.h"
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "ops/setid.h"
 
 /* The identity fields make at most four changed runs (0x20, GUID section,
@@ -134,7 +134,7 @@ static bool find_pieces(const struct dev_image *cur, const uint8_t *want, struct
 	return true;
 }
 
-/* Read each run as the flash holds it and plan it (the lock held: card_write.h);
+/* Read each run as the flash holds it and plan it (the lock held: write_procedure.h);
  * *erases counts the erases the plans would need (any: not program-only, so
  * not in place). */
 static int plan_pieces(struct device *d, const struct dev_image *cur, const uint8_t *want,
@@ -185,7 +185,7 @@ static int read_back(struct device *d, const uint8_t *want, const struct piece *
 	return rc;
 }
 
-/* Blank GUIDs in place, as an op of the write procedure (card_write.h). */
+/* Blank GUIDs in place, as an op of the write procedure (write_procedure.h). */
 struct in_place_run {
 	const struct dev_image *cur;
 	const uint8_t *want;

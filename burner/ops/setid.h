@@ -48,9 +48,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "ops/device.h"
-#include "ops/write.h"
+#include "ops/write_region.h"
 
 struct setid_opts {
 	bool dry_run;
@@ -58,7 +58,7 @@ struct setid_opts {
 	 * failsafe re-burn. Not failsafe (see 2. above), so only when asked: --in-place. */
 	bool in_place;
 	/* before_write: called once, after the checks and before the first write
-	 * (the backup); progress (ops/card_write.h). Each may be NULL. */
+	 * (the backup); progress (ops/write_procedure.h). Each may be NULL. */
 	struct write_hooks hooks;
 };
 
@@ -67,7 +67,7 @@ struct setid_result {
 	bool nothing_to_do;          /* the card already holds the new image */
 	uint32_t start;              /* where the image is now (physical) */
 	uint64_t bytes_erased, bytes_programmed;
-	struct write_outcome out;    /* the card's state after the write that ran (ops/card_write.h) */
+	struct write_outcome out;    /* the card's state after the write that ran (ops/write_procedure.h) */
 };
 
 /* Read the card's image for sg/sv. CX_EUNSUPPORTED for a card in recovery

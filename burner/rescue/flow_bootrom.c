@@ -143,6 +143,8 @@ static int write_rom(struct wiz_write *x, const uint8_t *rom, size_t len, struct
 	o.hooks.before_write = wiz_write_before;
 	o.hooks.before_ctx = x;
 	o.hooks.progress = progress_line;
+	o.hooks.after = wiz_write_after;
+	o.hooks.after_ctx = x;
 	x->d = &d;
 	rc = wiz_open(x->w, x->card, &d, st);
 	if (!rc)
@@ -187,9 +189,10 @@ int flow_boot_rom(struct wizard *w, struct cx_status *st)
 	wiz_write_init(&x, w, i, "boot-rom", "before changing the boot ROM", "the boot ROM");
 	x.record = false; /* failsafe: a power cut leaves the old ROM or the new one */
 	x.ok_note = msg;
+	x.nothing = "already has this boot ROM";
 	rc = write_rom(&x, rom, len, &r, st);
 	free(rom);
 	char done[sizeof(msg) + 32];
 	snprintf(done, sizeof(done), "%s, written and verified", msg);
-	return wiz_write_finish(&x, rc, st, &r.out, r.nothing_to_do, "already has this boot ROM", done);
+	return wiz_write_finish(&x, rc, st, &r.out, r.nothing_to_do, done);
 }

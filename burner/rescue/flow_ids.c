@@ -150,7 +150,8 @@ static int ids_patch(void *ctx, uint8_t *buf, const struct fs2_image *img, struc
 /* The card's image patched as `sg` patches a file, and written (ops/setid.h). */
 static int write_ids(struct wiz_write *x, struct guid_request *req, struct setid_result *r, struct cx_status *st)
 {
-	struct setid_opts o = {.hooks.before_write = wiz_write_before, .hooks.before_ctx = x, .hooks.progress = progress_line};
+	struct setid_opts o = {.hooks.before_write = wiz_write_before, .hooks.before_ctx = x, .hooks.progress = progress_line,
+			       .hooks.after = wiz_write_after, .hooks.after_ctx = x};
 	struct device d;
 	int rc;
 
@@ -185,8 +186,9 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	wiz_write_init(&x, w, i, "set-ids", "before setting GUIDs/MACs", "the GUIDs/MACs");
 	x.record = false;
 	x.ok_note = msg;
+	x.nothing = "already has these GUIDs/MACs";
 	rc = write_ids(&x, &req, &r, st);
 	char done[sizeof(msg) + 40];
 	snprintf(done, sizeof(done), "GUIDs/MACs set (%s), verified", msg);
-	return wiz_write_finish(&x, rc, st, &r.out, r.nothing_to_do, "already has these GUIDs/MACs", done);
+	return wiz_write_finish(&x, rc, st, &r.out, r.nothing_to_do, done);
 }

@@ -222,7 +222,10 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 		}
 	}
 	fmt_fw_version(to_fw, sizeof(to_fw), rq->e->fw_ver);
+	struct history_to to = {.psid = rq->e->psid, .fw = to_fw, .file = rq->e->path, .sha256 = rq->e->sha256};
 	wiz_write_init(&b.x, w, rq->card, rq->action, "before writing", rq->e->name);
+	b.x.to = &to;
+	b.x.nothing = "nothing to do: the card already holds this image";
 	describe_job(&b.x.job, rq, to_fw, &rom);
 	if (rq->ident)
 		o.ident = *rq->ident;
@@ -235,6 +238,8 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	o.hooks.before_write = before_write;
 	o.hooks.before_ctx = &b;
 	o.hooks.progress = progress_line;
+	o.hooks.after = wiz_write_after;
+	o.hooks.after_ctx = &b.x;
 	b.x.d = &d;
 	rc = wiz_open(w, rq->card, &d, st);
 	if (!rc)
@@ -242,9 +247,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	device_close(&d);
 	free(img);
 	wiz_rom_free(&rom);
-
-	struct history_to to = {.psid = rq->e->psid, .fw = to_fw, .file = rq->e->path, .sha256 = rq->e->sha256};
-	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the card already holds this image")))
+	if ((rc = wiz_write_end(&b.x, rc, st, &r.out)))
 		return rc;
 	say_done(w, &b, &r, to_fw);
 	return CX_OK;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_record.c — a write step: what every write of the wizard does around the write
- * procedure (step_record.h, ops/card_write.h): the backup and the job record before the
- * first byte, the history line and the job record's end after the last, and the line
- * that says which state the card is in. */
+ * procedure (step_record.h, ops/write_procedure.h): the backup and the job record before
+ * the first byte (its before_write hook), the history line and the job record's end after
+ * the last (its after hook), and the line that says which state the card is in. */
 #include <string.h>
 
 #include "rescue/inventory.h"
@@ -58,18 +58,19 @@ static const struct history_from *ran(struct wiz_write *x, struct history_from *
 	return from;
 }
 
-int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
-		  const struct history_to *to, const char *nothing)
+void wiz_write_after(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out)
 {
+	struct wiz_write *x = ctx;
 	struct wizard *w = x->w;
 	const struct wizard_card *c = &w->cards[x->card];
+	const struct history_to *to = x->to;
 	struct history_from from;
 	const struct history_from *fp = ran(x, &from);
 	struct history_backup bk = {.path = x->bk.path, .sha256 = x->bk.flash_sha256};
 	const struct history_backup *bp = x->backed_up ? &bk : NULL;
 	struct cx_status ist = {0};
 
-	wiz_trace_end(w, &x->traced);
+	x->ended = true;
 	w->last_write = *out;
 	if (rc) {
 		/* Without a job record (set-ids) every failure is "failed", as it always was. */
@@ -82,17 +83,25 @@ int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const
 		if (x->recorded || out->state != CARD_UNTOUCHED)
 			wiz_say(w, "card %s: %s FAILED; %s. %s", c->ci.pci.bdf, x->action,
 				card_state_sentence(out->state), st->msg);
-		return rc;
+		return;
 	}
 	if (out->nothing_to_do) {
-		wiz_history(w, c, x->action, fp, to, bp, "ok", nothing);
-		return CX_OK;
+		wiz_history(w, c, x->action, fp, to, bp, "ok", x->nothing);
+		return;
 	}
 	snprintf(x->job.state, sizeof(x->job.state), "written");
 	if (x->recorded && pending_write(w->o.data_dir, &x->job, &ist))
 		wiz_say(w, "WARNING: %s", ist.msg);
 	wiz_history(w, c, x->action, fp, to, bp, "ok", x->ok_note);
-	return CX_OK;
+}
+
+int wiz_write_end(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out)
+{
+	/* The trace ends here, after device_close(): its last accesses are the card's close. */
+	wiz_trace_end(x->w, &x->traced);
+	if (!x->ended)
+		wiz_write_after(x, rc, st, out);
+	return rc;
 }
 
 void wiz_write_wrote(struct wiz_write *x)
@@ -105,14 +114,14 @@ void wiz_write_wrote(struct wiz_write *x)
 }
 
 int wiz_write_finish(struct wiz_write *x, int rc, const struct cx_status *st, const struct write_outcome *out,
-		     bool nothing_to_do, const char *nothing, const char *done)
+		     bool nothing_to_do, const char *done)
 {
 	const char *bdf = x->w->cards[x->card].ci.pci.bdf;
 
-	if ((rc = wiz_write_end(x, rc, st, out, NULL, nothing)))
+	if ((rc = wiz_write_end(x, rc, st, out)))
 		return rc;
 	if (nothing_to_do) {
-		wiz_say(x->w, "card %s %s: nothing written", bdf, nothing);
+		wiz_say(x->w, "card %s %s: nothing written", bdf, x->nothing);
 		return CX_OK;
 	}
 	wiz_say(x->w, "card %s: OK: %s", bdf, done);

@@ -10,6 +10,8 @@
 struct restore_ctx {
 	struct wiz_write x;
 	bool ask;
+	const struct restore_result *r;
+	struct history_to to;
 };
 
 /* restore_card()'s questions (a card whose identity cannot be read, ...) are on
@@ -22,6 +24,23 @@ static int confirm(void *ctx, const char *question, struct cx_status *st)
 		return cx_fail(st, CX_EDECLINED, "unattended, not allowed: %s", question);
 	wiz_say(b->x.w, "  confirmed with %s: %s", CONFIRM_WORD, question);
 	return CX_OK;
+}
+
+/* The write procedure's after hook (ops/write_procedure.h): the job record's and the
+ * history's "to" are known once the restore's check has read the bundle. */
+static void after(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out)
+{
+	struct restore_ctx *b = ctx;
+	const struct backup_identity *id = &b->r->id;
+
+	snprintf(b->x.job.to_psid, sizeof(b->x.job.to_psid), "%s", id->have_image ? id->psid : "");
+	snprintf(b->x.job.to_fw, sizeof(b->x.job.to_fw), "%s", id->have_image ? id->fw_version : "");
+	if (!rc) {
+		b->to.psid = id->have_image ? id->psid : NULL;
+		b->to.fw = id->have_image ? id->fw_version : NULL;
+		b->to.sha256 = id->flash_sha256;
+	}
+	wiz_write_after(&b->x, rc, st, out);
 }
 
 static int ask_word(struct wizard *w, int i, const char *bundle, const char *action, struct cx_status *st)
@@ -43,9 +62,9 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 		struct backup_result *backup_out, struct cx_status *st)
 {
 	struct wizard_card *c = &w->cards[i];
-	struct restore_ctx b = {.ask = ask};
-	struct restore_opts o = {0};
 	struct restore_result r = {0};
+	struct restore_ctx b = {.ask = ask, .r = &r, .to = {.file = bundle}};
+	struct restore_opts o = {0};
 	struct device d;
 	int rc;
 
@@ -54,6 +73,8 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	wiz_write_init(&b.x, w, i, action, "before the restore", "the backup");
 	snprintf(b.x.job.file, sizeof(b.x.job.file), "%s", bundle);
 	snprintf(b.x.job.identity, sizeof(b.x.job.identity), "bundle:%s", bundle);
+	b.x.to = &b.to;
+	b.x.nothing = "nothing to do: the flash already equals the backup";
 	o.hooks.confirm = confirm;
 	o.hooks.confirm_ctx = &b;
 	/* A job that names its bundle (PXE: the node's own backup, kept by the server) is what
@@ -62,6 +83,8 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	o.hooks.before_write = wiz_write_before;
 	o.hooks.before_ctx = &b.x;
 	o.hooks.progress = progress_line;
+	o.hooks.after = after;
+	o.hooks.after_ctx = &b;
 	b.x.d = &d;
 	rc = wiz_open(w, i, &d, st);
 	if (!rc)
@@ -69,17 +92,7 @@ int wiz_restore(struct wizard *w, int i, const char *bundle, const char *action,
 	device_close(&d);
 	if (backup_out && b.x.backed_up)
 		*backup_out = b.x.bk;
-	/* The job record's "to" is known once the bundle has been read. */
-	snprintf(b.x.job.to_psid, sizeof(b.x.job.to_psid), "%s", r.id.have_image ? r.id.psid : "");
-	snprintf(b.x.job.to_fw, sizeof(b.x.job.to_fw), "%s", r.id.have_image ? r.id.fw_version : "");
-
-	struct history_to to = {.file = bundle};
-	if (!rc) {
-		to.psid = r.id.have_image ? r.id.psid : NULL;
-		to.fw = r.id.have_image ? r.id.fw_version : NULL;
-		to.sha256 = r.id.flash_sha256;
-	}
-	if ((rc = wiz_write_end(&b.x, rc, st, &r.out, &to, "nothing to do: the flash already equals the backup")))
+	if ((rc = wiz_write_end(&b.x, rc, st, &r.out)))
 		return rc;
 	if (r.nothing_to_do) {
 		wiz_say(w, "card %s: its flash already equals the backup: nothing written", c->ci.pci.bdf);

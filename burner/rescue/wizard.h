@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 #include "library/card_facts.h"
 #include "library/library.h"
 #include "library/match.h"
@@ -103,7 +103,7 @@ struct wizard {
 	char probed[WIZARD_MAX_CARDS][16]; /* slots probed in this session (rescue/step_probe.c) */
 	int nprobed;
 	bool wrote;                  /* a write succeeded: power off for the cold restart */
-	struct write_outcome last_write; /* the newest write's outcome (ops/card_write.h): its card's state */
+	struct write_outcome last_write; /* the newest write's outcome (ops/write_procedure.h): its card's state */
 	bool wrote_recovery;         /* ... to a card that was in recovery mode (the jumper) */
 	bool failed;                 /* the last action failed */
 	char last_error[2 * CX_MSG_MAX]; /* what failed: the action, then its one line */

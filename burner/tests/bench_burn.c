@@ -62,7 +62,7 @@
 #include "ops/backup.h"
 #include "ops/burn.h"
 #include "ops/restore.h"
-#include "ops/write.h"
+#include "ops/write_region.h"
 #include "card_fixture.h"
 #include "mkimage.h"
 #include "prng.h"

@@ -31,7 +31,7 @@
 #define US 1000ull
 #define MAXOPS 64
 
-/* Geometries with fixed costs (write.c derives real ones from the part). */
+/* Geometries with fixed costs (write_region.c derives real ones from the part). */
 static const struct plan_geom G4K64 = {   /* W25Q-like: 4 KiB sectors and 64 KiB blocks */
 	2, {{4 * KIB, 45 * MS}, {64 * KIB, 150 * MS}}, 256, 420 * US, 1625, 875};
 static const struct plan_geom G64 = {     /* M25P-like: 64 KiB only */

@@ -16,7 +16,7 @@
 
 #include "ops/burn.h"
 #include "ops/restore.h"
-#include "ops/rewrite.h"
+#include "ops/restore_order.h"
 #include "card_fixture.h"
 #include "card_ops.h"
 #include "flint_view.h"
@@ -297,7 +297,7 @@ static void test_powercut_during_restore(void **state)
 	struct restore_result r;
 
 	/* A cut every 100 accesses: the restore plans from its one read of the flash
-	 * (card_write.h) and reads back only what it writes, ~205,000 accesses where it
+	 * (write_procedure.h) and reads back only what it writes, ~205,000 accesses where it
 	 * took 2 M when it read the flash twice more; the campaign keeps its 2,000 cuts. */
 	struct campaign k = {.every = 100, .minor = {40, 42}};
 	campaign_restore(0, 2, &k, &r);
@@ -312,7 +312,7 @@ static void test_powercut_during_restore(void **state)
 /* A bundle made after two burns holds, in its other slot, the image the second burn
  * left there (41, magic zeroed). The card then moved on by two more burns (44 runs): its
  * running slot must change, and the restore lets that older image carry the card while
- * it does (rewrite.h used_old) instead of copying the bundle's image through the other
+ * it does (restore_order.h used_old) instead of copying the bundle's image through the other
  * slot. A cut every 100 accesses boots the card's FW, the older image or the bundle's
  * (42), always with the card's identity. */
 static void test_powercut_restore_via_older_image(void **state)

@@ -2,17 +2,24 @@
 /* test_wizard_steps.c — the steps every write of the wizard goes through before it writes,
  * seen from the menu's cross-flash (whole sessions on the rig, tests/support/wizard_rig.h):
  *
- *   the read-only probe before the first write (rescue/write_probe.c): a write-protected
+ *   the read-only probe before the first write (rescue/step_probe.c): a write-protected
  *     flash (and a lockdown file, on the first screen too) shown before the typed word;
  *     declined, nothing written; a healthy card, nothing shown;
- *   the backup before a write (rescue/write_backup.c): none can be made, nothing is written;
+ *   the backup before a write (rescue/step_backup.c): none can be made, nothing is written;
  *     a bundle equal to the card's flash is taken as the write's backup (one whole read),
- *     a changed flash or a damaged bundle gets a new one. */
+ *     a changed flash or a damaged bundle gets a new one;
+ *   and the history line after it (rescue/step_record.c), written inside the write's run: a
+ *     SIGTERM during the write leaves "interrupted", and the job record stays "writing". */
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "scratch.h"
+#include "sim_cfg.h"
 #include "util/fileio.h"
 #include "wizard_checks.h"
 #include "wizard_rig.h"
@@ -171,6 +178,46 @@ static void test_write_backs_up_over_a_damaged_bundle(void **state)
 	assert_int_equal(equal, 1); /* the new one */
 }
 
+/* The card model raises SIGTERM once the write has programmed something (after the backup). */
+static void term_once_writing(void *ctx, struct cxsim_card *card)
+{
+	bool *sent = ctx;
+
+	if (!*sent && cxsim_counters(card)->bytes_programmed) {
+		*sent = true;
+		raise(SIGTERM);
+	}
+}
+
+/* /init's SIGTERM (or Ctrl-C) in the middle of a write: the signal waits while the card is
+ * open (util/signals.h), the write stops at its next safe point, and the history says
+ * "interrupted" before the signal ends the process at device_close(): the wizard writes it
+ * from the write procedure's after hook, inside the run (ops/write_procedure.h, step 8), not
+ * after the call returns, which the process does not live to see. The job record stays
+ * "writing", so the next start offers to finish the job. */
+static void test_signal_during_a_write_leaves_its_history(void **state)
+{
+	struct rig *r = *state;
+	bool sent = false;
+	int np, status;
+
+	hp_with_stock(r);
+	sim_cfg_set_hook(term_once_writing, &sent);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(run(r, "2\nFLASH\n\n\n") == CX_OK ? 3 : 4); /* not reached: SIGTERM ends it */
+	sim_cfg_set_hook(NULL, NULL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"interrupted\"", NULL);
+	struct pending *v = records(r, &np);
+	assert_int_equal(np, 1);
+	assert_string_equal(v[0].state, "writing");
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +227,7 @@ int main(void)
 		WIZARD_TEST(test_write_reuses_an_identical_backup),
 		WIZARD_TEST(test_write_backs_up_a_changed_flash),
 		WIZARD_TEST(test_write_backs_up_over_a_damaged_bundle),
+		WIZARD_TEST(test_signal_during_a_write_leaves_its_history),
 	};
 	return RUN_WIZARD_TESTS(tests);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_card_write.c — the card's state after a write (ops/card_write.h, ops/card_state.h)
+/* test_write_procedure.c — the card's state after a write (ops/write_procedure.h, ops/card_state.h)
  * against the card model in process: a burn that succeeds leaves new-image-boots, one that
  * writes nothing (dry run, already there, refused) leaves untouched and the model counts no
  * erase or program; a failure in a failsafe burn's body leaves old-image-boots and the card
@@ -585,7 +585,7 @@ static void spy_restore_opts(struct restore_opts *o, struct spy *s)
 
 /* A card of FW 2.40 in slot 0 and its bundle; then 'burns' newer burns (one: the
  * card runs FW 2.41 from slot 1; two: FW 2.42 from slot 0, so the restore goes by
- * way of a copy in slot 1, rewrite.h). */
+ * way of a copy in slot 1, restore_order.h). */
 struct restore_case {
 	char dir[64];
 	struct backup_result bundle;
@@ -679,7 +679,7 @@ static void arm_at_backup(void *ctx)
  * exactly when it boots the old firmware, new-image-boots exactly when it boots the
  * bundle's (from the bundle's slot or from the temporary copy), untouched only
  * when the model counted no erase and no program; never partly-written, since
- * the order of rewrite.h keeps a whole image at every instant and the card
+ * the order of restore_order.h keeps a whole image at every instant and the card
  * answers when the state is read. Returns the state. */
 static enum card_state restore_fails_at(const struct restore_case *k, uint64_t at, bool *failed, bool *from_copy)
 {

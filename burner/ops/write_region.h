@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* write.h — carrying a plan (plan.h) out on a card's flash, and writing a region in one call.
+/* write_region.h — carrying a plan (plan.h) out on a card's flash, and writing a region in one call.
  *
  * write_execute() runs the plan's steps in address order. A step is one erase
  * unit: its kept bytes (outside the region) are read, the unit is erased,
@@ -38,11 +38,11 @@
  * a write-protected part is refused before anything is erased.
  *
  * Costs: write_geometry() gives the planner the part's erase units and a
- * time model built from datasheet typicals (write.c): the plan's est_ns can
+ * time model built from datasheet typicals (write_region.c): the plan's est_ns can
  * be compared with what the write took.
  */
-#ifndef CX_OPS_WRITE_H
-#define CX_OPS_WRITE_H
+#ifndef CX_WRITE_REGION_H
+#define CX_WRITE_REGION_H
 
 #include <stdbool.h>
 #include <stdint.h>

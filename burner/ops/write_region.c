@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* write.c — executing a write plan on the flash, and the cost model the planner uses (see write.h). */
+/* write_region.c — executing a write plan on the flash, and the cost model the planner uses (see write_region.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "ops/write.h"
+#include "ops/write_region.h"
 #include "util/signals.h"
 
 #define US 1000ull

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_write.c — burner/ops/write.c: plans carried out on the card model in process.
+/* test_write_region.c — burner/ops/write_region.c: plans carried out on the card model in process.
  *
  * Claims are checked on the model's own counters and flash array (sim/core,
  * which shares no code with cxflash): what was erased, what was programmed,
@@ -19,7 +19,7 @@
 #include "flash/flash.h"
 #include "flash/spi.h"
 #include "ops/plan.h"
-#include "ops/write.h"
+#include "ops/write_region.h"
 #include "prng.h"
 #include "sim_cfg.h"
 #include "util/signals.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rewrite.c — a whole-flash write, ordered so the card always has a whole image (rewrite.h). */
+/* restore_order.c — a whole-flash write, ordered so the card always has a whole image (restore_order.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "image/fs2.h"
 #include "ops/devimage.h"
-#include "ops/rewrite.h"
+#include "ops/restore_order.h"
 
 #define INVALIDATE_LEN 4 /* one zero dword over "MTFW" kills an image, fs2-format.md §4.2 step 4 */
 
@@ -224,7 +224,7 @@ static int put(const struct failsafe_io *io, const uint8_t *t, uint32_t at, uint
 	return io->write(io->ctx, at, t + at, len, st);
 }
 
-/* The used_old order (rewrite.h): O is the other slot's older image, B the boot image. */
+/* The used_old order (restore_order.h): O is the other slot's older image, B the boot image. */
 static int rewrite_via_old(const struct failsafe_io *io, const struct rewrite_plan *p, const struct rewrite_info *info,
 			   unsigned log2chunk, struct cx_status *st)
 {

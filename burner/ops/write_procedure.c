@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* card_write.c — the order of every write to a card, and its state on every path (card_write.h). */
+/* write_procedure.c — the order of every write to a card, and its state on every path (write_procedure.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "ops/card_write.h"
+#include "ops/write_procedure.h"
 
 int cw_ask(const struct card_write *w, const char *question, struct cx_status *st)
 {
@@ -61,7 +61,7 @@ static enum card_state observe(struct card_write *w)
 }
 
 /* A failure after the flash changed says what it means for the card. The
- * writers say it themselves (write.h), from the order they write in; the state
+ * writers say it themselves (write_region.h), from the order they write in; the state
  * is what the card was read to hold afterwards, and wins: the message keeps the
  * writer's words only where they agree with it (the old image boots and they
  * say it is safe to power off; the flash is partly written and they say not to
@@ -98,7 +98,7 @@ static void count(struct write_outcome *o, const struct flash_stats *a, const st
 	o->bytes_read = b->bytes_read - a->bytes_read;
 }
 
-/* Steps 2 to 7 of card_write.h, the lock held. */
+/* Steps 2 to 7 of write_procedure.h, the lock held. */
 static int locked_steps(struct card_write *w, struct cx_status *st)
 {
 	const struct write_hooks *h = w->hooks;

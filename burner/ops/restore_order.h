@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rewrite.h — making a whole flash equal a saved copy without an unbootable moment.
+/* restore_order.h — making a whole flash equal a saved copy without an unbootable moment.
  *
  * A restore writes a backup's flash.bin back raw: both slots, the bytes
  * between and after the images, everything. Written plainly, in address
@@ -48,8 +48,8 @@
  * given bytes, reading and erasing as it needs), so the order is tested
  * against memory and the card model with power cuts.
  */
-#ifndef CX_REWRITE_H
-#define CX_REWRITE_H
+#ifndef CX_RESTORE_ORDER_H
+#define CX_RESTORE_ORDER_H
 
 #include <stdbool.h>
 #include <stdint.h>

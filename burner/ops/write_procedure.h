@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* card_write.h — the one procedure every write to a card goes through.
+/* write_procedure.h — the one procedure every write to a card goes through.
  *
  * A burn, a recovery burn, a restore, sg/sv on a card (and whatever writes a
  * card next) are each an op: a check, a plan and a write. card_write_run()
  * runs them in the one order design.md promises, and sets the card's state
- * (card_state.h) on every path:
+ * (card_state.h) on every path (ops/README.md draws the chain under it, from
+ * the op down to the flash, and how to add a kind of write):
  *
  *   1. check    everything that can refuse: the op's guards and its questions
  *               (cw_ask). It reads what it needs with its own short locks, so
@@ -21,8 +22,15 @@
  *   5. backup   hooks->before_write (the front end's backup; it reads under the
  *               same lock, device_lock() nests).
  *   6. write    the op's write, the part made writable first.
- *   7. verify   what the write's own per-unit verify (ops/write.h) cannot prove.
- *   8. after    hooks->after, once, on every path: the history line.
+ *   7. verify   what the write's own per-unit verify (ops/write_region.h) cannot prove.
+ *   8. after    hooks->after, once, on every path (a refusal too), the lock
+ *               released and the card still open: the front end's record of
+ *               the write (the wizard's history line and job record,
+ *               rescue/step_record.c). cxflash keeps no history: it prints its
+ *               report from the outcome after the call. A write refused before
+ *               its op calls card_write_run() (set-ids' own checks, a card that
+ *               could not be opened) has no run and no after: its caller
+ *               records it.
  *
  * The state after a failure is observed, not assumed: when an erase or program
  * command was sent (flash_stats.write_cmds: one that then failed may have been
@@ -34,19 +42,19 @@
  * byte the walk read equal (its headers, GUIDs and IMAGE_INFO): that image
  * boots; neither, or unreadable: partly-written. The walk's bytes are enough
  * there because every writer here puts an image's signature last
- * (failsafe.h, rewrite.h): a signature that walks to the expected headers
+ * (failsafe.h, restore_order.h): a signature that walks to the expected headers
  * means the body under it was written and verified before it. The state's sentence
  * is appended to st's message, so a one-line error says it too.
  */
-#ifndef CX_CARD_WRITE_H
-#define CX_CARD_WRITE_H
+#ifndef CX_WRITE_PROCEDURE_H
+#define CX_WRITE_PROCEDURE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ops/card_state.h"
 #include "ops/device.h"
-#include "ops/write.h"
+#include "ops/write_region.h"
 
 struct write_outcome;
 
@@ -60,7 +68,9 @@ struct write_hooks {
 	void *before_ctx;
 	write_progress_fn *progress;
 	void *progress_arg;
-	/* Once at the end of every run, refused ones included: the history. */
+	/* Once at the end of every run, refused ones included: the history (step 8).
+	 * Per run: set-ids in place that turns out to need an erase is two runs
+	 * (setid.h), the in-place one with nothing to do, then the re-burn. */
 	void (*after)(void *ctx, int rc, const struct cx_status *st, const struct write_outcome *out);
 	void *after_ctx;
 };
@@ -94,7 +104,7 @@ struct card_write {
 	/* Set by the op for the state after a failure (see the top): the image the
 	 * card booted before and the image being written (unset: none), and that
 	 * image at another start, where the card boots it from for a while (a
-	 * restore's temporary copy in the other slot, rewrite.h). */
+	 * restore's temporary copy in the other slot, restore_order.h). */
 	struct cw_image {
 		bool set;
 		uint32_t start;          /* physical start */
@@ -110,7 +120,7 @@ int card_write_run(struct card_write *w, struct cx_status *st);
 /* Ask one question through w's hooks (a refusal without a confirm hook). */
 int cw_ask(const struct card_write *w, const char *question, struct cx_status *st);
 
-/* The progress hook in the form write.h and device_io.h take. */
+/* The progress hook in the form write_region.h and device_io.h take. */
 write_progress_fn *cw_progress(const struct card_write *w, void **arg);
 
 /* x describes the image of d (a read of the card, or of a flash copy in memory). */
