@@ -4,6 +4,7 @@ synthetic images with mkfs2, how to run cxflash and mstflint."""
 import hashlib
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -20,6 +21,15 @@ SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSani
 def run(argv, stdin=subprocess.DEVNULL, timeout=120, **kw):
     return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
                           errors="replace", stdin=stdin, timeout=timeout, **kw)
+
+
+def make_check_runs():
+    """The targets `make check` runs before its tests, in order: the prerequisites of its
+    `check:` line, with check-static's own put in its place (the Makefile groups the
+    checks that take no build under it)."""
+    makefile = (ROOT / "Makefile").read_text()
+    rule = {m.group(1): m.group(2).split() for m in re.finditer(r"^([\w-]+):(.*)$", makefile, re.M)}
+    return [t for dep in rule["check"] for t in (rule[dep] if dep == "check-static" else [dep])]
 
 
 def sha256(path):
