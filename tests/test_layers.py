@@ -2,7 +2,6 @@
 """scripts/check-layers (make check-layers): no #include in burner/'s production code goes up
 util -> image -> dev -> flash -> ops -> library -> the front ends (cli/, rescue/: siblings),
 nor, inside rescue/, up records -> state -> write steps -> screens | jobs (siblings) -> menu."""
-import re
 import shutil
 import sys
 
