@@ -96,21 +96,35 @@ static int frame(uint8_t *buf, uint16_t type, uint8_t port, unsigned ndw, struct
 	return CX_OK;
 }
 
-int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsigned ndw, bool *stored,
-		struct cx_status *st)
+/* One MNVA access of record type/port, ndw dwords, in buf: frame it, and send it. A GET
+ * (dw NULL) writes only the header and reads the whole register (reg_access_mnva); a SET
+ * writes the whole register, dw after the header, and reads back only the header. */
+static int mnva(struct hcr *h, uint16_t type, uint8_t port, uint8_t *buf, const uint32_t *dw, unsigned ndw,
+		unsigned *s, struct cx_status *st)
 {
-	uint8_t buf[HEADERS + NV_HDR_SIZE + 4 * NV_MAX_DWORDS] = {0};
-	size_t data = 4u * ndw;
-	unsigned s;
+	size_t whole = NV_HDR_SIZE + 4u * ndw;
 	int rc;
 
 	if ((rc = frame(buf, type, port, ndw, st)))
 		return rc;
-	/* reg_access_mnva: a GET writes only the header and reads the whole register. */
-	if ((rc = access(h, REG_MNVA, METHOD_GET, buf, NV_HDR_SIZE + data, NV_HDR_SIZE, NV_HDR_SIZE + data, &s, st)))
+	if (!dw)
+		return access(h, REG_MNVA, METHOD_GET, buf, whole, NV_HDR_SIZE, whole, s, st);
+	for (unsigned i = 0; i < ndw; i++)
+		put_be32(buf + HEADERS + NV_HDR_SIZE + 4 * i, dw[i]);
+	return access(h, REG_MNVA, METHOD_SET, buf, whole, whole, NV_HDR_SIZE, s, st);
+}
+
+int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsigned ndw, bool *stored,
+		struct cx_status *st)
+{
+	uint8_t buf[HEADERS + NV_HDR_SIZE + 4 * NV_MAX_DWORDS] = {0};
+	unsigned s;
+	int rc;
+
+	if ((rc = mnva(h, type, port, buf, NULL, ndw, &s, st)))
 		return rc;
 	*stored = s == 0;
-	memset(dw, 0, data);
+	memset(dw, 0, 4u * ndw);
 	if (s == NV_REG_RES_NOT_AVLBL)
 		return CX_OK;
 	if (s)
@@ -124,16 +138,10 @@ int nv_mnva_set(struct hcr *h, uint16_t type, uint8_t port, const uint32_t *dw, 
 		struct cx_status *st)
 {
 	uint8_t buf[HEADERS + NV_HDR_SIZE + 4 * NV_MAX_DWORDS] = {0};
-	size_t data = 4u * ndw;
 	unsigned s;
 	int rc;
 
-	if ((rc = frame(buf, type, port, ndw, st)))
-		return rc;
-	for (unsigned i = 0; i < ndw; i++)
-		put_be32(buf + HEADERS + NV_HDR_SIZE + 4 * i, dw[i]);
-	/* A SET writes the whole register and reads back only the header. */
-	if ((rc = access(h, REG_MNVA, METHOD_SET, buf, NV_HDR_SIZE + data, NV_HDR_SIZE + data, NV_HDR_SIZE, &s, st)))
+	if ((rc = mnva(h, type, port, buf, dw, ndw, &s, st)))
 		return rc;
 	return s ? reg_fail(h, "writing", type, port, s, st) : CX_OK;
 }
