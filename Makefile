@@ -8,6 +8,7 @@
 #   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
 #   make check     build and run every test; the last line is "N passed, N failed"
 #   make check-layers  fail on an #include in burner/ that goes up the layer order
+#   make check-functions  fail on a C function in burner/ or sim/ (not their tests) over 80 lines
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
@@ -39,12 +40,13 @@ UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
 SIM_CORE   := $(wildcard sim/core/*.c)
 SIM_HDR    := $(wildcard sim/core/*.h sim/cli/*.h)
 SIM_CLI    := $(wildcard sim/cli/*.c)
+SIM_CRC16  := sim/mkfs2/crc16.c  # the FS2 CRC16: mkfs2's, also cxsim's image patcher's (sim/cli/fs2patch.c)
 SIM_TESTS  := $(wildcard sim/tests/test_*.c)
 SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-layers check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-layers check-functions check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report pxe-cycle
 
 all: burner images
@@ -209,10 +211,10 @@ CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)
 
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when
 # pytest-xdist is there (make deps installs it): the FUSE tests mostly wait on I/O while
-# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The layer check
-# runs first (it takes no build): an include up the order fails make check at once.
+# the power-cut campaigns compute. PYTEST_JOBS= runs them one by one. The layer and
+# function-length checks run first (they take no build): either fails make check at once.
 PYTEST_JOBS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo '-n 2')
-check: check-layers $(CHECK_BINS)
+check: check-layers check-functions $(CHECK_BINS)
 	@CXR_BUILD=$(B) CXR_IMAGES=$(IMAGES) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(PYTEST_JOBS) \
 	  tests/ qemu-tests/
 
@@ -247,6 +249,10 @@ bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
 # util -> image -> dev -> flash -> ops -> library -> cli | rescue -> main.c (scripts/check-layers).
 check-layers:
 	@$(PYTHON) scripts/check-layers burner
+
+# No production function over 80 lines, brace line to brace line (scripts/check-functions).
+check-functions:
+	@$(PYTHON) scripts/check-functions
 
 check-unit: $(UNIT_BINS) $(B)/host/mkfs2
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
