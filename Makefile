@@ -87,9 +87,9 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 	  -o $@ $(MKFS2_SRC) -lz
 
 cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so
-$(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_HDR)
+$(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_CRC16) $(SIM_HDR) sim/mkfs2/crc16.h sim/mkfs2/be.h
 	@mkdir -p $(@D)
-	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(FUSE_FLAGS) -lpthread -lz
+	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(SIM_CRC16) $(FUSE_FLAGS) -lpthread -lz
 
 # libpci as cxflash links it (static, musl), listing a tree: proves the served tree is one libpci reads.
 $(B)/host/pci-list: tests/helpers/pci_list.c $(SYSROOT)/.stamp
