@@ -40,7 +40,8 @@ UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
 SIM_CORE   := $(wildcard sim/core/*.c)
 SIM_HDR    := $(wildcard sim/core/*.h sim/cli/*.h)
 SIM_CLI    := $(wildcard sim/cli/*.c)
-SIM_CRC16  := sim/mkfs2/crc16.c  # the FS2 CRC16: mkfs2's, also cxsim's image patcher's (sim/cli/fs2patch.c)
+# The FS2 CRC16 is mkfs2's, for cxsim's image patcher too (sim/cli/fs2patch.c).
+SIM_CRC16  := sim/mkfs2/crc16.c
 SIM_TESTS  := $(wildcard sim/tests/test_*.c)
 SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
