@@ -11,6 +11,7 @@ import json
 import os
 import re
 
+import pexpect
 import pytest
 
 import qemu_harness as qh
@@ -48,6 +49,43 @@ def prompt_uptime(g):
     out, rc = g.run("cat /run/cxrescue/prompt-uptime")
     assert rc == 0, out
     return float(out.split()[0])
+
+
+# The title syslinux's menu draws (rootfs/syslinux/menu.cfg.in, MENU TITLE), and an entry.
+BOOT_MENU_TITLE = "cxrescue: ConnectX-2/3 rescue (Enter boots; Tab edits)"
+BOOT_MENU_ENTRY = "xrescue (screen and serial port)"   # after its hotkey's colour change
+
+
+def test_make_run_shows_the_boot_menu_once(tmp_path):
+    """make run's own QEMU (scripts/run-qemu.sh, with a run/ folder of its own here) shows the
+    boot menu once on its terminal, then the wizard's menu. Under -nographic SeaBIOS copied
+    the screen to the serial port as well (sercon) while syslinux wrote the menu there
+    itself: every character came twice ("ssccrreeeenn")."""
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "host").symlink_to(qh.CXSIM.parent)    # cxsim and mkfs2; run/ stays in tmp_path
+    log_path = tmp_path / "console-make-run.log"
+    env = dict(os.environ, CXR_QEMU=str(qh.QEMU), CXR_FIRMWARE="bios")
+    with open(log_path, "w", encoding="utf-8", errors="replace") as log:
+        p = pexpect.spawn("bash", [str(qh.ROOT / "scripts" / "run-qemu.sh"), str(build), str(qh.IMAGES)],
+                          env=env, encoding="utf-8", codec_errors="replace", timeout=qh.BOOT_TIMEOUT,
+                          dimensions=(50, 200))
+        p.logfile_read = log
+        try:
+            seen = p.expect([qh.MENU, qh.PANIC, pexpect.EOF, pexpect.TIMEOUT])
+        finally:
+            p.terminate(force=True)
+    console = log_path.read_text(errors="replace")
+    assert seen == 0, f"no wizard menu (console log: {log_path}):\n{console[-2000:]}"
+    # The title once in each drawing of the menu: menu.c32 draws it again when its countdown
+    # ends, so the countdown stands between two titles, never nothing (a second copy).
+    between = console.split(BOOT_MENU_TITLE)
+    assert len(between) >= 2, "no boot menu title"
+    assert all("Automatic boot in" in text for text in between[1:-1]), \
+        f"the boot menu's title twice in one drawing ({len(between) - 1} titles)"
+    assert BOOT_MENU_ENTRY in console, "the boot menu's first entry is not there as written"
+    doubled = "".join(c * 2 for c in BOOT_MENU_ENTRY)
+    assert doubled not in console, "the boot menu's text came twice, character by character"
 
 
 @pytest.mark.parametrize("media", ["usb-xhci", "usb-ehci", "cd", "iso-usb", "pxe"])

@@ -10,7 +10,10 @@ W=$B/bench
 mkdir -p "$W"
 
 size=$(stat -c %s "$X")
-printf 'cxflash (static, stripped): %d bytes (%.1f KiB); limit 300 KiB\n' "$size" "$(awk "BEGIN{print $size/1024}")"
+# The limit for ConnectX-2/3 (Makefile, burner/cxflash): 384 KiB = 393,216 bytes.
+limit=393216
+printf 'cxflash (static, stripped): %d bytes (%.1f KiB); limit %d KiB (%d bytes)\n' "$size" \
+	"$(awk "BEGIN{print $size/1024}")" $((limit / 1024)) "$limit"
 
 "$M" -o "$W/big.bin" --chip cx3pro --ddr 48 --ddr-size 0x4000 >/dev/null
 "$M" -o "$W/dump.bin" --chip cx3pro --ddr 48 --ddr-size 0x4000 --dump 1 --flash-size 4194304 >/dev/null

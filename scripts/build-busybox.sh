@@ -10,10 +10,10 @@
 # Needs the kernel headers folder that scripts/build-musl-libs.sh makes (BUILD_DIR/kheaders).
 set -euo pipefail
 
-log() { printf 'busybox: %s\n' "$*"; }
-die() { printf 'busybox: error: %s\n' "$*" >&2; exit 1; }
-
-[ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+BUILD_NAME=busybox
+# shellcheck source=build-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+build_dir_arg "$@"
 mkdir -p "$1"
 B=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,25 +33,9 @@ T0=$SECONDS
 command -v "$MUSLCC" >/dev/null 2>&1 || die "$MUSLCC not found (package musl-tools) — run make deps"
 [ -d "$B/kheaders/linux" ] || die "$B/kheaders missing — run scripts/build-musl-libs.sh $B first"
 
-run_logged() {
-    if ! "$@" >>"$LOGF" 2>&1; then
-        printf 'busybox: error: command failed: %s\n' "$*" >&2
-        tail -n 25 "$LOGF" | sed 's/^/    /' >&2
-        exit 1
-    fi
-}
-
 mkdir -p "$SRC"
 : >"$LOGF"
-aptopts=()
-[ "$(id -u)" -eq 0 ] && aptopts=(-o APT::Sandbox::User=root)
-if [ ! -f "$DL/.complete" ]; then
-    rm -rf "$DL"; mkdir -p "$DL"
-    log "apt-get source --download-only busybox"
-    (cd "$DL" && apt-get "${aptopts[@]}" source --download-only busybox) >>"$LOGF" 2>&1 \
-        || { tail -n 15 "$LOGF" >&2; die "apt-get source busybox failed (deb-src configured? run make deps)"; }
-    touch "$DL/.complete"
-fi
+apt_source busybox "$DL"
 dsc=$(find "$DL" -maxdepth 1 -name '*.dsc' | head -n 1)
 [ -n "$dsc" ] || die "no .dsc in $DL (remove it and retry)"
 rm -rf "$TREE"

@@ -30,13 +30,10 @@
 #   JOBS               parallel make jobs (default: nproc)
 set -euo pipefail
 
-log() { printf 'kernel: %s\n' "$*"; }
-die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
-
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-    echo "usage: $0 BUILD_DIR" >&2
-    exit 2
-fi
+BUILD_NAME=kernel
+# shellcheck source=build-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+build_dir_arg "$@"
 
 KPKG=linux-source-6.1
 KTAR=/usr/src/$KPKG.tar.xz
@@ -155,16 +152,6 @@ flock -n 9 || die "another build-kernel.sh is running for $B"
 
 rm -f "$LOGF" "${FILES[@]/#/$OUT/}"
 printf '%s\n' "$INPUTS" >"$LOGF"
-
-# Run a command with its output in the log; on failure show the tail and stop.
-run_logged() {
-    if ! "$@" >>"$LOGF" 2>&1; then
-        printf 'kernel: error: command failed: %s\n' "$*" >&2
-        printf 'kernel: last lines of %s:\n' "$LOGF" >&2
-        tail -n 25 "$LOGF" | sed 's/^/    /' >&2
-        exit 1
-    fi
-}
 
 # Fixed build identity (reproducible builds): the source package's own date.
 CHANGELOG=/usr/share/doc/$KPKG/changelog.Debian.gz

@@ -30,13 +30,10 @@
 #   JOBS            parallel make jobs (default: nproc)
 set -euo pipefail
 
-log() { printf 'musl-libs: %s\n' "$*"; }
-die() { printf 'musl-libs: error: %s\n' "$*" >&2; exit 1; }
-
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-    echo "usage: $0 BUILD_DIR" >&2
-    exit 2
-fi
+BUILD_NAME=musl-libs
+# shellcheck source=build-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+build_dir_arg "$@"
 
 MUSLCC=${MUSLCC:-musl-gcc}
 LIBS_CFLAGS=${LIBS_CFLAGS:--Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables}
@@ -64,17 +61,6 @@ T0=$SECONDS
 rm -f "$SYSROOT/.stamp"
 mkdir -p "$SYSROOT/include" "$SYSROOT/lib" "$SRC"
 
-# Run a command with its output in a log file; on failure show the tail and stop.
-run_logged() {
-    local logf=$1; shift
-    if ! "$@" >>"$logf" 2>&1; then
-        printf 'musl-libs: error: command failed: %s\n' "$*" >&2
-        printf 'musl-libs: last lines of %s:\n' "$logf" >&2
-        tail -n 25 "$logf" | sed 's/^/    /' >&2
-        exit 1
-    fi
-}
-
 # --- kernel headers --------------------------------------------------------------------
 # Cheap, so always rebuilt (atomically) — also repairs a half-made folder.
 KSRC_ASM=/usr/include/x86_64-linux-gnu/asm
@@ -93,26 +79,11 @@ log "kernel headers: $KH -> linux, asm ($KSRC_ASM), asm-generic, mtd"
 
 # --- sources ---------------------------------------------------------------------------
 # fetch_source NAME PKG[=VERSION]: download into $SRC/dl-NAME (once), unpack fresh into
-# $SRC/NAME with Debian's patches applied.
+# $SRC/NAME with Debian's patches applied. Each component's build sets LOGF (a local that
+# the functions it calls see), $SRC/NAME.log: run_logged and apt_source write there.
 fetch_source() {
-    local name=$1 pkg=$2 dl=$SRC/dl-$1 logf=$SRC/$1.log
-    local -a aptopts=()
-    # As root apt cannot drop to the _apt sandbox user in a root-owned dir; say so
-    # explicitly instead of getting a warning. Downloads are still hash-checked.
-    [ "$(id -u)" -eq 0 ] && aptopts=(-o APT::Sandbox::User=root)
-    if [ ! -f "$dl/.complete" ]; then
-        rm -rf "$dl"
-        mkdir -p "$dl"
-        log "$name: apt-get source --download-only $pkg"
-        if ! (cd "$dl" && apt-get "${aptopts[@]}" source --download-only "$pkg") >>"$logf" 2>&1; then
-            tail -n 15 "$logf" | sed 's/^/    /' >&2
-            if grep -q "deb-src" "$logf"; then
-                die "apt-get source $pkg: no deb-src source configured — run make deps"
-            fi
-            die "apt-get source $pkg failed (see $logf) — run make deps, check network to deb.debian.org"
-        fi
-        touch "$dl/.complete"
-    fi
+    local name=$1 pkg=$2 dl=$SRC/dl-$1
+    apt_source "$pkg" "$dl"
     local dsc
     dsc=$(find "$dl" -maxdepth 1 -name '*.dsc' | head -n 1)
     [ -n "$dsc" ] || die "$name: no .dsc in $dl (remove it and retry)"
@@ -121,7 +92,7 @@ fetch_source() {
     # dpkg-source verifies checksums; it cannot verify the uploader's signature without
     # debian-keyring (harmless warning in the log: apt already checked the files against
     # the signed archive index).
-    run_logged "$logf" dpkg-source -x "$dsc" "$SRC/$name"
+    run_logged dpkg-source -x "$dsc" "$SRC/$name"
 }
 
 # component_done NAME / mark_done NAME — per-component stamps inside the sysroot. A stamp
@@ -135,15 +106,15 @@ mark_done()      { printf '%s\n' "$FINGERPRINT" >"$SYSROOT/.done-$1"; }
 
 # --- zlib ------------------------------------------------------------------------------
 build_zlib() {
-    local t=$SECONDS logf=$SRC/zlib.log
-    rm -f "$SYSROOT/lib/libz.a" "$SYSROOT/include/zlib.h" "$SYSROOT/include/zconf.h" "$logf"
+    local t=$SECONDS LOGF=$SRC/zlib.log
+    rm -f "$SYSROOT/lib/libz.a" "$SYSROOT/include/zlib.h" "$SYSROOT/include/zconf.h" "$LOGF"
     fetch_source zlib "$ZLIB_SRC"
     log "zlib: configure --static && make libz.a (CC=$MUSLCC, $LIBS_CFLAGS $ZLIB_CFLAGS)"
     (
         cd "$SRC/zlib"
-        run_logged "$logf" env CC="$MUSLCC" CFLAGS="$LIBS_CFLAGS $ZLIB_CFLAGS" \
+        run_logged env CC="$MUSLCC" CFLAGS="$LIBS_CFLAGS $ZLIB_CFLAGS" \
             ./configure --static --prefix="$SYSROOT"
-        run_logged "$logf" make -j"$JOBS" libz.a
+        run_logged make -j"$JOBS" libz.a
         install -m 644 libz.a "$SYSROOT/lib/"
         install -m 644 zlib.h zconf.h "$SYSROOT/include/"
     )
@@ -155,8 +126,8 @@ build_zlib() {
 # libpci's Linux back end includes <asm/byteorder.h> (lib/sysdep.h, not installed), so
 # its build needs the kernel headers; the installed pci/*.h do not.
 build_libpci() {
-    local t=$SECONDS logf=$SRC/pciutils.log
-    rm -rf "$SYSROOT/include/pci" "$SYSROOT/lib/libpci.a" "$SYSROOT/lib/pkgconfig/libpci.pc" "$logf"
+    local t=$SECONDS LOGF=$SRC/pciutils.log
+    rm -rf "$SYSROOT/include/pci" "$SYSROOT/lib/libpci.a" "$SYSROOT/lib/pkgconfig/libpci.pc" "$LOGF"
     fetch_source pciutils "$PCI_SRC"
     # musl fix: lib/pread.h only trusts glibc to have pread()/pwrite(); on anything else
     # it falls back to lseek()+read() glue and defines PCI_HAVE_DO_READ, which makes the
@@ -174,7 +145,7 @@ build_libpci() {
     # (dev/pci_enum.c sets PCI_ACCESS_SYS_BUS_PCI). /proc/bus/pci, I/O ports, /dev/mem
     # and dump files were 9 KB of the static cxflash that nothing calls.
     local cfg_h=$SRC/pciutils/lib/config.h pm
-    run_logged "$logf" make -C "$SRC/pciutils" CC="$MUSLCC" \
+    run_logged make -C "$SRC/pciutils" CC="$MUSLCC" \
         ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no IDSDIR="$PCI_IDSDIR" lib/config.h
     grep -qxF '#define PCI_HAVE_PM_LINUX_SYSFS' "$cfg_h" \
         || die "pciutils: lib/config.h has no sysfs back end; review the back-end trim in $0"
@@ -185,20 +156,20 @@ build_libpci() {
         || die "pciutils: lib/config.h still names other back ends than sysfs; review the trim in $0"
     log "pciutils: lib/config.h trimmed to the sysfs back end"
     log "pciutils: make install-lib (CC=$MUSLCC ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no, ids in $PCI_IDSDIR)"
-    run_logged "$logf" make -C "$SRC/pciutils" -j"$JOBS" \
+    run_logged make -C "$SRC/pciutils" -j"$JOBS" \
         CC="$MUSLCC" OPT="$LIBS_CFLAGS -isystem $KH" \
         ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no \
         DESTDIR="$SYSROOT" PREFIX=/ INCDIR=/include LIBDIR=/lib IDSDIR="$PCI_IDSDIR" \
         install-lib
     # lspci for the rescue image (it names the card from the image's trimmed pci.ids).
-    run_logged "$logf" make -C "$SRC/pciutils" -j"$JOBS" \
+    run_logged make -C "$SRC/pciutils" -j"$JOBS" \
         CC="$MUSLCC" OPT="$LIBS_CFLAGS -isystem $KH" LDFLAGS="-static -Wl,--gc-sections -s" \
         ZLIB=no DNS=no SHARED=no LIBKMOD=no HWDB=no IDSDIR="$PCI_IDSDIR" lspci
     install -D -m 755 "$SRC/pciutils/lspci" "$SYSROOT/bin/lspci"
     # The full pci.ids of the same source; the image build trims it to what it needs.
     install -D -m 644 "$SRC/pciutils/pci.ids" "$SYSROOT/share/pci.ids"
     if [ ! -f "$SYSROOT/include/pci/pci.h" ] || [ ! -f "$SYSROOT/lib/libpci.a" ]; then
-        die "pciutils: install-lib did not produce pci/pci.h and libpci.a (see $logf)"
+        die "pciutils: install-lib did not produce pci/pci.h and libpci.a (see $LOGF)"
     fi
     # Make the installed pkg-config file point at the sysroot rather than "/".
     sed -i "s|^prefix=.*|prefix=$SYSROOT|; s|^includedir=.*|includedir=\${prefix}/include|; s|^libdir=.*|libdir=\${prefix}/lib|" \

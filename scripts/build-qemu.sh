@@ -29,13 +29,10 @@
 #   JOBS       parallel ninja jobs (default: nproc)
 set -euo pipefail
 
-log() { printf 'build-qemu: %s\n' "$*"; }
-die() { printf 'build-qemu: error: %s\n' "$*" >&2; exit 1; }
-
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-    echo "usage: $0 BUILD_DIR" >&2
-    exit 2
-fi
+BUILD_NAME=build-qemu
+# shellcheck source=build-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+build_dir_arg "$@"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCRIPT=$ROOT/scripts/build-qemu.sh
@@ -81,20 +78,6 @@ TREE=$SRC/qemu
 LOGF=$SRC/qemu.log
 OUT=$B/qemu/qemu-system-x86_64
 mkdir -p "$SRC" "$B/qemu"
-
-run_logged() {
-    if ! "$@" >>"$LOGF" 2>&1; then
-        printf 'build-qemu: error: command failed: %s\n' "$*" >&2
-        printf 'build-qemu: last lines of %s:\n' "$LOGF" >&2
-        tail -n 25 "$LOGF" | sed 's/^/    /' >&2
-        exit 1
-    fi
-}
-
-APTOPTS=()
-# As root apt cannot drop to the _apt sandbox user in a root-owned dir; say so explicitly
-# instead of getting a warning. Downloads are still hash-checked.
-[ "$(id -u)" -eq 0 ] && APTOPTS=(-o APT::Sandbox::User=root)
 
 # --- which source: the version apt would fetch (local package lists, no download) ------
 # apt-get source takes the newest version in the deb-src lists unless QEMU_SRC pins one.
@@ -176,21 +159,10 @@ log "cache miss (key $KEY, qemu $QEMU_VERSION): building"
 
 # --- source -----------------------------------------------------------------------------
 fetch() {
-    if [ -f "$DL/.complete" ] && [ -f "$DL/$DSC_NAME" ]; then
-        return 0
-    fi
-    rm -rf "$DL"
-    mkdir -p "$DL"
-    log "apt-get source --download-only $QEMU_SRC ($DSC_NAME)"
-    if ! (cd "$DL" && apt-get "${APTOPTS[@]}" source --download-only "$QEMU_SRC") >>"$LOGF" 2>&1; then
-        tail -n 15 "$LOGF" | sed 's/^/    /' >&2
-        if grep -q "deb-src" "$LOGF"; then
-            die "apt-get source $QEMU_SRC: no deb-src source configured — run make deps"
-        fi
-        die "apt-get source $QEMU_SRC failed (see $LOGF) — run make deps, check network to deb.debian.org"
-    fi
+    # A download of another version than DSC_NAME's is made again.
+    [ -f "$DL/$DSC_NAME" ] || rm -f "$DL/.complete"
+    apt_source "$QEMU_SRC" "$DL"
     [ -f "$DL/$DSC_NAME" ] || die "apt-get source fetched no $DSC_NAME (see $LOGF)"
-    touch "$DL/.complete"
 }
 
 

@@ -81,6 +81,19 @@ menu() {
 }
 stamp() { touch -h -d "@$EPOCH" "$@"; }
 
+# syslinux_tree ROOT LOADER LOADER_DIR MENU_FILE MEDIA IPAPPEND: a BIOS boot tree (the ISO's,
+# the PXE root's): the loader and the menu modules in LOADER_DIR, the menu in MENU_FILE, the
+# kernel and the initramfs in ROOT/boot.
+syslinux_tree() {
+    local root=$1 loader=$2 dir=$3 cfg=$4 media=$5 ipappend=$6 m
+    mkdir -p "$dir" "${cfg%/*}" "$root/boot"
+    cp "$loader" "$dir/"
+    for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$dir/"; done
+    menu "$media" /boot "$ipappend" >"$cfg"
+    cp "$KERNEL" "$root/boot/vmlinuz"
+    cp "$INITRD" "$root/boot/initrd.gz"
+}
+
 # grub_menu MEDIA > file
 grub_menu() { sed -e "s|@MEDIA@|$1|g" "$GRUB_MENU"; }
 
@@ -135,12 +148,7 @@ log "USB image: ${USB_MB} MiB, FAT32 CXRESCUE at 1 MiB"
 
 # --- ISO -----------------------------------------------------------------------------------
 iso_root=$TMP/iso
-mkdir -p "$iso_root/isolinux" "$iso_root/boot"
-cp "$ISOLINUX_BIN" "$iso_root/isolinux/"
-for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$iso_root/isolinux/"; done
-menu iso /boot "" >"$iso_root/isolinux/isolinux.cfg"
-cp "$KERNEL" "$iso_root/boot/vmlinuz"
-cp "$INITRD" "$iso_root/boot/initrd.gz"
+syslinux_tree "$iso_root" "$ISOLINUX_BIN" "$iso_root/isolinux" "$iso_root/isolinux/isolinux.cfg" iso ""
 # UEFI reads the El Torito EFI image as a small FAT volume: only the loader goes there; GRUB
 # reads its menu, the kernel and the initramfs from the ISO's own file system.
 mkdir -p "$iso_root/boot/grub"
@@ -161,13 +169,8 @@ log "ISO: $(stat -c %s "$TMP/cxrescue.iso") bytes"
 
 # --- PXE -------------------------------------------------------------------------------------
 pxe=$TMP/pxe
-mkdir -p "$pxe/pxelinux.cfg" "$pxe/boot"
-cp "$PXELINUX_0" "$pxe/"
-for m in $MENU_MODULES; do cp "$BIOS_MODULES/$m" "$pxe/"; done
 # IPAPPEND 2 adds BOOTIF=<mac of the boot NIC> to the command line.
-menu pxe /boot "IPAPPEND 2" >"$pxe/pxelinux.cfg/default"
-cp "$KERNEL" "$pxe/boot/vmlinuz"
-cp "$INITRD" "$pxe/boot/initrd.gz"
+syslinux_tree "$pxe" "$PXELINUX_0" "$pxe" "$pxe/pxelinux.cfg/default" pxe "IPAPPEND 2"
 mkdir -p "$pxe/grub"
 # shellcheck disable=SC2086 # GRUB_NET_MODULES is a list
 grub-mkimage -O x86_64-efi -d "$GRUB_EFI_MODULES" -p "$GRUB_NET_PREFIX" -o "$pxe/grub/grubx64.efi" \

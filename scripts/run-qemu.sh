@@ -60,9 +60,16 @@ esac
 
 accel=tcg
 grep -qwE 'vmx|svm' /proc/cpuinfo && accel=kvm
+# The serial port on this terminal (Ctrl-A X, Ctrl-A C for the monitor), as -nographic has
+# it, but not -nographic itself: it tells the firmware there is no screen (fw_cfg
+# NOGRAPHIC), and SeaBIOS then copies the screen's text to the serial port (its sercon,
+# SeaBIOS src/fw/paravirt.c), while syslinux writes the menu there itself (SERIAL in
+# rootfs/syslinux/menu.cfg.in): every character of the menu came twice. The qemu-tests
+# harness boots the same way (-display none -serial stdio).
 echo "run: booting $RUN/stick.img over USB (xHCI), ${CXR_FIRMWARE:-bios}, accel=$accel; Ctrl-A X quits"
 exec "$QEMU" -L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu \
-    -machine pc -accel "$accel" -m 512 -nographic -no-reboot "${firmware[@]}" \
+    -machine pc -accel "$accel" -m 512 -display none -serial mon:stdio -parallel null \
+    -no-reboot "${firmware[@]}" \
     -device qemu-xhci,id=xhci \
     -drive if=none,id=stick,format=raw,file="$RUN/stick.img" \
     -device usb-storage,bus=xhci.0,drive=stick,bootindex=1 \

@@ -96,46 +96,51 @@ static int frame(uint8_t *buf, uint16_t type, uint8_t port, unsigned ndw, struct
 	return CX_OK;
 }
 
-int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsigned ndw, bool *stored,
-		struct cx_status *st)
+/* One MNVA access of record type/port with ndw data dwords. A SET (in) writes the whole
+ * register, in after the header, and reads back only the header; a GET (out) writes only
+ * the header and reads the whole register (reg_access_mnva): out gets its data when the
+ * register status *s is 0, zeros when it is not. */
+static int mnva(struct hcr *h, uint16_t type, uint8_t port, const uint32_t *in, uint32_t *out, unsigned ndw,
+		unsigned *s, struct cx_status *st)
 {
 	uint8_t buf[HEADERS + NV_HDR_SIZE + 4 * NV_MAX_DWORDS] = {0};
-	size_t data = 4u * ndw;
-	unsigned s;
+	uint8_t *data = buf + HEADERS + NV_HDR_SIZE;
+	size_t whole = NV_HDR_SIZE + 4u * ndw;
 	int rc;
 
 	if ((rc = frame(buf, type, port, ndw, st)))
 		return rc;
-	/* reg_access_mnva: a GET writes only the header and reads the whole register. */
-	if ((rc = access(h, REG_MNVA, METHOD_GET, buf, NV_HDR_SIZE + data, NV_HDR_SIZE, NV_HDR_SIZE + data, &s, st)))
+	for (unsigned i = 0; in && i < ndw; i++)
+		put_be32(data + 4 * i, in[i]);
+	rc = in ? access(h, REG_MNVA, METHOD_SET, buf, whole, whole, NV_HDR_SIZE, s, st)
+		: access(h, REG_MNVA, METHOD_GET, buf, whole, NV_HDR_SIZE, whole, s, st);
+	for (unsigned i = 0; out && !rc && i < ndw; i++)
+		out[i] = *s ? 0 : be32(data + 4 * i);
+	return rc;
+}
+
+int nv_mnva_get(struct hcr *h, uint16_t type, uint8_t port, uint32_t *dw, unsigned ndw, bool *stored,
+		struct cx_status *st)
+{
+	unsigned s;
+	int rc = mnva(h, type, port, NULL, dw, ndw, &s, st);
+
+	if (rc)
 		return rc;
 	*stored = s == 0;
-	memset(dw, 0, data);
-	if (s == NV_REG_RES_NOT_AVLBL)
-		return CX_OK;
-	if (s)
+	/* A record never written: the defaults are on, nothing is stored. */
+	if (s && s != NV_REG_RES_NOT_AVLBL)
 		return reg_fail(h, "reading", type, port, s, st);
-	for (unsigned i = 0; i < ndw; i++)
-		dw[i] = be32(buf + HEADERS + NV_HDR_SIZE + 4 * i);
 	return CX_OK;
 }
 
 int nv_mnva_set(struct hcr *h, uint16_t type, uint8_t port, const uint32_t *dw, unsigned ndw,
 		struct cx_status *st)
 {
-	uint8_t buf[HEADERS + NV_HDR_SIZE + 4 * NV_MAX_DWORDS] = {0};
-	size_t data = 4u * ndw;
 	unsigned s;
-	int rc;
+	int rc = mnva(h, type, port, dw, NULL, ndw, &s, st);
 
-	if ((rc = frame(buf, type, port, ndw, st)))
-		return rc;
-	for (unsigned i = 0; i < ndw; i++)
-		put_be32(buf + HEADERS + NV_HDR_SIZE + 4 * i, dw[i]);
-	/* A SET writes the whole register and reads back only the header. */
-	if ((rc = access(h, REG_MNVA, METHOD_SET, buf, NV_HDR_SIZE + data, NV_HDR_SIZE + data, NV_HDR_SIZE, &s, st)))
-		return rc;
-	return s ? reg_fail(h, "writing", type, port, s, st) : CX_OK;
+	return rc ? rc : s ? reg_fail(h, "writing", type, port, s, st) : CX_OK;
 }
 
 int nv_mnvia(struct hcr *h, struct cx_status *st)

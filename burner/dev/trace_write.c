@@ -193,8 +193,7 @@ int trace_record_cfg(struct cfg_dev *d, struct trace_writer *w, struct cx_status
 
 	if (!r)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	r->inner = *d;
-	r->w = w;
+	*r = (struct rec_cfg){.inner = *d, .w = w};
 	d->ops = &rec_cfg_ops;
 	d->ctx = r;
 	return CX_OK;
@@ -240,8 +239,7 @@ int trace_record_mem(struct crmem *m, struct trace_writer *w, struct cx_status *
 		return CX_OK;
 	if (!(r = malloc(sizeof(*r))))
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	r->inner = *m;
-	r->w = w;
+	*r = (struct rec_mem){.inner = *m, .w = w};
 	m->ops = &rec_mem_ops;
 	m->ctx = r;
 	return CX_OK;

@@ -25,6 +25,10 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 
 /* An option's value: argv[*i + 1], advancing *i; NULL (after a usage message) if absent. */
 const char *cli_value(int argc, char **argv, int *i, const char *cmd);
+/* An operand (an argument that is no option), a: into *first while that is NULL, else into
+ * *second (second may be NULL: one operand). CLI_OK, or CLI_USAGE after "unexpected
+ * argument" when both are taken. */
+int cli_operand(const char *cmd, const char *a, const char **first, const char **second);
 
 /* Numbers: decimal or 0x-hex, the whole string, within max. 0 or -1. */
 int cli_u64(const char *s, uint64_t max, uint64_t *out);

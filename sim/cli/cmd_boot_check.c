@@ -21,10 +21,8 @@ int cmd_boot_check(int argc, char **argv)
 			json = true;
 		else if (argv[i][0] == '-')
 			return cli_usage(CMD, "unknown option %s", argv[i]);
-		else if (!stem)
-			stem = argv[i];
-		else
-			return cli_usage(CMD, "unexpected argument '%s'", argv[i]);
+		else if (cli_operand(CMD, argv[i], &stem, NULL))
+			return CLI_USAGE;
 	}
 	if (!stem)
 		return cli_usage(CMD, "which STEM?");

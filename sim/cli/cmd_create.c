@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_create.c — `cxsim create`: a new card, its flash empty or holding an FS2 image. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,78 +21,71 @@ struct create_opts {
 	struct fs2_identity id;
 };
 
-static int parse(int argc, char **argv, struct create_opts *o)
+/* An option and where its value goes in struct create_opts. */
+struct opt {
+	const char *name;
+	size_t at;
+};
+#define AT(field) offsetof(struct create_opts, field)
+/* The options that take a string. */
+static const struct opt value_opts[] = {
+	{"--chip", AT(chip)}, {"--pci-device", AT(pci_device)}, {"--rev", AT(rev)}, {"--subsys", AT(subsys)},
+	{"--flash", AT(flash)}, {"--seed", AT(seed)}, {"--image", AT(image)}, {"--slot", AT(slot)},
+	{"--vsec", AT(vsec)}, {"--ports", AT(ports)}, {"--max-vfs", AT(max_vfs)}, {"--bar-size", AT(bar_size)},
+	{"--max-bar-size", AT(max_bar_size)}, {"--caps", AT(caps)}, {"--psid", AT(id.psid)}, {"--vsd", AT(id.vsd)},
+};
+/* The options that are a flag (bool). */
+static const struct opt flag_opts[] = {
+	{"--no-cr-mbox", AT(no_cr_mbox)}, {"--wo-window", AT(wo_window)}, {"--empty", AT(empty)},
+	{"--corrupt", AT(corrupt)},
+};
+#undef AT
+
+/* --guid HEX or --mac HEX (argv[*i]): the identity's GUID or MAC. 0 or -1. */
+static int parse_id(int argc, char **argv, int *i, struct create_opts *o)
 {
-	int i;
+	const char *a = argv[*i];
+	bool mac = a[2] == 'm';
+	const char *v = cli_value(argc, argv, i, CMD);
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], **val = NULL;
-
-		if (!strcmp(a, "--chip"))
-			val = &o->chip;
-		else if (!strcmp(a, "--pci-device"))
-			val = &o->pci_device;
-		else if (!strcmp(a, "--rev"))
-			val = &o->rev;
-		else if (!strcmp(a, "--subsys"))
-			val = &o->subsys;
-		else if (!strcmp(a, "--flash"))
-			val = &o->flash;
-		else if (!strcmp(a, "--seed"))
-			val = &o->seed;
-		else if (!strcmp(a, "--image"))
-			val = &o->image;
-		else if (!strcmp(a, "--slot"))
-			val = &o->slot;
-		else if (!strcmp(a, "--vsec"))
-			val = &o->vsec;
-		else if (!strcmp(a, "--ports"))
-			val = &o->ports;
-		else if (!strcmp(a, "--max-vfs"))
-			val = &o->max_vfs;
-		else if (!strcmp(a, "--bar-size"))
-			val = &o->bar_size;
-		else if (!strcmp(a, "--max-bar-size"))
-			val = &o->max_bar_size;
-		else if (!strcmp(a, "--caps"))
-			val = &o->caps;
-		else if (!strcmp(a, "--no-cr-mbox"))
-			o->no_cr_mbox = true;
-		else if (!strcmp(a, "--psid"))
-			val = &o->id.psid;
-		else if (!strcmp(a, "--vsd"))
-			val = &o->id.vsd;
-		else if (!strcmp(a, "--guid") || !strcmp(a, "--mac")) {
-			bool mac = a[2] == 'm';
-			const char *v = cli_value(argc, argv, &i, CMD);
-
-			if (!v)
-				return -1;
-			if (cli_hex64(v, mac ? 12 : 16, mac ? &o->id.mac : &o->id.guid)) {
-				cli_usage(CMD, "%s: '%s' is not %s", a, v,
-					  mac ? "a MAC (12 hex digits)" : "a GUID (16 hex digits)");
-				return -1;
-			}
-			*(mac ? &o->id.set_mac : &o->id.set_guid) = true;
-			continue;
-		} else if (!strcmp(a, "--wo-window"))
-			o->wo_window = true;
-		else if (!strcmp(a, "--empty"))
-			o->empty = true;
-		else if (!strcmp(a, "--corrupt"))
-			o->corrupt = true;
-		else if (a[0] == '-') {
-			cli_usage(CMD, "unknown option %s", a);
-			return -1;
-		} else if (!o->stem)
-			o->stem = a;
-		else {
-			cli_usage(CMD, "unexpected argument '%s'", a);
-			return -1;
-		}
-		if (val && !(*val = cli_value(argc, argv, &i, CMD)))
-			return -1;
+	if (!v)
+		return -1;
+	if (cli_hex64(v, mac ? 12 : 16, mac ? &o->id.mac : &o->id.guid)) {
+		cli_usage(CMD, "%s: '%s' is not %s", a, v, mac ? "a MAC (12 hex digits)" : "a GUID (16 hex digits)");
+		return -1;
 	}
+	*(mac ? &o->id.set_mac : &o->id.set_guid) = true;
+	return 0;
+}
+
+/* One option or the STEM at argv[*i], its value too (advancing *i). 0 or -1. */
+static int parse_one(int argc, char **argv, int *i, struct create_opts *o)
+{
+	const char *a = argv[*i];
+
+	for (size_t k = 0; k < sizeof(value_opts) / sizeof(value_opts[0]); k++)
+		if (!strcmp(a, value_opts[k].name)) {
+			const char **val = (const char **)((char *)o + value_opts[k].at);
+
+			return (*val = cli_value(argc, argv, i, CMD)) ? 0 : -1;
+		}
+	for (size_t k = 0; k < sizeof(flag_opts) / sizeof(flag_opts[0]); k++)
+		if (!strcmp(a, flag_opts[k].name)) {
+			*(bool *)((char *)o + flag_opts[k].at) = true;
+			return 0;
+		}
+	if (!strcmp(a, "--guid") || !strcmp(a, "--mac"))
+		return parse_id(argc, argv, i, o);
+	if (a[0] == '-') {
+		cli_usage(CMD, "unknown option %s", a);
+		return -1;
+	}
+	return cli_operand(CMD, a, &o->stem, NULL) ? -1 : 0;
+}
+
+/* The options that exclude or need each other. 0 or -1. */
+static int check_opts(struct create_opts *o)
+{
 	if (!o->stem) {
 		cli_usage(CMD, "which STEM?");
 		return -1;
@@ -113,6 +107,14 @@ static int parse(int argc, char **argv, struct create_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+static int parse(int argc, char **argv, struct create_opts *o)
+{
+	for (int i = 1; i < argc; i++)
+		if (parse_one(argc, argv, &i, o))
+			return -1;
+	return check_opts(o);
 }
 
 /* One number option of the profile within [lo, hi]; 0 or an exit code. */

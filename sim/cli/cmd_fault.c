@@ -52,24 +52,32 @@ static int stuck_bits(const char *v, struct cxsim_params *p)
 	return 0;
 }
 
+/* The field of p that an on/off option sets, or NULL when opt is not one. */
+static bool *onoff_field(const char *opt, struct cxsim_params *p)
+{
+	if (!strcmp(opt, "--stuck-busy"))
+		return &p->stuck_busy;
+	if (!strcmp(opt, "--write-protect"))
+		return &p->write_protect;
+	if (!strcmp(opt, "--vsec-sem-held"))
+		return &p->sem_held_vsec;
+	return NULL;
+}
+
 /* Apply one option to p; 0 or an exit code. */
 static int apply(const char *opt, const char *v, struct cxsim_params *p)
 {
-	if (!strcmp(opt, "--power-cut-after")) {
+	bool *onoff = onoff_field(opt, p);
+
+	if (onoff) {
+		if (cli_onoff(v, onoff))
+			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
+	} else if (!strcmp(opt, "--power-cut-after")) {
 		if (cli_u64(v, UINT64_MAX, &p->power_cut_after))
 			return cli_usage(CMD, "%s: '%s' is not a number", opt, v);
-	} else if (!strcmp(opt, "--stuck-busy")) {
-		if (cli_onoff(v, &p->stuck_busy))
-			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
-	} else if (!strcmp(opt, "--write-protect")) {
-		if (cli_onoff(v, &p->write_protect))
-			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
 	} else if (!strcmp(opt, "--stuck-bits")) {
 		if (stuck_bits(v, p))
 			return cli_usage(CMD, "%s: '%s' is not none or ADDR[:MASK] (MASK 0x01..0xff)", opt, v);
-	} else if (!strcmp(opt, "--vsec-sem-held")) {
-		if (cli_onoff(v, &p->sem_held_vsec))
-			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
 	} else if (!strcmp(opt, "--hcr")) {
 		if (cxsim_hcr_fault_parse(v, &p->hcr_fault))
 			return cli_usage(CMD, "%s: '%s' is not none, not-started, old-fw, nv-corrupt, "
@@ -108,10 +116,8 @@ int cmd_fault(int argc, char **argv)
 		if (argv[i][0] == '-') {
 			if (!cli_value(argc, argv, &i, CMD))
 				return CLI_USAGE;
-		} else if (!stem) {
-			stem = argv[i];
-		} else {
-			return cli_usage(CMD, "unexpected argument '%s'", argv[i]);
+		} else if (cli_operand(CMD, argv[i], &stem, NULL)) {
+			return CLI_USAGE;
 		}
 	}
 	if (!stem)

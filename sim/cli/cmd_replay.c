@@ -115,12 +115,8 @@ int cmd_replay(int argc, char **argv)
 			p.recorded_clock = !strcmp(v, "recorded");
 		} else if (argv[i][0] == '-') {
 			return cli_usage(CMD, "unknown option %s", argv[i]);
-		} else if (!file) {
-			file = argv[i];
-		} else if (!stem) {
-			stem = argv[i];
-		} else {
-			return cli_usage(CMD, "unexpected argument '%s'", argv[i]);
+		} else if (cli_operand(CMD, argv[i], &file, &stem)) {
+			return CLI_USAGE;
 		}
 	}
 	if (!stem)

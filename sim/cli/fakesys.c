@@ -164,40 +164,38 @@ static bool is_text(const struct node *nd)
 	return nd->kind == N_CARD_FILE && nd->file != F_CONFIG && nd->file != F_RESOURCE0;
 }
 
+/* An ID file's value, and the hex digits sysfs shows it with; 0 digits: not an ID file. */
+static int id_digits(enum card_file f, const struct cxsim_card *c, const struct cxsim_params *p, uint32_t *v)
+{
+	switch (f) {
+	case F_VENDOR: *v = PCI_VENDOR_MELLANOX; return 4;
+	case F_DEVICE: *v = cxsim_pci_device_now(c); return 4;
+	case F_SUBSYS_VENDOR: *v = p->subsys_vendor; return 4;
+	case F_SUBSYS_DEVICE: *v = p->subsys_device; return 4;
+	case F_CLASS: *v = cxsim_class_now(c); return 6;
+	/* The PCI revision ID; the model keeps the silicon step in crspace (hw_rev). */
+	case F_REVISION: *v = p->hw_rev; return 2;
+	default: return 0;
+	}
+}
+
 /* The contents of a text file, as sysfs would show them now. */
 static void gen_text(const struct node *nd, struct sbuf *b)
 {
 	struct server *s = server();
 	struct served_card *sc = nd->card;
-	const struct cxsim_params *p;
 	struct cxsim_card *c;
+	uint32_t v;
+	int digits;
 
 	if (nd->kind == N_CTL_FILE) {
 		serve_stats_json(s, b);
 		return;
 	}
 	c = serve_lock(s, sc);
-	p = cxsim_get_params(c);
+	if ((digits = id_digits((enum card_file)nd->file, c, cxsim_get_params(c), &v)))
+		sb_printf(b, "0x%0*x\n", digits, (unsigned)v);
 	switch ((enum card_file)nd->file) {
-	case F_VENDOR:
-		sb_printf(b, "0x%04x\n", PCI_VENDOR_MELLANOX);
-		break;
-	case F_DEVICE:
-		sb_printf(b, "0x%04x\n", cxsim_pci_device_now(c));
-		break;
-	case F_SUBSYS_VENDOR:
-		sb_printf(b, "0x%04x\n", p->subsys_vendor);
-		break;
-	case F_SUBSYS_DEVICE:
-		sb_printf(b, "0x%04x\n", p->subsys_device);
-		break;
-	case F_CLASS:
-		sb_printf(b, "0x%06x\n", cxsim_class_now(c));
-		break;
-	case F_REVISION:
-		/* The PCI revision ID; the model keeps the silicon step in crspace (hw_rev). */
-		sb_printf(b, "0x%02x\n", p->hw_rev);
-		break;
 	case F_RESOURCE:
 		sb_printf(b, "0x%016llx 0x%016llx 0x%016llx\n", BAR0_BASE,
 			  BAR0_BASE + CXSIM_BAR0_SIZE - 1,
@@ -216,8 +214,7 @@ static void gen_text(const struct node *nd, struct sbuf *b)
 	case F_ENABLE:
 		sb_printf(b, "1\n");
 		break;
-	case F_CONFIG:
-	case F_RESOURCE0:
+	default: /* an ID file (above), config and resource0 (no text) */
 		break;
 	}
 	serve_unlock(sc);
@@ -359,47 +356,41 @@ static unsigned piece(off_t off, size_t n)
 	return 1;
 }
 
-static int config_read(struct served_card *sc, char *buf, size_t size, off_t off)
+/* Cut *size to what a file of limit bytes holds from off on; false when off is past its end. */
+static bool clip(off_t off, size_t *size, off_t limit)
 {
-	struct cxsim_card *c;
-	size_t done = 0;
-
-	if (off >= CXSIM_CFG_SIZE)
-		return 0;
-	if (size > (size_t)(CXSIM_CFG_SIZE - off))
-		size = (size_t)(CXSIM_CFG_SIZE - off);
-	c = serve_lock(server(), sc);
-	while (done < size) {
-		unsigned len = piece(off + (off_t)done, size - done), k;
-		uint32_t v = cxsim_cfg_read(c, (unsigned)(off + (off_t)done), len);
-
-		serve_log(server(), sc, "cfg", 'r', (unsigned)(off + (off_t)done), len, v);
-		for (k = 0; k < len; k++)
-			buf[done + k] = (char)(v >> (8 * k));   /* little-endian, as sysfs */
-		done += len;
-	}
-	serve_unlock(sc);
-	return (int)done;
+	if (off >= limit)
+		return false;
+	if (*size > (size_t)(limit - off))
+		*size = (size_t)(limit - off);
+	return true;
 }
 
-static int config_write(struct served_card *sc, const char *buf, size_t size, off_t off)
+/* Config space as sysfs serves it: little-endian, in the largest aligned pieces of 4, 2 or
+ * 1 bytes, each one access of the card, logged. A read fills rbuf; a write (wbuf, rbuf
+ * NULL) sends wbuf. Returns the bytes done: none past the end of the space. */
+static int config_access(struct served_card *sc, char *rbuf, const char *wbuf, size_t size, off_t off)
 {
 	struct cxsim_card *c;
 	size_t done = 0;
 
-	if (off >= CXSIM_CFG_SIZE)
+	if (!clip(off, &size, CXSIM_CFG_SIZE))
 		return 0;
-	if (size > (size_t)(CXSIM_CFG_SIZE - off))
-		size = (size_t)(CXSIM_CFG_SIZE - off);
 	c = serve_lock(server(), sc);
 	while (done < size) {
-		unsigned len = piece(off + (off_t)done, size - done), k;
+		unsigned at = (unsigned)(off + (off_t)done), len = piece(off + (off_t)done, size - done), k;
 		uint32_t v = 0;
 
-		for (k = 0; k < len; k++)
-			v |= (uint32_t)(uint8_t)buf[done + k] << (8 * k);
-		cxsim_cfg_write(c, (unsigned)(off + (off_t)done), v, len);
-		serve_log(server(), sc, "cfg", 'w', (unsigned)(off + (off_t)done), len, v);
+		if (wbuf) {
+			for (k = 0; k < len; k++)
+				v |= (uint32_t)(uint8_t)wbuf[done + k] << (8 * k);
+			cxsim_cfg_write(c, at, v, len);
+		} else {
+			v = cxsim_cfg_read(c, at, len);
+			for (k = 0; k < len; k++)
+				rbuf[done + k] = (char)(v >> (8 * k));
+		}
+		serve_log(server(), sc, "cfg", wbuf ? 'w' : 'r', at, len, v);
 		done += len;
 	}
 	serve_unlock(sc);
@@ -412,10 +403,8 @@ static int bar0_read(struct served_card *sc, char *buf, size_t size, off_t off)
 	size_t done = 0;
 	uint32_t first = 0;
 
-	if (off >= CXSIM_BAR0_SIZE)
+	if (!clip(off, &size, CXSIM_BAR0_SIZE))
 		return 0;
-	if (size > (size_t)(CXSIM_BAR0_SIZE - off))
-		size = (size_t)(CXSIM_BAR0_SIZE - off);
 	c = serve_lock(server(), sc);
 	while (done < size) {
 		unsigned at = (unsigned)(off + (off_t)done), k = at & 3;
@@ -454,7 +443,7 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 		return (int)size;
 	}
 	if (h->node.kind == N_CARD_FILE && h->node.file == F_CONFIG)
-		return config_read(h->node.card, buf, size, off);
+		return config_access(h->node.card, buf, NULL, size, off);
 	if (h->node.kind == N_CARD_FILE && h->node.file == F_RESOURCE0)
 		return bar0_read(h->node.card, buf, size, off);
 	return -EACCES;
@@ -519,7 +508,7 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 
 	(void)path;
 	if (h->node.kind == N_CARD_FILE && h->node.file == F_CONFIG)
-		return config_write(h->node.card, buf, size, off);
+		return config_access(h->node.card, NULL, buf, size, off);
 	if (h->node.kind == N_CARD_FILE && h->node.file == F_RESOURCE0)
 		return bar0_write(h->node.card, size, off);
 	if (h->node.kind != N_CTL_FILE || size > CTL_MAX_WRITE)

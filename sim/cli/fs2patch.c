@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The FS2 CRC16 (fs2-format.md §2.1): mkfs2's, table-driven and checked by mkfs2 --selftest. */
+#include "../mkfs2/crc16.h"
+
 #define FS2_FULL_CRC_OFF  0x20  /* bits 15:0 of this dword: the full-image CRC */
 #define FS2_FS_INFO_OFF   0x28  /* FS info word */
 #define FS2_INFO_PTR_OFF  0x2C  /* IMAGE_INFO data pointer, bits 23:0, byte-sum checksum */
@@ -41,34 +44,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-/* One step of §2.1's augmented register: the data bit enters at the LSB. */
-static uint16_t crc_step(uint16_t crc, unsigned bit)
-{
-	unsigned top = crc & 0x8000;
-
-	crc = (uint16_t)(crc << 1 | bit);
-	return top ? crc ^ 0x100B : crc;
-}
-
-/* §2.1, bit by bit: dwords MSB first, then 16 zero bits, then inverted. Images are
- * small, so the simple form is fast enough and easy to check against the spec. */
-uint16_t fs2_crc16(const uint8_t *p, size_t len)
-{
-	uint16_t crc = 0xFFFF;
-	size_t i;
-	int b;
-
-	for (i = 0; i + 4 <= len; i += 4) {
-		uint32_t dw = be32(p + i);
-
-		for (b = 31; b >= 0; b--)
-			crc = crc_step(crc, (dw >> b) & 1);
-	}
-	for (b = 0; b < 16; b++)
-		crc = crc_step(crc, 0);
-	return (uint16_t)(crc ^ 0xFFFF);
 }
 
 int fs2_fs_info(const uint8_t *img, size_t len, bool *failsafe, unsigned *log2chunk,
@@ -107,7 +82,7 @@ static void fix_section_crc(uint8_t *img, uint32_t data_off, uint32_t datalen)
 {
 	uint8_t *gph = img + data_off - FS2_GPH_SIZE;
 
-	put_be32(img + data_off + datalen, fs2_crc16(gph, FS2_GPH_SIZE + datalen));
+	put_be32(img + data_off + datalen, crc16_fs2(gph, FS2_GPH_SIZE + datalen));
 }
 
 static void put_entry(uint8_t *p, uint64_t v)
@@ -189,7 +164,7 @@ static void fix_full_crc(uint8_t *img, size_t len)
 
 	img[FS2_FULL_CRC_OFF + 2] = img[FS2_FULL_CRC_OFF + 3] = 0xFF;
 	if (!blank)
-		crc = fs2_crc16(img, len);
+		crc = crc16_fs2(img, len & ~(size_t)3); /* whole dwords, as §2.1 feeds them */
 	img[FS2_FULL_CRC_OFF + 2] = (uint8_t)(crc >> 8);
 	img[FS2_FULL_CRC_OFF + 3] = (uint8_t)crc;
 }

@@ -20,9 +20,6 @@ struct fs2_identity {
 	uint64_t mac;           /* entries 4, 5 = mac, mac+1 (6-entry images only) */
 };
 
-/* The FS2 CRC16 over len bytes (fs2-format.md §2.1). */
-uint16_t fs2_crc16(const uint8_t *p, size_t len);
-
 /* Decode the FS info word at 0x28 (§1.5). 0, or -1 with err. */
 int fs2_fs_info(const uint8_t *img, size_t len, bool *failsafe, unsigned *log2chunk,
 		char *err, size_t errlen);

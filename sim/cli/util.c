@@ -42,6 +42,17 @@ const char *cli_value(int argc, char **argv, int *i, const char *cmd)
 	return argv[++*i];
 }
 
+int cli_operand(const char *cmd, const char *a, const char **first, const char **second)
+{
+	if (!*first)
+		*first = a;
+	else if (second && !*second)
+		*second = a;
+	else
+		return cli_usage(cmd, "unexpected argument '%s'", a);
+	return CLI_OK;
+}
+
 int cli_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;

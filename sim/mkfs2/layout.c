@@ -89,11 +89,38 @@ static void close_sect(struct sect_ctx *s, int last, int blank_crc)
 	s->m->e[s->map_idx].size = sect_end(s->b, s->gph, last, blank_crc);
 }
 
+/* The header at offset 0, once every section is in place: the magic, the boot
+ * parameters, the pointers to GUID and IMAGE_INFO, the sizes and the full CRC. */
+static void write_header(const struct config *c, struct buf *img, uint32_t guid_ptr, uint32_t info_ptr)
+{
+	uint32_t fs_info, crc;
+
+	for (unsigned int i = 0; i < 4; i++) {
+		put_be32(img->data + HDR_OFF_MAGIC + 4 * i, fs2_magic[i]);
+		put_be32(img->data + HDR_OFF_BOOT_PARAMS + 4 * i, boot_params[i]);
+	}
+	/* §2.2: the full CRC is computed with 0x20 bits 15:0 taken as 0xFFFF. */
+	put_be32(img->data + HDR_OFF_FW_ID, (uint32_t)c->rev << FW_ID_REV_SHIFT | CRC_LO_BLANK);
+	put_be32(img->data + HDR_OFF_BOOT_VER, BOOT_VERSION);
+	fs_info = (c->failsafe ? FS_INFO_FAILSAFE : 0) | c->chunk_log;
+	put_be32(img->data + HDR_OFF_FS_INFO, with_checksum(fs_info));
+	put_be32(img->data + HDR_OFF_INFO_PTR, with_checksum(info_ptr));
+	/* §1.2: image size = file size = end of the last section. */
+	put_be32(img->data + HDR_OFF_IMG_SIZE, (uint32_t)img->len);
+	put_be32(img->data + HDR_OFF_GUID_PTR, guid_ptr);
+
+	if (!c->blank_guids) {
+		crc = crc16_fs2(img->data, img->len);
+		img->data[HDR_OFF_CRC_LO] = (uint8_t)(crc >> 8);
+		img->data[HDR_OFF_CRC_LO + 1] = (uint8_t)crc;
+	}
+}
+
 int build_image(const struct config *c, struct buf *img, struct map *m)
 {
 	struct sect_ctx s = { .b = img, .m = m };
 	uint32_t ddr_param[DDR_MAX];
-	uint32_t guid_ptr, info_ptr, fs_info, crc;
+	uint32_t guid_ptr, info_ptr;
 	char name[MAP_NAME_MAX];
 	struct rng r;
 	unsigned int i;
@@ -154,24 +181,6 @@ int build_image(const struct config *c, struct buf *img, struct map *m)
 		return -1;
 	}
 
-	for (i = 0; i < 4; i++) {
-		put_be32(img->data + HDR_OFF_MAGIC + 4 * i, fs2_magic[i]);
-		put_be32(img->data + HDR_OFF_BOOT_PARAMS + 4 * i, boot_params[i]);
-	}
-	/* §2.2: the full CRC is computed with 0x20 bits 15:0 taken as 0xFFFF. */
-	put_be32(img->data + HDR_OFF_FW_ID, (uint32_t)c->rev << FW_ID_REV_SHIFT | CRC_LO_BLANK);
-	put_be32(img->data + HDR_OFF_BOOT_VER, BOOT_VERSION);
-	fs_info = (c->failsafe ? FS_INFO_FAILSAFE : 0) | c->chunk_log;
-	put_be32(img->data + HDR_OFF_FS_INFO, with_checksum(fs_info));
-	put_be32(img->data + HDR_OFF_INFO_PTR, with_checksum(info_ptr));
-	/* §1.2: image size = file size = end of the last section. */
-	put_be32(img->data + HDR_OFF_IMG_SIZE, (uint32_t)img->len);
-	put_be32(img->data + HDR_OFF_GUID_PTR, guid_ptr);
-
-	if (!c->blank_guids) {
-		crc = crc16_fs2(img->data, img->len);
-		img->data[HDR_OFF_CRC_LO] = (uint8_t)(crc >> 8);
-		img->data[HDR_OFF_CRC_LO + 1] = (uint8_t)crc;
-	}
+	write_header(c, img, guid_ptr, info_ptr);
 	return 0;
 }

@@ -279,134 +279,134 @@ static void set_chip(struct config *c, const struct chip *ch)
 	sscanf(ch->date, "%u-%u-%u", &c->date[0], &c->date[1], &c->date[2]);
 }
 
-int main(int argc, char **argv)
+/* main() goes on: no exit code yet. */
+#define GO_ON (-1)
+
+/* The options applied after the chip's defaults, so that they override them. */
+struct late_opts {
+	const char *chip_name, *rev, *psid, *prs, *fw, *date, *roms;
+	unsigned int rom_ver[3], rom_product;
+	int rom_bad_checksum, legacy_rom;
+};
+
+/* One option of getopt_long (opt, with optarg) into c or l: GO_ON, or main()'s exit code. */
+static int parse_opt(int opt, struct config *c, struct late_opts *l)
+{
+	static const unsigned int rom_max[3] = { U8_MAX_VAL, U8_MAX_VAL, U16_MAX_VAL };
+
+	switch (opt) {
+	case 'o': c->out = optarg; break;
+	case 'h': usage(stdout); return 0;
+	case OPT_CHIP: l->chip_name = optarg; break;
+	case OPT_REV: l->rev = optarg; break;
+	case OPT_PSID: l->psid = optarg; break;
+	case OPT_VSD: parse_string("vsd", optarg, c->vsd, VSD_LEN); break;
+	case OPT_PRS: l->prs = optarg; break;
+	case OPT_FW: l->fw = optarg; break;
+	case OPT_DATE: l->date = optarg; break;
+	case OPT_GUID: c->guid = parse_num("guid", optarg, 16, ~0ull); break;
+	case OPT_MAC: c->mac = parse_num("mac", optarg, 16, MAC_MAX); break;
+	case OPT_OLD_GUIDS: c->old_guids = 1; break;
+	case OPT_BLANK_GUIDS: c->blank_guids = 1; break;
+	case OPT_NO_FAILSAFE: c->failsafe = 0; break;
+	case OPT_CHUNK_LOG:
+		c->chunk_log = (unsigned int)parse_num("chunk-log", optarg, 0, CHUNK_LOG_MAX);
+		break;
+	case OPT_NO_ROM: c->rom = 0; break;
+	case OPT_ROM_VER:
+		parse_triple("rom-ver", optarg, '.', rom_max, l->rom_ver);
+		l->legacy_rom = 1;
+		break;
+	case OPT_ROM_PRODUCT:
+		l->rom_product = (unsigned int)parse_num("rom-product", optarg, 0, U16_MAX_VAL);
+		l->legacy_rom = 1;
+		break;
+	case OPT_ROM_BAD_CSUM: l->rom_bad_checksum = l->legacy_rom = 1; break;
+	case OPT_ROMS: l->roms = optarg; break;
+	case OPT_ROM_ONLY: c->rom_only = optarg; break;
+	case OPT_NO_PRODUCT_VER: c->product_ver = 0; break;
+	case OPT_NO_FW_CONF: c->fw_conf = 0; break;
+	case OPT_NO_MIC: c->mic = 0; break;
+	case OPT_INI: c->ini_file = optarg; break;
+	case OPT_INI_SET: parse_ini_edit(c, "ini-set", optarg, 1); break;
+	case OPT_INI_DEL: parse_ini_edit(c, "ini-del", optarg, 0); break;
+	case OPT_DDR:
+		c->ddr_count = (unsigned int)parse_num("ddr", optarg, 0, DDR_MAX);
+		if (!c->ddr_count)
+			bad_arg("ddr", optarg, "at least 1");
+		break;
+	case OPT_DDR_SIZE:
+		c->ddr_size = (uint32_t)parse_num("ddr-size", optarg, 0, MAX_SECTION_SIZE);
+		if (!c->ddr_size || c->ddr_size % 4)
+			bad_arg("ddr-size", optarg, "must be a non-zero multiple of 4");
+		break;
+	case OPT_SEED: c->seed = parse_num("seed", optarg, 0, ~0ull); break;
+	case OPT_DUMP: c->dump_slot = (int)parse_num("dump", optarg, 0, 1); break;
+	case OPT_FLASH_SIZE:
+		c->flash_size = (uint32_t)parse_num("flash-size", optarg, 0, MAX_FLASH_SIZE);
+		if (c->flash_size < MIN_FLASH_SIZE || (c->flash_size & (c->flash_size - 1)))
+			bad_arg("flash-size", optarg, "must be a power of 2, >= 64 KiB");
+		break;
+	case OPT_MAP: c->map = optarg; break;
+	case OPT_SELFTEST: return crc16_selftest() ? 1 : 0;
+	default: usage(stderr); return EXIT_USAGE;
+	}
+	return GO_ON;
+}
+
+/* The chip's defaults, then the options that override them: GO_ON or EXIT_USAGE. */
+static int apply_chip(struct config *c, const struct late_opts *l)
 {
 	static const unsigned int ver_max[3] = { U16_MAX_VAL, U16_MAX_VAL, U16_MAX_VAL };
-	static const unsigned int rom_max[3] = { U8_MAX_VAL, U8_MAX_VAL, U16_MAX_VAL };
 	static const unsigned int date_max[3] = { YEAR_MAX, MONTH_MAX, DAY_MAX };
-	struct config c = {
-		.guid = DEFAULT_GUID, .mac = DEFAULT_MAC, .failsafe = 1,
-		.chunk_log = DEFAULT_CHUNK_LOG, .rom = 1, .fw_conf = 1, .mic = 1, .product_ver = 1,
-		.ddr_count = DEFAULT_DDR_COUNT, .ddr_size = DEFAULT_DDR_SIZE, .seed = 1,
-		.dump_slot = -1, .flash_size = DEFAULT_FLASH_SIZE,
-	};
-	/* Chip-dependent defaults are applied first so later options override them. */
-	const char *chip_name = DEFAULT_CHIP, *rev = NULL, *psid = NULL, *prs = NULL;
-	const char *fw = NULL, *date = NULL, *roms = NULL;
-	unsigned int rom_ver[3] = DEFAULT_ROM_VER, rom_product = ROM_PRODUCT_PXE;
-	int rom_bad_checksum = 0, legacy_rom = 0;
-	struct buf img = { 0 }, flash = { 0 };
-	struct map map = { 0 };
-	const struct chip *ch;
-	int opt, rc = 1;
+	const struct chip *ch = chip_find(l->chip_name);
 
-	while ((opt = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': c.out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case OPT_CHIP: chip_name = optarg; break;
-		case OPT_REV: rev = optarg; break;
-		case OPT_PSID: psid = optarg; break;
-		case OPT_VSD: parse_string("vsd", optarg, c.vsd, VSD_LEN); break;
-		case OPT_PRS: prs = optarg; break;
-		case OPT_FW: fw = optarg; break;
-		case OPT_DATE: date = optarg; break;
-		case OPT_GUID: c.guid = parse_num("guid", optarg, 16, ~0ull); break;
-		case OPT_MAC: c.mac = parse_num("mac", optarg, 16, MAC_MAX); break;
-		case OPT_OLD_GUIDS: c.old_guids = 1; break;
-		case OPT_BLANK_GUIDS: c.blank_guids = 1; break;
-		case OPT_NO_FAILSAFE: c.failsafe = 0; break;
-		case OPT_CHUNK_LOG:
-			c.chunk_log = (unsigned int)parse_num("chunk-log", optarg, 0, CHUNK_LOG_MAX);
-			break;
-		case OPT_NO_ROM: c.rom = 0; break;
-		case OPT_ROM_VER:
-			parse_triple("rom-ver", optarg, '.', rom_max, rom_ver);
-			legacy_rom = 1;
-			break;
-		case OPT_ROM_PRODUCT:
-			rom_product = (unsigned int)parse_num("rom-product", optarg, 0, U16_MAX_VAL);
-			legacy_rom = 1;
-			break;
-		case OPT_ROM_BAD_CSUM: rom_bad_checksum = legacy_rom = 1; break;
-		case OPT_ROMS: roms = optarg; break;
-		case OPT_ROM_ONLY: c.rom_only = optarg; break;
-		case OPT_NO_PRODUCT_VER: c.product_ver = 0; break;
-		case OPT_NO_FW_CONF: c.fw_conf = 0; break;
-		case OPT_NO_MIC: c.mic = 0; break;
-		case OPT_INI: c.ini_file = optarg; break;
-		case OPT_INI_SET: parse_ini_edit(&c, "ini-set", optarg, 1); break;
-		case OPT_INI_DEL: parse_ini_edit(&c, "ini-del", optarg, 0); break;
-		case OPT_DDR:
-			c.ddr_count = (unsigned int)parse_num("ddr", optarg, 0, DDR_MAX);
-			if (!c.ddr_count)
-				bad_arg("ddr", optarg, "at least 1");
-			break;
-		case OPT_DDR_SIZE:
-			c.ddr_size = (uint32_t)parse_num("ddr-size", optarg, 0, MAX_SECTION_SIZE);
-			if (!c.ddr_size || c.ddr_size % 4)
-				bad_arg("ddr-size", optarg, "must be a non-zero multiple of 4");
-			break;
-		case OPT_SEED: c.seed = parse_num("seed", optarg, 0, ~0ull); break;
-		case OPT_DUMP: c.dump_slot = (int)parse_num("dump", optarg, 0, 1); break;
-		case OPT_FLASH_SIZE:
-			c.flash_size = (uint32_t)parse_num("flash-size", optarg, 0, MAX_FLASH_SIZE);
-			if (c.flash_size < MIN_FLASH_SIZE || (c.flash_size & (c.flash_size - 1)))
-				bad_arg("flash-size", optarg, "must be a power of 2, >= 64 KiB");
-			break;
-		case OPT_MAP: c.map = optarg; break;
-		case OPT_SELFTEST: return crc16_selftest() ? 1 : 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc || (!c.out && !c.rom_only)) {
-		fprintf(stderr, "mkfs2: %s\n", optind != argc ? "unexpected argument" :
-			"-o OUT is required");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	ch = chip_find(chip_name);
 	if (!ch) {
-		fprintf(stderr, "mkfs2: unknown chip '%s' (known: ", chip_name);
+		fprintf(stderr, "mkfs2: unknown chip '%s' (known: ", l->chip_name);
 		chip_list(", ");
 		fprintf(stderr, ")\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	set_chip(&c, ch);
-	if (rom_args(&c, roms, legacy_rom))
+	set_chip(c, ch);
+	if (rom_args(c, l->roms, l->legacy_rom))
 		return EXIT_USAGE;
-	if (roms) {
-		const char *why = rom_specs_parse(roms, ch, &c);
+	if (l->roms) {
+		const char *why = rom_specs_parse(l->roms, ch, c);
 
 		if (why)
-			bad_arg("roms", roms, why);
+			bad_arg("roms", l->roms, why);
 	} else {
-		rom_spec_legacy(&c, rom_product, rom_ver, rom_bad_checksum);
+		rom_spec_legacy(c, l->rom_product, l->rom_ver, l->rom_bad_checksum);
 	}
-	if (rev)
-		c.rev = (unsigned int)parse_num("rev", rev, 0, U8_MAX_VAL);
-	if (psid)
-		parse_string("psid", psid, c.psid, PSID_LEN);
-	if (prs)
-		c.prs = prs;
-	if (fw)
-		parse_triple("fw", fw, '.', ver_max, c.fw);
-	if (date) {
-		parse_triple("date", date, '-', date_max, c.date);
-		if (!c.date[0] || !c.date[1] || !c.date[2])
-			bad_arg("date", date, "field out of range");
+	if (l->rev)
+		c->rev = (unsigned int)parse_num("rev", l->rev, 0, U8_MAX_VAL);
+	if (l->psid)
+		parse_string("psid", l->psid, c->psid, PSID_LEN);
+	if (l->prs)
+		c->prs = l->prs;
+	if (l->fw)
+		parse_triple("fw", l->fw, '.', ver_max, c->fw);
+	if (l->date) {
+		parse_triple("date", l->date, '-', date_max, c->date);
+		if (!c->date[0] || !c->date[1] || !c->date[2])
+			bad_arg("date", l->date, "field out of range");
 	}
+	return GO_ON;
+}
 
-	if (c.n_ini_edits && (c.ini_file || !c.fw_conf)) {
+/* The .ini edits and the dump slot, against the rest: GO_ON or main()'s exit code. */
+static int check_edits_and_dump(const struct config *c)
+{
+	if (c->n_ini_edits && (c->ini_file || !c->fw_conf)) {
 		fprintf(stderr, "mkfs2: --ini-set and --ini-del edit the default .ini: not with %s\n",
-			c.ini_file ? "--ini" : "--no-fw-conf");
+			c->ini_file ? "--ini" : "--no-fw-conf");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (c.n_ini_edits) {
+	if (c->n_ini_edits) {
 		const struct ini_edit *bad;
-		char *text = ini_default_text_edited(&c, &bad);
+		char *text = ini_default_text_edited(c, &bad);
 
 		if (bad) {
 			fprintf(stderr, "mkfs2: --ini-del %s: the default .ini has no such key\n", bad->arg);
@@ -417,37 +417,68 @@ int main(int argc, char **argv)
 			return 1;
 		free(text);	/* built again with the image; this run only checked the edits */
 	}
-
-	if (c.dump_slot > 0 && !c.failsafe) {
+	if (c->dump_slot > 0 && !c->failsafe) {
 		/* §1.1: a non-failsafe image must start at 0. */
 		fprintf(stderr, "mkfs2: a --no-failsafe image can only be dumped to slot 0\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	return GO_ON;
+}
 
-	if (build_image(&c, &img, &map))
-		goto out;
-	if (c.rom_only && write_rom(&img, &map, c.rom_only))
-		goto out;
-	if (!c.out) {
-		rc = 0;
-		goto out;
-	}
-	if (c.dump_slot >= 0) {
-		uint32_t chunk = 1u << (c.chunk_log + LOG2_CHUNK_BASE);
+/* The image, and what was asked of it: the ROM alone, the image or a flash dump, the map. */
+static int build_and_write(struct config *c, struct buf *img, struct buf *flash, struct map *map)
+{
+	if (build_image(c, img, map))
+		return 1;
+	if (c->rom_only && write_rom(img, map, c->rom_only))
+		return 1;
+	if (!c->out)
+		return 0;
+	if (c->dump_slot >= 0) {
+		uint32_t chunk = 1u << (c->chunk_log + LOG2_CHUNK_BASE);
 
-		if (build_dump(&c, &img, &flash) || write_file(c.out, flash.data, flash.len))
-			goto out;
+		if (build_dump(c, img, flash) || write_file(c->out, flash->data, flash->len))
+			return 1;
 		/* The only physical line: where the slot starts and its chunk size. */
-		map_add(&map, c.failsafe ? (uint32_t)c.dump_slot * chunk : 0,
-			c.failsafe ? chunk : c.flash_size, "dump_slot_%d", c.dump_slot);
-	} else if (write_file(c.out, img.data, img.len)) {
-		goto out;
+		map_add(map, c->failsafe ? (uint32_t)c->dump_slot * chunk : 0,
+			c->failsafe ? chunk : c->flash_size, "dump_slot_%d", c->dump_slot);
+	} else if (write_file(c->out, img->data, img->len)) {
+		return 1;
 	}
-	if (c.map && map_write(&map, c.map))
-		goto out;
-	rc = 0;
-out:
+	if (c->map && map_write(map, c->map))
+		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct config c = {
+		.guid = DEFAULT_GUID, .mac = DEFAULT_MAC, .failsafe = 1,
+		.chunk_log = DEFAULT_CHUNK_LOG, .rom = 1, .fw_conf = 1, .mic = 1, .product_ver = 1,
+		.ddr_count = DEFAULT_DDR_COUNT, .ddr_size = DEFAULT_DDR_SIZE, .seed = 1,
+		.dump_slot = -1, .flash_size = DEFAULT_FLASH_SIZE,
+	};
+	/* Chip-dependent defaults are applied first so later options override them. */
+	struct late_opts late = {
+		.chip_name = DEFAULT_CHIP, .rom_ver = DEFAULT_ROM_VER, .rom_product = ROM_PRODUCT_PXE,
+	};
+	struct buf img = { 0 }, flash = { 0 };
+	struct map map = { 0 };
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1)
+		if ((rc = parse_opt(opt, &c, &late)) != GO_ON)
+			return rc;
+	if (optind != argc || (!c.out && !c.rom_only)) {
+		fprintf(stderr, "mkfs2: %s\n", optind != argc ? "unexpected argument" :
+			"-o OUT is required");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((rc = apply_chip(&c, &late)) != GO_ON || (rc = check_edits_and_dump(&c)) != GO_ON)
+		return rc;
+	rc = build_and_write(&c, &img, &flash, &map);
 	buf_free(&img);
 	buf_free(&flash);
 	map_free(&map);

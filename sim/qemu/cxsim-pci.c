@@ -222,31 +222,32 @@ static int cxsim_pci_parse_subsys(const char *str, uint16_t *vendor, uint16_t *d
 	return 0;
 }
 
-static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
+/*
+ * The card's parameters: its STEM.conf beside flash=STEM.flash, then the device's
+ * properties over it (model, part, subsys, bar0). *stem_len is the length of STEM.
+ */
+static bool cxsim_pci_params(CxsimPciState *s, struct cxsim_params *p, size_t *stem_len,
+			     Error **errp)
 {
-	CxsimPciState *s = CXSIM_PCI(pdev);
-	struct cxsim_params p;
-	const struct cxsim_params *cp;
 	char err[256];
 	g_autofree char *conf = NULL;
-	uint8_t *c = pdev->config;
 	size_t len;
 
-	s->fd = -1;
 	if (!s->flash || !*s->flash) {
 		error_setg(errp, "cxsim-pci: flash=STEM.flash is required (a card from 'cxsim create STEM')");
-		return;
+		return false;
 	}
 	len = strlen(s->flash);
 	if (len <= 6 || strcmp(s->flash + len - 6, ".flash")) {
 		error_setg(errp, "cxsim-pci: flash=%s: expected STEM.flash (with STEM.conf beside it)",
 			   s->flash);
-		return;
+		return false;
 	}
+	*stem_len = len - 6;
 	conf = g_strdup_printf("%.*s.conf", (int)(len - 6), s->flash);
-	if (cxsim_read_conf(conf, &p, err, sizeof(err))) {
+	if (cxsim_read_conf(conf, p, err, sizeof(err))) {
 		error_setg(errp, "cxsim-pci: %s", err);
-		return;
+		return false;
 	}
 	if (s->model) {
 		enum cxsim_chip chip;
@@ -254,29 +255,63 @@ static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
 
 		if (cxsim_chip_parse(s->model, &chip)) {
 			error_setg(errp, "cxsim-pci: model=%s: expected cx2, cx3 or cx3pro", s->model);
-			return;
+			return false;
 		}
-		if (chip != p.chip) {
+		if (chip != p->chip) {
 			/* Another chip: its own PCI ID and revision, the rest as the .conf says. */
 			cxsim_params_default(&d, chip);
-			p.chip = chip;
-			p.pci_device = d.pci_device;
-			p.hw_rev = d.hw_rev;
+			p->chip = chip;
+			p->pci_device = d.pci_device;
+			p->hw_rev = d.hw_rev;
 		}
 	}
 	if (s->part) {
-		if (strlen(s->part) >= sizeof(p.flash_part)) {
+		if (strlen(s->part) >= sizeof(p->flash_part)) {
 			error_setg(errp, "cxsim-pci: part=%s: name too long", s->part);
-			return;
+			return false;
 		}
-		pstrcpy(p.flash_part, sizeof(p.flash_part), s->part);
+		pstrcpy(p->flash_part, sizeof(p->flash_part), s->part);
 	}
-	if (s->subsys && cxsim_pci_parse_subsys(s->subsys, &p.subsys_vendor, &p.subsys_device)) {
+	if (s->subsys && cxsim_pci_parse_subsys(s->subsys, &p->subsys_vendor, &p->subsys_device)) {
 		error_setg(errp, "cxsim-pci: subsys=%s: expected VVVV:DDDD (hex)", s->subsys);
+		return false;
+	}
+	p->bar0_crspace = s->bar0_on;
+	return true;
+}
+
+/* The IDs the card shows after power-on (recovery ID when no image boots), and BAR0. */
+static void cxsim_pci_show_card(PCIDevice *pdev, CxsimPciState *s)
+{
+	const struct cxsim_params *cp = cxsim_get_params(s->card);
+	uint8_t *c = pdev->config;
+
+	pci_config_set_vendor_id(c, CXSIM_VENDOR_MELLANOX);
+	pci_config_set_device_id(c, cxsim_pci_device_now(s->card));
+	pci_config_set_revision(c, cp->hw_rev);
+	pci_config_set_class(c, (uint16_t)(cxsim_class_now(s->card) >> 8));
+	pci_config_set_prog_interface(c, (uint8_t)cxsim_class_now(s->card));
+	pci_set_word(c + PCI_SUBSYSTEM_VENDOR_ID, cp->subsys_vendor);
+	pci_set_word(c + PCI_SUBSYSTEM_ID, cp->subsys_device);
+	pci_config_set_interrupt_pin(c, 1);
+
+	memory_region_init_io(&s->bar0, OBJECT(s), &cxsim_pci_bar0_ops, s, "cxsim-bar0",
+			      CXSIM_BAR0_SIZE);
+	pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
+			 &s->bar0);
+}
+
+static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
+{
+	CxsimPciState *s = CXSIM_PCI(pdev);
+	struct cxsim_params p;
+	char err[256];
+	size_t stem_len;
+
+	s->fd = -1;
+	if (!cxsim_pci_params(s, &p, &stem_len, errp)) {
 		return;
 	}
-	p.bar0_crspace = s->bar0_on;
-
 	s->fd = qemu_open_old(s->flash, O_RDWR);
 	if (s->fd < 0) {
 		error_setg_errno(errp, errno, "cxsim-pci: cannot open %s read-write", s->flash);
@@ -291,7 +326,7 @@ static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
 		error_setg(errp, "cxsim-pci: %s", err);
 		goto fail;
 	}
-	s->nv_path = g_strdup_printf("%.*s.nv", (int)(len - 6), s->flash);
+	s->nv_path = g_strdup_printf("%.*s.nv", (int)stem_len, s->flash);
 	if (cxsim_nv_load(s->card, s->nv_path, err, sizeof(err))) {
 		error_setg(errp, "cxsim-pci: %s", err);
 		cxsim_free(s->card);
@@ -302,22 +337,7 @@ static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
 	cxsim_set_flash_sink(s->card, cxsim_pci_flash_sink, s);
 	cxsim_set_nv_sink(s->card, cxsim_pci_nv_sink, s);
 	s->last_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-
-	/* The IDs the card shows after power-on (recovery ID when no image boots). */
-	cp = cxsim_get_params(s->card);
-	pci_config_set_vendor_id(c, CXSIM_VENDOR_MELLANOX);
-	pci_config_set_device_id(c, cxsim_pci_device_now(s->card));
-	pci_config_set_revision(c, cp->hw_rev);
-	pci_config_set_class(c, (uint16_t)(cxsim_class_now(s->card) >> 8));
-	pci_config_set_prog_interface(c, (uint8_t)cxsim_class_now(s->card));
-	pci_set_word(c + PCI_SUBSYSTEM_VENDOR_ID, cp->subsys_vendor);
-	pci_set_word(c + PCI_SUBSYSTEM_ID, cp->subsys_device);
-	pci_config_set_interrupt_pin(c, 1);
-
-	memory_region_init_io(&s->bar0, OBJECT(s), &cxsim_pci_bar0_ops, s, "cxsim-bar0",
-			      CXSIM_BAR0_SIZE);
-	pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
-			 &s->bar0);
+	cxsim_pci_show_card(pdev, s);
 	return;
 
 fail:
