@@ -5,6 +5,7 @@ entry there is in --help; the rescue command's key=value parameters are the same
 --help and the page; the EXIT STATUS table is burner/util/status.h's (codes, names, meanings)
 with status.c's JSON words; and --help ends with where the manual is. `make check-man` (run by
 make check) is groff's side: no warning from groff -man -ww."""
+import os
 import re
 import shlex
 
@@ -183,11 +184,18 @@ def test_help_ends_with_where_the_manual_is():
     assert (ROOT / "docs" / "cxflash.1").exists()
 
 
+def make_alone(*args):
+    """make ARGS as a user runs it: not as a child of the make that runs these tests (under
+    `make -j2 check` it would inherit MAKEFLAGS and warn that the jobserver is unavailable)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return run(["make", "-s", "-C", ROOT, *args], env=env)
+
+
 def test_check_man_fails_on_a_warning(tmp_path):
     """make check-man is groff -man -ww -z: the page passes, a page with a warning does not."""
-    r = run(["make", "-s", "-C", ROOT, "check-man"])
+    r = make_alone("check-man")
     assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r.stdout + r.stderr
     bad = tmp_path / "bad.1"
     bad.write_text(PAGE.read_text().replace(".SH NAME\n", ".SH NAME\n.XX an undefined macro\n", 1))
-    r = run(["make", "-s", "-C", ROOT, "check-man", f"MANPAGE={bad}"])
+    r = make_alone("check-man", f"MANPAGE={bad}")
     assert r.returncode != 0 and "XX" in r.stderr, r.stdout + r.stderr
