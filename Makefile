@@ -45,8 +45,9 @@ UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
 SIM_CORE   := $(wildcard sim/core/*.c)
 SIM_HDR    := $(wildcard sim/core/*.h sim/cli/*.h)
 SIM_CLI    := $(wildcard sim/cli/*.c)
-# The FS2 CRC16 is mkfs2's, for cxsim's image patcher too (sim/cli/fs2patch.c).
-SIM_CRC16  := sim/mkfs2/crc16.c
+# From mkfs2, for cxsim too: the FS2 CRC16 (its image patcher, sim/cli/fs2patch.c) and the
+# parser of typed numbers (both programs read a number alike).
+SIM_MKFS2  := sim/mkfs2/crc16.c sim/mkfs2/number.c
 SIM_TESTS  := $(wildcard sim/tests/test_*.c)
 SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
@@ -93,9 +94,9 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 	  -o $@ $(MKFS2_SRC) -lz
 
 cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so
-$(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_CRC16) $(SIM_HDR) sim/mkfs2/crc16.h sim/mkfs2/be.h
+$(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_MKFS2) $(SIM_HDR) sim/mkfs2/crc16.h sim/mkfs2/number.h sim/mkfs2/be.h
 	@mkdir -p $(@D)
-	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(SIM_CRC16) $(FUSE_FLAGS) -lpthread -lz
+	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(SIM_MKFS2) $(FUSE_FLAGS) -lpthread -lz
 
 # libpci as cxflash links it (static, musl), listing a tree: proves the served tree is one libpci reads.
 $(B)/host/pci-list: tests/helpers/pci_list.c $(SYSROOT)/.stamp

@@ -226,7 +226,8 @@ def test_boot_check_decodes_the_settings_store(images, tmp_path):
 @pytest.mark.parametrize("argv", [
     [], ["bogus"], ["create"], ["create", "x", "--chip", "cx9"], ["create", "x", "--corrupt"],
     ["create", "x", "--empty", "--image", "y.bin"], ["create", "x", "--guid", "zz"],
-    ["create", "x", "--slot", "1"], ["create", "x", "--seed"], ["boot-check"],
+    ["create", "x", "--slot", "1"], ["create", "x", "--seed"], ["create", "x", "--seed", "+7"],
+    ["create", "x", "--seed", ""], ["create", "x", "--ports", "-1"], ["boot-check"],
     ["boot-check", "x", "--yaml"], ["fault"], ["fault", "x", "--stuck-busy", "maybe"],
     ["fault", "x", "--sem-held", "all"], ["serve"], ["serve", "dir"], ["serve", "d", "x", "--ro"],
     ["create", "x", "--vsec", "icmd_exd"], ["create", "x", "--vsec"], ["create", "x", "--vsec", "32"],

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cxsim.h"
+#include "../mkfs2/number.h"
 
 /* Exit codes of every cxsim command. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -30,8 +31,6 @@ const char *cli_value(int argc, char **argv, int *i, const char *cmd);
  * argument" when both are taken. */
 int cli_operand(const char *cmd, const char *a, const char **first, const char **second);
 
-/* Numbers: decimal or 0x-hex, the whole string, within max. 0 or -1. */
-int cli_u64(const char *s, uint64_t max, uint64_t *out);
 /* Hex of up to 16 digits, optional 0x and ':' separators (GUIDs, MACs). 0 or -1. */
 int cli_hex64(const char *s, unsigned maxdigits, uint64_t *out);
 /* "on"/"off" (also 1/0, yes/no). 0 or -1. */

@@ -98,7 +98,7 @@ static int check_opts(struct create_opts *o)
 		cli_usage(CMD, "--corrupt needs an --image to damage");
 		return -1;
 	}
-	if (o->slot && cli_u64(o->slot, 1, &o->slot_no)) {
+	if (o->slot && number_parse(o->slot, 1, &o->slot_no)) {
 		cli_usage(CMD, "--slot: '%s' is not 0 or 1", o->slot);
 		return -1;
 	}
@@ -124,7 +124,7 @@ static int profile_num(const char *opt, const char *v, uint64_t lo, uint64_t hi,
 
 	if (!v)
 		return CLI_OK;
-	if (cli_u64(v, hi, &n) || n < lo)
+	if (number_parse(v, hi, &n) || n < lo)
 		return cli_usage(CMD, "%s: '%s' is not %llu..%llu", opt, v, (unsigned long long)lo,
 				 (unsigned long long)hi);
 	*out = (uint8_t)n;
@@ -171,12 +171,12 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 		return cli_usage(CMD, "--chip: '%s' is not cx2, cx3 or cx3pro", o->chip);
 	cxsim_params_default(p, chip);
 	if (o->pci_device) {
-		if (cli_u64(o->pci_device, 0xFFFF, &v))
+		if (number_parse(o->pci_device, 0xFFFF, &v))
 			return cli_usage(CMD, "--pci-device: '%s' is not a 16-bit ID", o->pci_device);
 		p->pci_device = (uint16_t)v;
 	}
 	if (o->rev) {
-		if (cli_u64(o->rev, 0xFF, &v))
+		if (number_parse(o->rev, 0xFF, &v))
 			return cli_usage(CMD, "--rev: '%s' is not 0..255", o->rev);
 		p->hw_rev = (uint8_t)v;
 	}
@@ -198,7 +198,7 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 			return cli_usage(CMD, "--flash: '%s' is too long", o->flash);
 		strcpy(p->flash_part, o->flash);
 	}
-	if (o->seed && cli_u64(o->seed, UINT64_MAX, &p->seed))
+	if (o->seed && number_parse(o->seed, UINT64_MAX, &p->seed))
 		return cli_usage(CMD, "--seed: '%s' is not a number", o->seed);
 	p->wo_addr_window = o->wo_window;
 	if (o->vsec && cxsim_vsec_parse(o->vsec, &p->vsec_spaces))

@@ -45,7 +45,7 @@ static int stuck_bits(const char *v, struct cxsim_params *p)
 		return -1;
 	memcpy(addr, v, n);
 	addr[n] = '\0';
-	if (cli_u64(addr, UINT32_MAX, &a) || (colon && (cli_u64(colon + 1, 0xFF, &m) || !m)))
+	if (number_parse(addr, UINT32_MAX, &a) || (colon && (number_parse(colon + 1, 0xFF, &m) || !m)))
 		return -1;
 	p->stuck_addr = (uint32_t)a;
 	p->stuck_mask = (uint8_t)m;
@@ -73,7 +73,7 @@ static int apply(const char *opt, const char *v, struct cxsim_params *p)
 		if (cli_onoff(v, onoff))
 			return cli_usage(CMD, "%s: '%s' is not on or off", opt, v);
 	} else if (!strcmp(opt, "--power-cut-after")) {
-		if (cli_u64(v, UINT64_MAX, &p->power_cut_after))
+		if (number_parse(v, UINT64_MAX, &p->power_cut_after))
 			return cli_usage(CMD, "%s: '%s' is not a number", opt, v);
 	} else if (!strcmp(opt, "--stuck-bits")) {
 		if (stuck_bits(v, p))

@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,21 +50,6 @@ int cli_operand(const char *cmd, const char *a, const char **first, const char *
 	else
 		return cli_usage(cmd, "unexpected argument '%s'", a);
 	return CLI_OK;
-}
-
-int cli_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int cli_hex64(const char *s, unsigned maxdigits, uint64_t *out)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* --roms LIST: the ROMs of the ROM section, parsed into struct rom_spec (mkfs2.h). */
 #include "romspec.h"
+#include "number.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,14 +40,9 @@ static const struct rom_preset {
 
 static int num(const char *s, unsigned long max, unsigned int *out)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || v > max)
+	if (number_parse(s, max, &v))
 		return -1;
 	*out = (unsigned int)v;
 	return 0;
