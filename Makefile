@@ -157,6 +157,7 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 # keyed by a hash of their inputs (CXR_CACHE, default /var/cache/cxrescue).
 KERNEL   := $(B)/kernel/bzImage
 GENCPIO  := $(B)/kernel/gen_init_cpio
+KMODINFO := $(B)/kernel/modules.builtin.modinfo
 BUSYBOX  := $(B)/busybox/busybox
 QEMU     := $(B)/qemu/qemu-system-x86_64
 INITRD   := $(B)/initrd.gz
@@ -166,7 +167,7 @@ FIRMWARE_DIR ?= library/firmware
 export FIRMWARE_DIR
 
 kernel: $(KERNEL)
-$(KERNEL) $(GENCPIO) &: scripts/build-kernel.sh $(wildcard kernel-config/*.config)
+$(KERNEL) $(GENCPIO) $(KMODINFO) &: scripts/build-kernel.sh $(wildcard kernel-config/*.config)
 	scripts/build-kernel.sh $(B)
 
 busybox: $(BUSYBOX)
