@@ -178,8 +178,13 @@ qemu: $(QEMU)
 $(QEMU): scripts/build-qemu.sh $(wildcard sim/qemu/*) $(SIM_CORE) $(wildcard sim/core/*.h)
 	scripts/build-qemu.sh $(B)
 
+# The NIC firmware files of rootfs/nic-firmware.txt, from Debian's non-free-firmware .debs.
+NICFW_STAMP := $(B)/nic-firmware/.stamp
+$(NICFW_STAMP): scripts/nic-firmware.sh rootfs/nic-firmware.txt
+	scripts/nic-firmware.sh $(B)
+
 initramfs: $(INITRD)
-$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(MANPAGE) $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp \
+$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(MANPAGE) $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp $(NICFW_STAMP) \
            library/boards.txt $(wildcard $(FIRMWARE_DIR)/*.bin $(FIRMWARE_DIR)/*.BIN)
 	scripts/mkinitramfs.sh $(B) $@
 
