@@ -107,7 +107,7 @@ net_try() {
 	fw=$(net_fw_said "$iface")
 	[ -n "$fw" ] && net_say "NIC $nic: $fw"
 	while [ $round -le $NET_ROUNDS ]; do
-		net_say "DHCP on $iface ($(cat "/sys/class/net/$iface/address")), try $round of $NET_ROUNDS"
+		net_say "DHCP on NIC $nic, MAC $(cat "/sys/class/net/$iface/address"), try $round of $NET_ROUNDS"
 		if udhcpc -i "$iface" -s "$NET_UDHCPC_SCRIPT" -B -q -n -t 4 -T 2 -A 1 >/dev/null 2>&1 &&
 			[ -r /run/cxrescue/lease ]; then
 			. /run/cxrescue/lease
