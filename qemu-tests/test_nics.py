@@ -38,6 +38,8 @@ def test_pxe_boot_through_each_emulated_nic(tmp_path, rack, guests, model):
     srv = Server(rack, tmp_path / "srv", jobs, stock_firmware(tmp_path), tmp_path / "serve.log")
     g = Guest(tmp_path, "pxe-tap", netns=rack, tap=tap, mac=mac, name=f"nic-{model}", nic=model)
     guests.append(g)
+    # DMI (kernel-config/README.md): the machine is named, QEMU's i440FX PC here.
+    g.expect(r"cxrescue: machine: QEMU Standard PC \(i440FX \+ PIIX, 1996\)", timeout=LEASE_TIMEOUT)
     m = g.expect(r"cxrescue: network: DHCP on NIC (eth\d+) \(PCI ([0-9a-f:]+) at [0-9a-f:.]+, "
                  r"driver (\S+)\), MAC ([0-9a-f:]+), try 1 of", timeout=LEASE_TIMEOUT)
     iface, seen_id, seen_driver, seen_mac = m.groups()
