@@ -20,8 +20,10 @@
 # (.gitignore: /build/).
 #
 # A tree already whole (its stamp newer than this script and the list, every file with its
-# hash) is kept as it is: no network. CXR_NIC_FIRMWARE=off builds an image without the
-# files (the drivers are still there; bnx2 and bnx2x ports then stay down, docs/nics.md).
+# hash) is kept as it is: no network; so are .debs already there with their pinned hash.
+# CXR_NIC_FIRMWARE=off builds an image without the files (the drivers are still there; bnx2
+# and bnx2x ports then stay down, docs/nics.md). NIC_FIRMWARE_LIST=FILE reads another list
+# (tests).
 set -euo pipefail
 
 BUILD_NAME=nic-firmware
@@ -31,7 +33,7 @@ build_dir_arg "$@"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SELF=$ROOT/scripts/nic-firmware.sh
-LIST=$ROOT/rootfs/nic-firmware.txt
+LIST=${NIC_FIRMWARE_LIST:-$ROOT/rootfs/nic-firmware.txt}
 SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg

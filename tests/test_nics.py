@@ -11,12 +11,14 @@ Reads CXR_BUILD/kernel/{config,System.map,modules.builtin.modinfo} and CXR_BUILD
 import gzip
 import hashlib
 import pathlib
+import os
 import re
+import shutil
 import subprocess
 
 import pytest
 
-from conftest import BUILD, ROOT
+from conftest import BUILD, ROOT, run
 from test_image_build import cpio_entries
 from test_kernel_config import load_config
 
@@ -180,3 +182,29 @@ def test_no_firmware_file_is_committed():
     names = {pathlib.PurePosixPath(p).name for p in files}
     committed = [p for p in r.stdout.splitlines() if p.endswith(".fw") or pathlib.PurePosixPath(p).name in names]
     assert committed == [], committed
+
+
+def test_a_file_with_another_hash_stops_the_build(tmp_path):
+    """scripts/nic-firmware.sh takes out only files whose SHA-256 is the pinned one. Run on
+    the .debs the build fetched (copied: no network), with one file's hash changed."""
+    debs = BUILD / "nic-firmware" / "apt" / "debs"
+    if not list(debs.glob("*.deb")):
+        pytest.fail(f"no .deb in {debs}: run make images (scripts/nic-firmware.sh)", pytrace=False)
+    build = tmp_path / "build"
+    shutil.copytree(debs, build / "nic-firmware" / "apt" / "debs")
+    script = ROOT / "scripts" / "nic-firmware.sh"
+    good = tmp_path / "good.txt"
+    good.write_text(LIST.read_text())
+    r = run([script, build], env={**os.environ, "NIC_FIRMWARE_LIST": str(good)})
+    assert r.returncode == 0, r.stderr
+    fw = build / "nic-firmware" / "lib" / "firmware"
+    _, files = manifest()
+    got = sorted(str(p.relative_to(fw)) for p in fw.rglob("*") if p.is_file())
+    assert got == sorted(files)
+    path, (pkg, digest) = sorted(files.items())[0]
+    bad = tmp_path / "bad.txt"
+    bad.write_text(LIST.read_text().replace(digest, "0" * 64))
+    r = run([script, build], env={**os.environ, "NIC_FIRMWARE_LIST": str(bad)})
+    assert r.returncode != 0, r.stdout
+    assert f"lib/firmware/{path} is not the SHA-256 pinned" in r.stderr, r.stderr
+    assert not (build / "nic-firmware" / ".stamp").exists(), "a refused tree is marked whole"
