@@ -27,9 +27,10 @@ DOC = ROOT / "docs" / "nics.md"
 LIST = ROOT / "rootfs" / "nic-firmware.txt"
 INITRD = BUILD / "initrd.gz"
 
-# A function each driver's PCI probe runs (its pci_driver's .probe), as System.map names it.
+# A function of each driver, as System.map names it: its pci_driver's .probe, except for
+# e1000 and e1000e, whose probes are both the static e1000_probe (their up functions differ).
 PROBE = {
-    "e1000": "e1000_probe", "e1000e": "e1000_probe", "igb": "igb_probe", "ixgbe": "ixgbe_probe",
+    "e1000": "e1000_up", "e1000e": "e1000e_up", "igb": "igb_probe", "ixgbe": "ixgbe_probe",
     "i40e": "i40e_probe", "ice": "ice_probe", "igc": "igc_probe", "tg3": "tg3_init_one",
     "bnx2": "bnx2_init_one", "bnx2x": "bnx2x_init_one", "bnxt_en": "bnxt_init_one",
     "r8169": "rtl_init_one", "vmxnet3": "vmxnet3_probe_device", "virtio_net": "virtnet_probe",
