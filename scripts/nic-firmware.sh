@@ -26,13 +26,12 @@
 # (tests).
 set -euo pipefail
 
+SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/nic-firmware.sh
+ROOT=${SELF%/scripts/nic-firmware.sh}
 BUILD_NAME=nic-firmware
 # shellcheck source=build-common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+. "$ROOT/scripts/build-common.sh"
 build_dir_arg "$@"
-
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SELF=$ROOT/scripts/nic-firmware.sh
 LIST=${NIC_FIRMWARE_LIST:-$ROOT/rootfs/nic-firmware.txt}
 SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
