@@ -33,9 +33,9 @@ net_bootif_mac() {
 # The Ethernet interfaces, the one with MAC $1 (if given) first; the drivers may still
 # be probing: wait up to 10 s for that one (or for any, without $1). False when none.
 net_ifaces() {
-	local want="$1" t=0 dev first= rest=
+	local want="$1" t=0 dev first='' rest=''
 	while [ $t -lt 100 ]; do
-		first= rest=
+		first='' rest=''
 		for dev in /sys/class/net/*; do
 			[ -e "$dev/address" ] || continue
 			[ "${dev##*/}" = lo ] && continue
@@ -60,7 +60,7 @@ net_ifaces() {
 # "eth0 (PCI 14e4:1639 at 0000:01:00.0, driver bnx2)": what finds the port and its chip.
 # virtio-net hangs below its PCI function on a virtio bus: the PCI function is named.
 net_nic() {
-	local dev drv pci id=
+	local dev drv pci id=''
 	dev=$(cd "/sys/class/net/$1/device" 2>/dev/null && pwd -P) || { echo "$1"; return 0; }
 	drv=$(readlink "$dev/driver" 2>/dev/null)
 	pci=$dev
@@ -138,8 +138,7 @@ net_up() {
 		net_say "no network interface (the NIC's driver is not in this kernel? docs/nics.md)"
 		return 1
 	fi
-	set -- $ifaces
-	[ -n "$mac" ] && [ "$(cat "/sys/class/net/$1/address")" != "$mac" ] &&
+	[ -n "$mac" ] && [ "$(cat "/sys/class/net/${ifaces%% *}/address")" != "$mac" ] &&
 		net_say "no network interface with MAC $mac (the boot NIC's driver is not in this kernel?)"
 	ip link set lo up
 	for iface in $ifaces; do
