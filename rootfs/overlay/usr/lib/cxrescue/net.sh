@@ -53,7 +53,7 @@ net_ifaces() {
 		sleep 0.1
 		t=$((t + 1))
 	done
-	[ -n "$rest" ] && echo "$rest"
+	[ -n "$rest" ] && echo "${rest# }"
 	[ -n "$rest" ]
 }
 
@@ -138,7 +138,7 @@ net_up() {
 		net_say "no network interface (the NIC's driver is not in this kernel? docs/nics.md)"
 		return 1
 	fi
-	[ -n "$mac" ] && [ "$(cat "/sys/class/net/${ifaces%% *}/address")" != "$mac" ] &&
+	[ -n "$mac" ] && [ "$(cat "/sys/class/net/${ifaces%% *}/address" 2>/dev/null)" != "$mac" ] &&
 		net_say "no network interface with MAC $mac (the boot NIC's driver is not in this kernel?)"
 	ip link set lo up
 	for iface in $ifaces; do
