@@ -3,7 +3,7 @@
 the kernel (its CONFIG_ option is y, its probe function is in System.map), and the firmware
 files are on the image, exactly those of rootfs/nic-firmware.txt, in step with what the
 drivers ask for (their MODULE_FIRMWARE entries, in the kernel's modules.builtin.modinfo)
-and with the table. QEMU emulates only some of these NICs (qemu-tests/test_nics.py boots
+and with the table. QEMU emulates only some of these NICs (qemu-tests/test_nic_pxe.py boots
 those); for i40e, ice, igc, bnxt_en, bnx2, bnx2x and r8169 this is the check there is.
 
 Reads CXR_BUILD/kernel/{config,System.map,modules.builtin.modinfo} and CXR_BUILD/initrd.gz
