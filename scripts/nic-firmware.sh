@@ -4,6 +4,10 @@
 #
 # Produces
 #   BUILD_DIR/nic-firmware/lib/firmware/...   exactly the files rootfs/nic-firmware.txt lists
+#   BUILD_DIR/nic-firmware/copyright          the packages' copyright notices for those files
+#                                             (their licences ask that the notice go with
+#                                             them): the header, the "Files:" paragraphs of
+#                                             the folders shipped and the licences they name
 #   BUILD_DIR/nic-firmware/.stamp             written last: the tree is whole and checked
 #
 # The packages (firmware-bnx2, firmware-bnx2x, firmware-realtek) are in Debian's
@@ -51,6 +55,7 @@ mkdir -p "$OUT"
 if [ "${CXR_NIC_FIRMWARE:-}" = off ]; then
     rm -rf "$FW"
     mkdir -p "$FW"
+    echo "No NIC firmware files on this image (built with CXR_NIC_FIRMWARE=off)." >"$OUT/copyright"
     touch "$STAMP"
     log "CXR_NIC_FIRMWARE=off: no NIC firmware files on the image"
     exit 0
@@ -85,7 +90,7 @@ sha_ok() { [ -f "$1" ] && [ "$(sha256sum <"$1" | cut -d' ' -f1)" = "$2" ]; }
 
 tree_ok() {
     local f pkg path sum
-    [ -f "$STAMP" ] && [ "$STAMP" -nt "$LIST" ] && [ "$STAMP" -nt "$SELF" ] || return 1
+    [ -f "$STAMP" ] && [ "$STAMP" -nt "$LIST" ] && [ "$STAMP" -nt "$SELF" ] && [ -s "$OUT/copyright" ] || return 1
     for f in "${files[@]}"; do
         read -r pkg path sum <<<"$f"
         sha_ok "$FW/$path" "$sum" || return 1
@@ -147,6 +152,46 @@ for f in "${files[@]}"; do
     chmod 644 "$FW/$path"
     bytes=$((bytes + $(stat -c %s "$src")))
 done
+# The copyright notices (Debian's machine-readable format, paragraphs apart by blank lines):
+# the first paragraph, each "Files:" paragraph naming a shipped folder, and the standalone
+# "License:" paragraphs of the licences those name. Each package's file, once.
+folders=$(for f in "${files[@]}"; do read -r _ path _ <<<"$f"; echo "${path%%/*}"; done | sort -u | tr '\n' ' ')
+{
+    printf 'The copyright notices of the NIC firmware files in /lib/firmware (%s), from the\n' "${folders% }"
+    printf 'copyright files of Debian'"'"'s packages'
+    for pkg in $(printf '%s\n' "${!debs[@]}" | sort); do read -r ver _ <<<"${debs[$pkg]}"; printf ' %s %s' "$pkg" "$ver"; done
+    printf '.\n\n'
+} >"$OUT/copyright.head"
+for pkg in $(printf '%s\n' "${!debs[@]}" | sort); do
+    cat "$OUT/x/$pkg/usr/share/doc/$pkg/copyright"
+    echo
+done | awk -v folders="$folders" '
+    BEGIN { RS = ""; ORS = "\n\n"; n = split(folders, f, " "); for (i = 1; i <= n; i++) want[f[i]] = 1 }
+    seen[$0]++ { next }
+    NR == 1 { sub(/\nFiles-Excluded:.*/, ""); print; next }
+    /^Files:/ {
+        split($0, lines, "\n"); k = split(lines[1], g, /[ \t]+/)
+        for (i = 2; i <= k; i++) {
+            d = g[i]; sub(/\/.*/, "", d)
+            if (d in want) {
+                print
+                if (match($0, /\nLicense: [^\n]+/)) lic[substr($0, RSTART + 10, RLENGTH - 10)] = 1
+                next
+            }
+        }
+        next
+    }
+    /^License: / { keep[++m] = $0 }
+    END {
+        for (i = 1; i <= m; i++) {
+            split(keep[i], lines, "\n"); name = lines[1]; sub(/^License: /, "", name)
+            if ((name in lic) && lines[2] != "") print keep[i]
+        }
+    }
+' >"$OUT/copyright.tmp"
+grep -q '^Files:' "$OUT/copyright.tmp" || die "no copyright paragraph for $folders in the packages' copyright files"
+cat "$OUT/copyright.head" "$OUT/copyright.tmp" >"$OUT/copyright"
+rm -f "$OUT/copyright.head" "$OUT/copyright.tmp"
 rm -rf "$OUT/x"
 touch "$STAMP"
 log "${#files[@]} files from ${#debs[@]} packages, $bytes bytes, in $FW"

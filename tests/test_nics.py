@@ -158,6 +158,19 @@ def test_image_carries_exactly_the_listed_files():
         assert hashlib.sha256(on_image[path]).hexdigest() == digest, f"{path}: not the pinned SHA-256"
 
 
+def test_copyright_notices_go_with_the_files():
+    """The licences (binary-redist-firmware, binary-redist-Realtek-permissive) grant
+    distribution "provided this copyright notice is accompanying it"."""
+    text = initrd_files()["usr/share/doc/nic-firmware/copyright"].decode()
+    _, files = manifest()
+    for folder in sorted({p.split("/", 1)[0] for p in files}):
+        para = re.search(rf"^Files: (?:\S+ )*{re.escape(folder)}/\*.*?\nLicense: (\S+)", text, re.M | re.S)
+        assert para, f"no Files: paragraph for {folder}/ in the image's copyright notices:\n{text}"
+        lic = para.group(1)
+        assert re.search(rf"^License: {re.escape(lic)}\n Permission is hereby granted", text, re.M), \
+            f"{folder}/: the text of its licence {lic} is not in the notices"
+
+
 def test_shipped_folders_are_those_of_the_table():
     _, files = manifest()
     folders = {p.split("/", 1)[0] + "/" for p in files}
