@@ -158,6 +158,7 @@ $(B)/fuzz/fuzz_image: burner/fuzz/fuzz_image.c $(BURNER_LIB) $(BURNER_HDR)
 # keyed by a hash of their inputs (CXR_CACHE, default /var/cache/cxrescue).
 KERNEL   := $(B)/kernel/bzImage
 GENCPIO  := $(B)/kernel/gen_init_cpio
+KMODINFO := $(B)/kernel/modules.builtin.modinfo
 BUSYBOX  := $(B)/busybox/busybox
 QEMU     := $(B)/qemu/qemu-system-x86_64
 INITRD   := $(B)/initrd.gz
@@ -167,7 +168,7 @@ FIRMWARE_DIR ?= library/firmware
 export FIRMWARE_DIR
 
 kernel: $(KERNEL)
-$(KERNEL) $(GENCPIO) &: scripts/build-kernel.sh $(wildcard kernel-config/*.config)
+$(KERNEL) $(GENCPIO) $(KMODINFO) &: scripts/build-kernel.sh $(wildcard kernel-config/*.config)
 	scripts/build-kernel.sh $(B)
 
 busybox: $(BUSYBOX)
@@ -178,8 +179,13 @@ qemu: $(QEMU)
 $(QEMU): scripts/build-qemu.sh $(wildcard sim/qemu/*) $(SIM_CORE) $(wildcard sim/core/*.h)
 	scripts/build-qemu.sh $(B)
 
+# The NIC firmware files of rootfs/nic-firmware.txt, from Debian's non-free-firmware .debs.
+NICFW_STAMP := $(B)/nic-firmware/.stamp
+$(NICFW_STAMP): scripts/nic-firmware.sh rootfs/nic-firmware.txt
+	scripts/nic-firmware.sh $(B)
+
 initramfs: $(INITRD)
-$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(MANPAGE) $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp \
+$(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(MANPAGE) $(BUSYBOX) $(GENCPIO) $(SYSROOT)/.stamp $(NICFW_STAMP) \
            library/boards.txt $(wildcard $(FIRMWARE_DIR)/*.bin $(FIRMWARE_DIR)/*.BIN)
 	scripts/mkinitramfs.sh $(B) $@
 

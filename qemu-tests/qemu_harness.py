@@ -95,7 +95,8 @@ class Card:
 
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
-                 append="", netns=None, tap=None, mac=None, name=None, spawn=True):
+                 append="", netns=None, tap=None, mac=None, name=None, spawn=True, nic="e1000",
+                 extra_args=()):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
@@ -103,7 +104,9 @@ class Guest:
         kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update".
         pxe-tap: QEMU runs in network namespace netns, its e1000 (MAC mac) on the tap
         interface tap there. name: the console log's name, for several guests in one test.
-        spawn=False: only the command line (argv), for a guest someone else starts (a BMC)."""
+        spawn=False: only the command line (argv), for a guest someone else starts (a BMC).
+        nic: the QEMU NIC model a PXE boot goes through (e1000, e1000e, vmxnet3, virtio-net-pci).
+        extra_args: more QEMU arguments (a second NIC, a QMP socket)."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -113,7 +116,7 @@ class Guest:
         self.firmware = firmware
         self.log_path = self.tmp / f"console-{name or media + '-' + firmware}.log"
         self.stick = None
-        self.netns, self.tap, self.mac = netns, tap, mac
+        self.netns, self.tap, self.mac, self.nic = netns, tap, mac, nic
         argv = [str(QEMU)]
         for d in BIOS_DIRS:
             argv += ["-L", d]
@@ -125,6 +128,7 @@ class Guest:
         argv += self._media_args(media)
         for c in cards:
             argv += ["-device", f"cxsim-pci,flash={c.flash}"]
+        argv += list(extra_args)
         if media == "pxe-tap":
             argv = ["ip", "netns", "exec", netns] + argv   # ip execs QEMU: the pid is QEMU's
         self.argv = argv
@@ -174,10 +178,10 @@ class Guest:
             return ["-drive", f"if=ide,media=cdrom,readonly=on,format=raw,file={iso}", "-boot", "d"]
         if media == "pxe":
             return ["-netdev", f"user,id=n0,tftp={IMAGES / 'pxe'},bootfile=pxelinux.0",
-                    "-device", "e1000,netdev=n0,bootindex=1", "-boot", "n"]
+                    "-device", f"{self.nic},netdev=n0,bootindex=1", "-boot", "n"]
         if media == "pxe-tap":
             return ["-netdev", f"tap,id=n0,ifname={self.tap},script=no,downscript=no",
-                    "-device", f"e1000,netdev=n0,mac={self.mac},bootindex=1", "-boot", "n"]
+                    "-device", f"{self.nic},netdev=n0,mac={self.mac},bootindex=1", "-boot", "n"]
         raise ValueError(media)
 
     # --- console -------------------------------------------------------------------

@@ -6,6 +6,11 @@
 #   BUILD_DIR/kernel/config         its final .config
 #   BUILD_DIR/kernel/gen_init_cpio  the kernel's usr/gen_init_cpio.c built with the host gcc;
 #                                   builds the initramfs from a list file, without root
+#   BUILD_DIR/kernel/System.map     the kernel's symbols (tests/test_nics.py: drivers built in)
+#   BUILD_DIR/kernel/modules.builtin.modinfo
+#                                   the built-in drivers' MODULE_INFO strings, NUL-separated;
+#                                   its "DRIVER.firmware=FILE" entries are the firmware files
+#                                   the drivers ask for (scripts/nic-firmware.sh)
 #
 # How: Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz) is unpacked fresh into
 # BUILD_DIR/src/linux (kept afterwards; log: BUILD_DIR/src/kernel.log), then
@@ -14,7 +19,7 @@
 # and every "CONFIG_X=..." / "# CONFIG_X is not set" line of the fragment(s) must have
 # survived olddefconfig (else: stop, listing them), then make bzImage.
 #
-# Cache: the three files are kept outside the clone in $CXR_CACHE (default
+# Cache: the five files are kept outside the clone in $CXR_CACHE (default
 # /var/cache/cxrescue, else $HOME/.cache/cxrescue when that is not writable) as
 # kernel-<key>/, where <key> hashes this script, the fragments, the installed
 # linux-source-6.1 package version, and the host gcc and binutils versions. An entry is
@@ -112,9 +117,9 @@ pick_cache() {
 }
 pick_cache
 
-FILES=(bzImage config gen_init_cpio)
+FILES=(bzImage config gen_init_cpio System.map modules.builtin.modinfo)
 
-# install_from DIR: copy the three files into BUILD_DIR/kernel (each via a temporary
+# install_from DIR: copy the five files into BUILD_DIR/kernel (each via a temporary
 # name + rename, so a reader never sees a half-written file).
 install_from() {
     local f
@@ -123,7 +128,7 @@ install_from() {
         mv -f "$OUT/.$f.tmp" "$OUT/$f"
     done
     chmod 755 "$OUT/gen_init_cpio"
-    chmod 644 "$OUT/bzImage" "$OUT/config"
+    chmod 644 "$OUT/bzImage" "$OUT/config" "$OUT/System.map" "$OUT/modules.builtin.modinfo"
 }
 
 report() {
@@ -135,7 +140,7 @@ if [ -n "$CACHE" ]; then
     if [ -d "$ENTRY" ]; then
         if (cd "$ENTRY" && sha256sum --quiet --strict -c SHA256SUMS) >/dev/null 2>&1; then
             install_from "$ENTRY"
-            log "cache hit: $ENTRY -> $OUT (bzImage, config, gen_init_cpio) in $(since "$T0") s"
+            log "cache hit: $ENTRY -> $OUT (${FILES[*]}) in $(since "$T0") s"
             report
             exit 0
         fi
@@ -246,6 +251,8 @@ mkdir -p "$STAGE"
 cp "$BZ" "$STAGE/bzImage"
 cp "$TREE/.config" "$STAGE/config"
 cp "$SRC/gen_init_cpio" "$STAGE/gen_init_cpio"
+cp "$TREE/System.map" "$STAGE/System.map"
+cp "$TREE/modules.builtin.modinfo" "$STAGE/modules.builtin.modinfo"
 (cd "$STAGE" && sha256sum "${FILES[@]}" >SHA256SUMS)
 install_from "$STAGE"
 

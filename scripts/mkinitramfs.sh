@@ -3,7 +3,9 @@
 #
 # Contents: rootfs/overlay/ (the /init and its helpers, /etc), static BusyBox with one
 # symlink per applet, cxflash (burner/cxflash), lspci and a pci.ids trimmed to Mellanox,
-# the subsystem vendors its entries name, and the device classes; and the firmware
+# the subsystem vendors its entries name, and the device classes; the NIC firmware files
+# of rootfs/nic-firmware.txt in /lib/firmware, with their copyright notices in
+# /usr/share/doc/nic-firmware/copyright (scripts/nic-firmware.sh); and the firmware
 # library in /usr/share/cxrescue (cxflash's CXFLASH_DATADIR): the board table
 # (library/boards.txt), the .bin files of FIRMWARE_DIR (default library/firmware/) and
 # manifest.json, what `cxflash library list` says of them. A file the library refuses
@@ -94,6 +96,24 @@ awk 'NR == FNR { if ($0 ~ /^\t\t/) { split($0, w, /[ \t]+/); want[w[2]] = 1 } ne
 sed -n '/^C /,$p' "$IDS" >"$STAGE/ids.classes"
 cat "$STAGE/ids.mlx" "$STAGE/ids.vendors" "$STAGE/ids.classes" >"$STAGE/pci.ids"
 stage_file "$STAGE/pci.ids" /usr/share/misc/pci.ids 0644
+
+# NIC firmware (scripts/nic-firmware.sh: the files rootfs/nic-firmware.txt lists, from
+# Debian's packages): the kernel's firmware loader reads /lib/firmware/NAME (docs/nics.md).
+NICFW=$B/nic-firmware/lib/firmware
+[ -f "$B/nic-firmware/.stamp" ] || die "$NICFW missing (scripts/nic-firmware.sh $B)"
+entry "dir /lib 0755 0 0"
+entry "dir /lib/firmware 0755 0 0"
+(cd "$NICFW" && find . -mindepth 1 -type d | LC_ALL=C sort) | while read -r d; do
+    entry "dir /lib/firmware/${d#./} 0755 0 0"
+done
+(cd "$NICFW" && find . -type f | LC_ALL=C sort) | while read -r f; do
+    stage_file "$NICFW/${f#./}" "/lib/firmware/${f#./}" 0644
+done
+# Their licences ask that the copyright notice go with the files.
+entry "dir /usr/share/doc 0755 0 0"
+entry "dir /usr/share/doc/nic-firmware 0755 0 0"
+stage_file "$B/nic-firmware/copyright" /usr/share/doc/nic-firmware/copyright 0644
+log "NIC firmware: $(find "$NICFW" -type f | wc -l) files, $(find "$NICFW" -type f -exec cat {} + | wc -c) bytes"
 
 # The firmware library. The manifest is made by the cxflash that goes on the image, run
 # here on the staged copies so that its paths are the image's.

@@ -42,6 +42,12 @@ REQUIRED_Y = [
     "VIRTIO_PCI", "VIRTIO_BLK", "VIRTIO_NET",
     # network, NICs (tg3 is CONFIG_TIGON3)
     "NET", "INET", "PACKET", "UNIX", "E1000", "E1000E", "IGB", "IXGBE", "TIGON3", "BNX2",
+    # the server and homelab NICs of issue 29 (docs/nics.md; tests/test_nics.py checks each)
+    "I40E", "ICE", "IGC", "BNX2X", "BNXT", "R8169", "VMXNET3",
+    # their firmware files come from the initramfs's /lib/firmware
+    "FW_LOADER",
+    # the server's model in /sys/class/dmi/id; firmware that hands over in x2APIC mode
+    "DMI", "DMIID", "X86_X2APIC",
     # file systems
     "VFAT_FS", "ISO9660_FS", "JOLIET", "NLS_CODEPAGE_437", "NLS_ISO8859_1", "NLS_UTF8",
     # UEFI boot through the stub
@@ -59,6 +65,8 @@ REQUIRED_OFF = [
     "MOUSE_PS2",
     "CMDLINE_BOOL",           # the command line comes from the boot loader
     "IP_PNP",
+    # no Mellanox driver: nothing may claim the card cxflash works on (ConnectX-3 is mlx4)
+    "NET_VENDOR_MELLANOX", "MLX4_CORE", "MLX4_EN", "MLX4_INFINIBAND", "MLX5_CORE",
 ]
 
 
@@ -161,3 +169,17 @@ def test_bzimage_has_efi_stub():
     assert data[:2] == b"MZ", "no MZ header: the EFI stub is missing"
     pe, = struct.unpack_from("<I", data, 0x3C)
     assert data[pe:pe + 4] == b"PE\0\0", f"no PE signature at {pe:#x}"
+
+
+def test_no_mellanox_driver_is_in_the_kernel():
+    """mlx4 (ConnectX-2/3) or mlx5 in the kernel would claim the card and reset it under
+    cxflash: no MLX option at all in the config, and no mlx4_/mlx5_ function in System.map."""
+    config = load_config()
+    on = sorted(k for k, v in config.items() if k.startswith(("MLX4", "MLX5", "MLXSW")) and v in ("y", "m"))
+    assert on == [], f"Mellanox drivers configured: {on}"
+    smap = KDIR / "System.map"
+    if not smap.is_file():
+        pytest.fail(f"{smap} not found: build the kernel first with `make kernel`", pytrace=False)
+    syms = [w[2] for w in (line.split() for line in smap.read_text().splitlines())
+            if len(w) == 3 and w[2].startswith(("mlx4_", "mlx5_"))]
+    assert syms == [], f"Mellanox driver functions in the kernel: {syms[:5]}"

@@ -2,7 +2,7 @@
 # cxrescue.server=). Sourced by /init, after net.sh.
 #
 # The data folder is RAM, so the server keeps what matters: /init brings the boot NIC
-# up (net_up), fetches the server's firmware library (firmware/INDEX, written by
+# up (net_up; a NIC that fails is named, and the next one tried: net.sh), fetches the server's firmware library (firmware/INDEX, written by
 # pxe-serve: what a stick's cxrescue/firmware/ is to a USB boot) and the bundle of a
 # restore job, and sets $CXR_UPLOAD, so the wizard
 # hands every backup to the server before it writes a card (rescue/step_upload.c). After the
