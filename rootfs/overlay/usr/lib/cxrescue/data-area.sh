@@ -68,19 +68,29 @@ read_only() {
 	[ -f "$d/ro" ] && [ "$(cat "$d/ro")" = 1 ]
 }
 
+# candidate TYPE LABEL: true for a FAT labelled CXRESCUE, worth a look; else VERDICT says why not.
+candidate() {
+	if [ "$1" = iso9660 ]; then
+		VERDICT="not taken: ISO 9660 (a CD, virtual media or the cxrescue ISO itself): never holds data"
+	elif [ "$1" != vfat ]; then
+		VERDICT="not taken: not FAT (${1:-no file system known})"
+	elif [ "$2" = "$EFI_IMG_LABEL" ]; then
+		VERDICT="not taken: the cxrescue ISO's own EFI boot image"
+	elif [ "$2" != "$DATA_LABEL" ]; then
+		VERDICT="not taken: FAT, but not labelled $DATA_LABEL (not ours: never mounted)"
+	else
+		return 0
+	fi
+	return 1
+}
+
 # judge DEV TYPE LABEL: 0 when DEV is now the data area, mounted read-write at DATA_MNT;
 # otherwise the verdict is remembered (DATA_JUDGED) and DEV is not mounted.
 # Sets VERDICT, and DATA_ID when taken.
 judge() {
 	local dev=$1 type=$2 label=$3 id
-	if [ "$type" = iso9660 ]; then
-		VERDICT="not taken: ISO 9660 (a CD, virtual media or the cxrescue ISO itself): never holds data"
-	elif [ "$type" != vfat ]; then
-		VERDICT="not taken: not FAT (${type:-no file system known})"
-	elif [ "$label" = "$EFI_IMG_LABEL" ]; then
-		VERDICT="not taken: the cxrescue ISO's own EFI boot image"
-	elif [ "$label" != "$DATA_LABEL" ]; then
-		VERDICT="not taken: FAT, but not labelled $DATA_LABEL (not ours: never mounted)"
+	if ! candidate "$type" "$label"; then
+		:
 	elif ! mkdir -p "$DATA_MNT" || ! mount -t vfat -o ro "$dev" "$DATA_MNT" 2>/dev/null; then
 		VERDICT="not taken: labelled $DATA_LABEL, but it does not mount"
 	elif ! id=$(marker_id "$DATA_MNT"); then
@@ -107,7 +117,7 @@ judge() {
 }
 
 # One pass over what blkid sees; every device's verdict goes to DATA_SEEN. True when a
-# stick was taken (the devices after it are listed, not judged).
+# stick was taken (the devices after it get only the verdicts that need no mount).
 data_scan() {
 	local line dev type label taken= v
 	: >"$DATA_SEEN.tmp"
@@ -117,8 +127,9 @@ data_scan() {
 		[ -n "$dev" ] || continue
 		type=$(blkid_field "$line" TYPE) label=$(blkid_field "$line" LABEL)
 		v=$(echo "$DATA_JUDGED" | tr ';' '\n' | sed -n "s|^$dev=||p" | head -n 1)
-		if [ -n "$taken" ]; then
+		if [ -n "$taken" ] && [ -z "$v" ]; then
 			v="not looked at: a stick was already taken"
+			candidate "$type" "$label" || v=$VERDICT
 		elif [ -z "$v" ] && judge "$dev" "$type" "$label"; then
 			taken=$dev v=$VERDICT
 		fi
