@@ -35,7 +35,7 @@ EFI_IMG_LABEL=CXR-EFI                   # the ISO's own UEFI boot image (scripts
 DATA_SEEN=/run/cxrescue/data-seen
 RAM_DATA=/run/data/cxrescue
 DATA_JUDGED=                            # "DEV=verdict;" of the devices already judged
-DATA_WP= DATA_WP_ID=
+DATA_WP=''                              # a cxrescue stick found write-protected
 
 # blkid_field LINE NAME: the value of NAME="..." in one line of blkid.
 blkid_field() {
@@ -62,7 +62,7 @@ stamp_id() {
 # read_only DEV: the kernel holds the device (or its disk) read-only: a write-protect
 # switch (usb-storage reads it from the SCSI mode page), or a read-only virtual drive.
 read_only() {
-	local b=${1#/dev/} d
+	local b="${1#/dev/}" d
 	[ "$(cat "/sys/class/block/$b/ro" 2>/dev/null)" = 1 ] && return 0
 	d=$(readlink -f "/sys/class/block/$b/..")
 	[ -f "$d/ro" ] && [ "$(cat "$d/ro")" = 1 ]
@@ -88,7 +88,7 @@ candidate() {
 # otherwise the verdict is remembered (DATA_JUDGED) and DEV is not mounted.
 # Sets VERDICT, and DATA_ID when taken.
 judge() {
-	local dev=$1 type=$2 label=$3 id
+	local dev="$1" type="$2" label="$3" id
 	if ! candidate "$type" "$label"; then
 		:
 	elif ! mkdir -p "$DATA_MNT" || ! mount -t vfat -o ro "$dev" "$DATA_MNT" 2>/dev/null; then
@@ -99,7 +99,7 @@ judge() {
 	elif read_only "$dev"; then
 		cp -r "$DATA_MNT/cxrescue/firmware" "$DATA_MNT/cxrescue/boards.txt" "$RAM_DATA/" 2>/dev/null
 		umount "$DATA_MNT"
-		DATA_WP=${DATA_WP:-$dev} DATA_WP_ID=${DATA_WP_ID:-$id}
+		DATA_WP=${DATA_WP:-$dev}
 		VERDICT="not taken: the cxrescue stick (ID $id) is WRITE-PROTECTED"
 	elif ! umount "$DATA_MNT" || ! mount -t vfat -o rw,noatime,flush "$dev" "$DATA_MNT" 2>/dev/null ||
 	     ! { : >"$DATA_MNT/cxrescue/.rw-check"; } 2>/dev/null; then
@@ -119,9 +119,9 @@ judge() {
 # One pass over what blkid sees; every device's verdict goes to DATA_SEEN. True when a
 # stick was taken (the devices after it get only the verdicts that need no mount).
 data_scan() {
-	local line dev type label taken= v
+	local line dev type label taken='' v
 	: >"$DATA_SEEN.tmp"
-	# shellcheck disable=SC2030,SC2031 # the loop reads a here-document, not a pipe
+	# A here-document, not a pipe: the loop runs in this shell, and DATA_JUDGED stays.
 	while IFS= read -r line; do
 		dev=${line%%:*}
 		[ -n "$dev" ] || continue
