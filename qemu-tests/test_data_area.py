@@ -2,7 +2,7 @@
 """The data area among look-alike disks (issue 29, point 5; docs/rescue-image.md, "The data area").
 
 Backups go only to a partition cxrescue made: FAT, labelled CXRESCUE, holding the marker
-cxrescue/stick-id.txt. Three boots, each with the disks a real machine may show beside us:
+cxrescue/stick-id.txt. Four boots, each with the disks a real machine may show beside us:
 
 - the ISO as a CD, with an AHCI disk holding an installed system's EFI System Partition and an
   old stick's look-alike (FAT labelled CXRESCUE, no marker): nothing is ours, the data stays in
@@ -10,6 +10,7 @@ cxrescue/stick-id.txt. Three boots, each with the disks a real machine may show 
   afterwards (its SHA-256, and the ESP's files);
 - the stick, with the ISO attached beside it as a CD (a BMC's virtual media left in): the stick
   wins, and its first boot gives it its own ID, shown on the first screen;
+- the ISO booted as a CD with a cxrescue stick plugged in: the session's data goes to the stick;
 - a write-protected stick: named as such on the console and the first screen, its firmware
   still in the library, and a card write asks for the word RAM of its own; without it, nothing
   is written.
@@ -17,6 +18,7 @@ cxrescue/stick-id.txt. Three boots, each with the disks a real machine may show 
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -130,6 +132,31 @@ def test_the_stick_wins_over_the_iso_beside_it(tmp_path, guests):
     assert f"\nid={m.group(2)}\n" in marker, marker
     image_marker = qh.mtools_read(qh.IMAGES / "cxrescue-usb.img", "/cxrescue/stick-id.txt").decode()
     assert "\nid=new\n" in image_marker, "the image itself keeps id=new (reproducible)"
+
+
+def test_an_iso_boot_takes_the_stick_beside_it(tmp_path, guests):
+    """Booted from the ISO (a BMC's virtual media) with a cxrescue stick plugged in: the stick
+    shows up after /init's first look, the wizard waits for the search (2 s) and the session's
+    backups go to the stick, not to RAM."""
+    stick = tmp_path / "beside.img"
+    shutil.copyfile(qh.IMAGES / "cxrescue-usb.img", stick)
+    g = Guest(tmp_path, "cd", extra=["-device", "qemu-xhci,id=hc",
+                                     "-drive", f"if=none,id=beside,format=raw,file={stick}",
+                                     "-device", "usb-storage,bus=hc.0,drive=beside"])
+    guests.append(g)
+    screen = g.front_end()
+    m = re.search(r"Backups and logs go to the cxrescue stick (/dev/sd[a-z]1) \(ID ([0-9a-f]{16})\): "
+                  r"/mnt/data/cxrescue", screen)
+    assert m, screen
+    assert "LOST at power-off" not in screen, screen
+    g.shell()
+    out, rc = g.run("ls $CXR_DATA/logs/")
+    assert rc == 0 and out.strip(), out
+    g.leave_shell()
+    assert g.power_off() == 0
+    assert f"\nid={m.group(2)}\n" in qh.mtools_read(stick, "/cxrescue/stick-id.txt").decode()
+    r = subprocess.run(["mdir", "-b", "-i", f"{stick}@@1M", "::/cxrescue/logs"], capture_output=True, text=True)
+    assert "cxrescue-" in r.stdout, r.stdout
 
 
 def test_a_write_protected_stick_is_named_and_ram_is_confirmed(tmp_path, guests):
