@@ -165,14 +165,20 @@ data_area_publish() {
 
 # ISO boots, in the background: a stick plugged in beside the CD shows up about a
 # second after /init starts; give it 2 s, then settle for RAM.
+# By the clock, not by passes: a pass (blkid, a few seds) takes a tenth of a second or more under
+# emulation, and the wizard waits for this verdict (cxrescue-front).
 iso_search() {
-	local t=0
-	while [ $t -lt 20 ]; do
+	local until=$(($(uptime_cs) + 200))
+	while [ "$(uptime_cs)" -lt $until ]; do
 		sleep 0.1
 		data_scan && { data_area_publish "$DATA_MNT/cxrescue" stick "$DATA_DEV"; return 0; }
-		t=$((t + 1))
 	done
 	data_area_publish "$RAM_DATA" ram ""
+}
+
+# The uptime in hundredths of a second (/proc/uptime: "12.34 ...").
+uptime_cs() {
+	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
 }
 
 data_area_setup() {
