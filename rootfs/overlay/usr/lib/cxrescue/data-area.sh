@@ -182,18 +182,17 @@ uptime_cs() {
 }
 
 data_area_setup() {
-	local t=0 ticks=$((CXR_WAIT * 10))
+	local until=$(($(uptime_cs) + CXR_WAIT * 100))
 	mkdir -p "$RAM_DATA"
 	: >"$DATA_SEEN"
 	case "$CXR_MEDIA" in
 	usb|unknown)
 		# The stick shows up a moment after /init starts (usb-storage); poll for it. A
 		# write-protected stick of ours ends the wait too: it is the one we booted from.
-		while [ $t -lt $ticks ]; do
+		while :; do
 			data_scan && { data_area_publish "$DATA_MNT/cxrescue" stick "$DATA_DEV"; return; }
-			[ -n "$DATA_WP" ] && break
+			[ -n "$DATA_WP" ] || [ "$(uptime_cs)" -ge $until ] && break
 			sleep 0.1
-			t=$((t + 1))
 		done
 		[ "$CXR_MEDIA" = usb ] && [ -z "$DATA_WP" ] &&
 			say "WARNING: no cxrescue stick (FAT labelled $DATA_LABEL with $DATA_MARKER) within ${CXR_WAIT} s"
