@@ -157,8 +157,11 @@ data_area_publish() {
 	searching) ;;
 	*)         say "data area on $3 (cxrescue stick, ID $DATA_ID), $1" ;;
 	esac
+	# A PXE boot does not look at the disks: no list that would say there are none.
+	local seen=$DATA_SEEN
+	[ "$CXR_MEDIA" = pxe ] && seen=''
 	printf 'CXR_DATA=%s\nCXR_DATA_KIND=%s\nCXR_DATA_DEV=%s\nCXR_DATA_ID=%s\nCXR_DATA_WP=%s\nCXR_DATA_SEEN=%s\n' \
-		"$1" "$2" "$3" "${3:+$DATA_ID}" "$DATA_WP" "$DATA_SEEN" >/run/cxrescue/data.tmp
+		"$1" "$2" "$3" "${3:+$DATA_ID}" "$DATA_WP" "$seen" >/run/cxrescue/data.tmp
 	mv /run/cxrescue/data.tmp /run/cxrescue/data
 	CXR_DATA=$1 CXR_DATA_KIND=$2
 }
