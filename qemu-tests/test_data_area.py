@@ -106,6 +106,9 @@ def test_iso_boot_beside_an_installed_system_writes_nothing_there(tmp_path, gues
     assert out.strip() == "0", out
     g.leave_shell()
     assert g.power_off() == 0
+    # /init said it on the console too, before the wizard started.
+    console = g.log_path.read_text(errors="replace")
+    assert re.search(r'cxrescue:   /dev/sda1 vfat "ESP": not taken', console), console[-3000:]
     # Not a byte changed: not even the read-only look at the look-alike wrote anything.
     assert sha256(disk) == before
     assert qh.mtools_read(disk, "/EFI/debian/grubx64.efi", offset=str(2048 * 512)) == \

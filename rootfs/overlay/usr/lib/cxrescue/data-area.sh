@@ -144,6 +144,7 @@ EOF
 
 # data_area_publish FOLDER KIND DEV: make the folders, say where data goes, write /run/cxrescue/data.
 data_area_publish() {
+	local line
 	mkdir -p "$1/firmware" "$1/backups" "$1/logs"
 	case "$2" in
 	ram)       if [ "$CXR_MEDIA" = pxe ] && [ -n "$CXR_SERVER_ARG" ]; then
@@ -152,7 +153,7 @@ data_area_publish() {
 			say "WARNING: the cxrescue stick $DATA_WP is WRITE-PROTECTED: backups and logs stay in RAM and are LOST at power-off"
 		   else
 			say "WARNING: no cxrescue stick found: backups and logs stay in RAM and are LOST at power-off"
-			[ "$CXR_MEDIA" = pxe ] || sed 's/^/cxrescue:   /' "$DATA_SEEN" >/dev/console 2>/dev/null
+			[ "$CXR_MEDIA" = pxe ] || while IFS= read -r line; do say "  $line"; done <"$DATA_SEEN"
 		   fi ;;
 	searching) ;;
 	*)         say "data area on $3 (cxrescue stick, ID $DATA_ID), $1" ;;
