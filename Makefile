@@ -191,7 +191,7 @@ $(INITRD): scripts/mkinitramfs.sh $(ROOTFS_FILES) burner/cxflash $(MANPAGE) $(BU
 
 images: $(IMAGES)/SHA256SUMS
 $(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(wildcard rootfs/grub/*) \
-                      rootfs/stick/firmware-README.txt $(KERNEL) $(INITRD) burner/cxflash $(MANPAGE)
+                      rootfs/stick/firmware-README.txt rootfs/stick/stick-id.txt $(KERNEL) $(INITRD) burner/cxflash $(MANPAGE)
 	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
 
 # Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated

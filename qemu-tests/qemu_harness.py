@@ -96,7 +96,7 @@ class Card:
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
                  append="", netns=None, tap=None, mac=None, name=None, spawn=True, nic="e1000",
-                 extra_args=()):
+                 stick_ro=False, extra_args=()):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
@@ -106,7 +106,9 @@ class Guest:
         interface tap there. name: the console log's name, for several guests in one test.
         spawn=False: only the command line (argv), for a guest someone else starts (a BMC).
         nic: the QEMU NIC model a PXE boot goes through (e1000, e1000e, vmxnet3, virtio-net-pci).
-        extra_args: more QEMU arguments (a second NIC, a QMP socket)."""
+        stick_ro: the stick is a read-only drive (a write-protected stick).
+        extra_args: more QEMU arguments (other disks beside the boot medium, a second NIC, a
+        QMP socket), after the boot medium's."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -117,6 +119,7 @@ class Guest:
         self.log_path = self.tmp / f"console-{name or media + '-' + firmware}.log"
         self.stick = None
         self.netns, self.tap, self.mac, self.nic = netns, tap, mac, nic
+        self.stick_ro = stick_ro
         argv = [str(QEMU)]
         for d in BIOS_DIRS:
             argv += ["-L", d]
@@ -126,9 +129,9 @@ class Guest:
                  "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot"]
         argv += self._firmware_args(firmware)
         argv += self._media_args(media)
+        argv += list(extra_args)
         for c in cards:
             argv += ["-device", f"cxsim-pci,flash={c.flash}"]
-        argv += list(extra_args)
         if media == "pxe-tap":
             argv = ["ip", "netns", "exec", netns] + argv   # ip execs QEMU: the pid is QEMU's
         self.argv = argv
@@ -172,7 +175,7 @@ class Guest:
                 assert r.returncode == 0, f"mcopy {host} to the stick: {r.stderr}"
             hc = "qemu-xhci" if media != "usb-ehci" else "usb-ehci"
             return ["-device", f"{hc},id=hc",
-                    "-drive", f"if=none,id=stick,format=raw,file={self.stick}",
+                    "-drive", f"if=none,id=stick,format=raw,file={self.stick}" + (",readonly=on" if self.stick_ro else ""),
                     "-device", "usb-storage,bus=hc.0,drive=stick,bootindex=1"]
         if media == "cd":
             return ["-drive", f"if=ide,media=cdrom,readonly=on,format=raw,file={iso}", "-boot", "d"]

@@ -4,7 +4,9 @@
 #   OUT_DIR/cxrescue-usb.img  MBR + one bootable FAT32 partition labelled CXRESCUE:
 #                             /syslinux/ (BIOS: syslinux), /EFI/BOOT/BOOTX64.EFI (UEFI: GRUB),
 #                             /boot/grub/cxrescue.cfg (its menu), /boot/{vmlinuz,initrd.gz},
-#                             /cxrescue/{firmware,backups,logs}/, /cxrescue/bin/cxflash (the static
+#                             /cxrescue/{firmware,backups,logs}/, /cxrescue/stick-id.txt (the
+#                             marker that makes the partition the data area: rootfs/stick/,
+#                             data-area.sh), /cxrescue/bin/cxflash (the static
 #                             burner, for the installed system: README "Using cxflash on your
 #                             installed system"; CXFLASH=, default burner/cxflash) and
 #                             /cxrescue/bin/cxflash.1, its manual (docs/cxflash.1: man -l)
@@ -38,6 +40,10 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 EPOCH=${SOURCE_DATE_EPOCH:-1767225600}      # 2026-01-01 00:00:00 UTC
 USB_MB=${USB_MB:-128}                        # the whole stick image; the partition starts at 1 MiB
 FIRMWARE_README=$HERE/rootfs/stick/firmware-README.txt
+# The data area's marker. Its id= is "new" in every image, so that two builds give the same
+# stick (SHA256SUMS); the stick's first boot writes its own random ID there (data-area.sh):
+# the image is written to many sticks by dd or an image writer, where no code of ours runs.
+STICK_MARKER=$HERE/rootfs/stick/stick-id.txt
 CXFLASH=${CXFLASH:-$HERE/burner/cxflash}
 MANPAGE=$HERE/docs/cxflash.1
 MENU=$HERE/rootfs/syslinux/menu.cfg.in
@@ -63,7 +69,7 @@ EFI_BOOT_NAME=BOOTX64.EFI              # ... and the name it loads on x86_64
 EFI_IMG_LABEL=CXR-EFI                  # the ISO's EFI image; /init never keeps data there
 export SOURCE_DATE_EPOCH=$EPOCH MTOOLS_SKIP_CHECK=1
 
-for f in "$KERNEL" "$INITRD" "$MENU" "$MBR_BIN" "$ISOLINUX_BIN" "$ISOHDPFX" "$PXELINUX_0" \
+for f in "$KERNEL" "$INITRD" "$MENU" "$STICK_MARKER" "$MBR_BIN" "$ISOLINUX_BIN" "$ISOHDPFX" "$PXELINUX_0" \
          "$GRUB_MENU" "$GRUB_EARLY" "$GRUB_EFI_MODULES/linux.mod"; do
     [ -f "$f" ] || die "$f missing (kernel/initramfs: make; the rest: make deps)"
 done
@@ -137,6 +143,9 @@ mcopy -m -i "$fat" "$TMP/grub-usb.cfg" ::/boot/grub/cxrescue.cfg
 cp "$FIRMWARE_README" "$TMP/README.txt"
 stamp "$TMP/README.txt"
 mcopy -m -i "$fat" "$TMP/README.txt" ::/cxrescue/firmware/README.txt
+cp "$STICK_MARKER" "$TMP/stick-id.txt"
+stamp "$TMP/stick-id.txt"
+mcopy -m -i "$fat" "$TMP/stick-id.txt" ::/cxrescue/stick-id.txt
 # The same static cxflash the image runs, for the installed system (the card's settings
 # need a firmware the host driver started; README "Using cxflash on your installed system").
 [ -x "$CXFLASH" ] || die "no cxflash at $CXFLASH (make burner)"

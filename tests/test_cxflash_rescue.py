@@ -11,11 +11,13 @@ import pytest
 from conftest import CXFLASH_ASAN, SANITIZER_MARKS
 
 
-def rescue(tmp_path, *params, answers=""):
+def rescue(tmp_path, *params, answers="", data=None):
+    """data: the CXR_DATA_* variables /init's data-area.sh hands over (default: a stick)."""
     sysfs = tmp_path / "sys"
     (sysfs / "devices").mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, CXR_DATA=str(tmp_path / "data"), CXR_DATA_KIND="stick", CXR_LOCK=str(tmp_path / "lock"),
                CXFLASH_FIRMWARE=str(tmp_path / "fw"), CXFLASH_SYSFS=str(sysfs))
+    env.update(data or {})
     r = subprocess.run([str(CXFLASH_ASAN), "--boards", "/dev/null", "rescue", *params], input=answers,
                        capture_output=True, text=True, env=env, timeout=120)
     for mark in SANITIZER_MARKS:
@@ -49,6 +51,20 @@ def test_no_card_then_power_off(tmp_path):
     assert "0 cards found" in r.stdout and "Powering off." in r.stdout, r.stdout
     logs = list((tmp_path / "data" / "logs").glob("cxrescue-*.log"))
     assert len(logs) == 1 and "menu: Power off" in logs[0].read_text(), logs
+
+
+def test_the_data_area_from_init_is_on_the_first_screen(tmp_path):
+    """$CXR_DATA_DEV and $CXR_DATA_ID name the stick; $CXR_DATA_WP a write-protected one;
+    $CXR_DATA_SEEN lists what /init saw when it found none (burner/rescue/data_area.h)."""
+    r = rescue(tmp_path, data={"CXR_DATA_DEV": "/dev/sdb1", "CXR_DATA_ID": "0123456789abcdef"})
+    assert "Backups and logs go to the cxrescue stick /dev/sdb1 (ID 0123456789abcdef): " in r.stdout, r.stdout
+    r = rescue(tmp_path, data={"CXR_DATA_KIND": "ram", "CXR_DATA_WP": "/dev/sdb1"})
+    assert "WARNING: the cxrescue stick /dev/sdb1 is WRITE-PROTECTED: backups and logs stay in RAM" in r.stdout
+    seen = tmp_path / "data-seen"
+    seen.write_text('/dev/sda1 vfat "ESP": not taken: FAT, but not labelled CXRESCUE (not ours: never mounted)\n')
+    r = rescue(tmp_path, data={"CXR_DATA_KIND": "ram", "CXR_DATA_SEEN": str(seen)})
+    assert "WARNING: no cxrescue stick was found: backups and logs stay in RAM" in r.stdout, r.stdout
+    assert '    /dev/sda1 vfat "ESP": not taken: FAT, but not labelled CXRESCUE' in r.stdout, r.stdout
 
 
 def test_input_that_ends_is_exit_10(tmp_path):

@@ -193,6 +193,11 @@ def test_usb_image_layout():
     readme = subprocess.run(["mtype", "-i", f"{img}@@1M", "::/cxrescue/firmware/README.txt"],
                             capture_output=True, text=True).stdout
     assert "drop firmware images here" in readme and "cxflash library check" in readme
+    # The data area's marker (data-area.sh): the same in every image, id=new until the stick's
+    # first boot gives it its own ID (docs/rescue-image.md, "The data area").
+    marker = subprocess.run(["mtype", "-i", f"{img}@@1M", "::/cxrescue/stick-id.txt"], capture_output=True)
+    assert marker.returncode == 0 and marker.stdout == (ROOT / "rootfs" / "stick" / "stick-id.txt").read_bytes()
+    assert marker.stdout.startswith(b"cxrescue data area 1\nid=new\n"), marker.stdout[:40]
     listing = mdir(img, "/syslinux")
     for f in ("ldlinux.sys", "ldlinux.c32", "syslinux.cfg", "menu.c32"):
         assert f in listing, f"/syslinux/{f} missing"

@@ -14,7 +14,9 @@
  * succeeded) instead of showing the menu. $CXR_UPLOAD, when set, is the command
  * each backup is handed to (rescue/step_upload.c: the PXE server). The data folder
  * is $CXR_DATA (the rescue image's /init sets it: the stick's cxrescue/), else
- * ./cxrescue; its kind, for the screen's warning about RAM, is $CXR_DATA_KIND.
+ * ./cxrescue; its kind, for the screen's warning about RAM, is $CXR_DATA_KIND, and the
+ * stick's device, its ID, a write-protected stick and what /init saw are $CXR_DATA_DEV,
+ * $CXR_DATA_ID, $CXR_DATA_WP and $CXR_DATA_SEEN (rescue/data_area.h).
  * Consoles share the session lock $CXR_LOCK, by default /run/cxrescue/wizard.lock
  * when /run/cxrescue exists. Exit 0 means: power off now. */
 #include <stdlib.h>
@@ -127,6 +129,10 @@ int cmd_rescue(struct cli *c, struct cx_status *st)
 		return rc;
 	o.data_dir = getenv("CXR_DATA") && *getenv("CXR_DATA") ? getenv("CXR_DATA") : DEFAULT_DATA;
 	o.data_kind = getenv("CXR_DATA_KIND");
+	o.data_dev = getenv("CXR_DATA_DEV");
+	o.data_id = getenv("CXR_DATA_ID");
+	o.data_wp = getenv("CXR_DATA_WP");
+	o.data_seen = getenv("CXR_DATA_SEEN");
 	o.lock_path = getenv("CXR_LOCK");
 	if (!o.lock_path && access(DEFAULT_LOCK_DIR, W_OK) == 0)
 		o.lock_path = DEFAULT_LOCK;

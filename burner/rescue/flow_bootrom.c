@@ -15,6 +15,7 @@
 #include "library/rom_index.h"
 #include "ops/burn.h"
 #include "ops/progress.h"
+#include "rescue/data_area.h"
 #include "rescue/flows.h"
 #include "rescue/inventory.h"
 #include "rescue/step_probe.h"
@@ -181,7 +182,7 @@ int flow_boot_rom(struct wizard *w, struct cx_status *st)
 	fprintf(w->out, "\n== boot ROM: card %s ==\n  %s\n  The firmware, GUIDs, MACs and VSD stay as they are.\n"
 		"  A backup of the card's whole flash goes to the stick first; the burn is failsafe.\n", c->ci.pci.bdf, msg);
 	wiz_probe_first(w, i);
-	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
+	if ((rc = wiz_confirm_write(w, "write the card", st))) {
 		free(rom);
 		wiz_history(w, c, "boot-rom", NULL, NULL, NULL, "declined", st->msg);
 		return rc;

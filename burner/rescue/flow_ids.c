@@ -10,6 +10,7 @@
 #include "image/patch.h"
 #include "ops/progress.h"
 #include "ops/setid.h"
+#include "rescue/data_area.h"
 #include "rescue/flows.h"
 #include "rescue/inventory.h"
 #include "rescue/step_probe.h"
@@ -179,7 +180,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 		return rc;
 	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is.\n");
 	wiz_probe_first(w, i);
-	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
+	if ((rc = wiz_confirm_write(w, "write the card", st))) {
 		wiz_history(w, c, "set-ids", NULL, NULL, NULL, "declined", st->msg);
 		return rc;
 	}

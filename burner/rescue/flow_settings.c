@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ops/nv_settings.h"
+#include "rescue/data_area.h"
 #include "rescue/flows.h"
 #include "rescue/step_backup.h"
 
@@ -70,7 +71,7 @@ static int write_plan(struct wizard *w, int i, struct wiz_nv *x, const struct nv
 			nv_value_text(p->ch[k].idx, p->ch[k].from, a, sizeof(a)),
 			nv_value_text(p->ch[k].idx, p->ch[k].to, b, sizeof(b)));
 	fprintf(w->out, "  The card's firmware keeps them; they take effect at its next cold boot.\n");
-	if ((rc = prompt_word(&w->p, "write the settings", CONFIRM_WORD, st))) {
+	if ((rc = wiz_confirm_write(w, "write the settings", st))) {
 		wiz_history(w, c, "settings", NULL, NULL, NULL, "declined", st->msg);
 		return rc;
 	}

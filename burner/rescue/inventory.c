@@ -6,6 +6,7 @@
 
 #include "dev/lockdown.h"
 #include "image/info.h"
+#include "rescue/data_area.h"
 #include "rescue/inventory.h"
 
 const struct guard_opts wiz_burn_guard = {.allow_psid_change = true};
@@ -211,17 +212,7 @@ void inv_show(struct wizard *w)
 		fprintf(o, "Firmware library: %zu image%s: %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
 	}
 	fprintf(o, "Backups on the stick: %d\n", w->ix.n);
-	const char *k = w->o.data_kind ? w->o.data_kind : "";
-	if (!strcmp(k, "stick"))
-		fprintf(o, "Backups and logs go to the stick: %s\n", w->o.data_dir);
-	else if (!strcmp(k, "fat"))
-		fprintf(o, "Backups and logs go to a FAT partition: %s\n", w->o.data_dir);
-	else if (w->o.upload_cmd)
-		fprintf(o, "Backups and logs are kept in RAM (%s) and sent to the PXE server.\n", w->o.data_dir);
-	else if (!strcmp(k, "ram") || !strcmp(k, "searching"))
-		fprintf(o, "WARNING: backups and logs stay in RAM (%s) and are LOST at power-off.\n", w->o.data_dir);
-	else
-		fprintf(o, "Backups and logs go to %s\n", w->o.data_dir);
+	data_area_show(w);
 	if (w->j.open)
 		fprintf(o, "This session's log: %s\n", w->j.log_path);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rescue/data_area.h"
 #include "rescue/jobs.h"
 #include "rescue/step_rom.h"
 
@@ -234,6 +235,13 @@ int job_run(struct wizard *w, struct cx_status *st)
 	if (writes(w->o.job) && !w->o.yes)
 		return cx_fail(st, CX_EDECLINED, "the %s job writes cards: it needs cxrescue.yes=1 on the kernel "
 			       "command line; nothing written", wizard_job_name(w->o.job));
+	/* Nobody is there to accept the loss of the backups the writes make first: refused
+	 * whole, with no option to force it (data_area.h; docs/wizard.md, "Backups in RAM"). */
+	char why[128];
+	if (writes(w->o.job) && data_in_ram_only(&w->o))
+		return cx_fail(st, CX_EDECLINED, "the %s job writes cards, but %s: their backups would stay in RAM "
+			       "and be LOST at power-off; nothing written (boot from a writable cxrescue stick, or "
+			       "from scripts/pxe-serve)", wizard_job_name(w->o.job), data_ram_why(&w->o, why, sizeof(why)));
 	if ((rc = job_start(w, &j, st)))
 		return rc;
 	for (int i = 0; i < j->n; i++)

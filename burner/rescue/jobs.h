@@ -16,7 +16,9 @@
  *                             nothing is written
  *   cxrescue.job=settings     each card's settings=, nothing else written
  *   cxrescue.card=BDF|all     which cards (all by default)
- *   cxrescue.yes=1            needed by update, crossflash, restore and settings: the job may write
+ *   cxrescue.yes=1            needed by update, crossflash, restore and settings: the job may write;
+ *                             with the backups in RAM only (data_area.h: no writable cxrescue
+ *                             stick, no PXE server) those four are refused whole all the same
  *   cxrescue.allow_risky=1    a RISKY verdict is written too (refused otherwise)
  *   cxrescue.rom=keep|image|none|FILE
  *                             update and crossflash: the boot ROM of the result (step_rom.c):

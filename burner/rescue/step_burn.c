@@ -18,6 +18,7 @@
 #include "image/info.h"
 #include "image/rom.h"
 #include "ops/progress.h"
+#include "rescue/data_area.h"
 #include "rescue/inventory.h"
 #include "rescue/step_burn.h"
 #include "rescue/step_probe.h"
@@ -214,7 +215,7 @@ int wiz_burn(struct wizard *w, const struct write_request *rq, struct cx_status 
 	wiz_say(w, "  boot ROM: %s -> %s", rom.from, rom.to);
 	if (rq->ask) {
 		wiz_probe_first(w, rq->card);
-		if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st))) {
+		if ((rc = wiz_confirm_write(w, "write the card", st))) {
 			free(img);
 			wiz_rom_free(&rom);
 			wiz_history(w, c, rq->action, NULL, NULL, NULL, "declined", st->msg);

@@ -3,6 +3,7 @@
  * for the menu's restore and unbrick, the resume of an interrupted restore, and job=restore. */
 #include "ops/progress.h"
 #include "ops/restore.h"
+#include "rescue/data_area.h"
 #include "rescue/step_probe.h"
 #include "rescue/step_record.h"
 #include "rescue/step_restore.h"
@@ -53,7 +54,7 @@ static int ask_word(struct wizard *w, int i, const char *bundle, const char *act
 	fprintf(w->out, "  (firmware and identity as they were when it was made), after a backup of the flash\n"
 			"  as it is now. A power cut leaves a whole image on the card at every instant.\n");
 	wiz_probe_first(w, i);
-	if ((rc = prompt_word(&w->p, "write the card", CONFIRM_WORD, st)))
+	if ((rc = wiz_confirm_write(w, "write the card", st)))
 		wiz_history(w, c, action, NULL, NULL, NULL, "declined", st->msg);
 	return rc;
 }

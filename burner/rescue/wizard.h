@@ -45,7 +45,11 @@ enum wizard_job { JOB_NONE, JOB_INVENTORY, JOB_BACKUP, JOB_UPDATE, JOB_CROSSFLAS
 
 struct wizard_opts {
 	const char *data_dir;        /* $CXR_DATA: firmware/, backups/, logs/, history.jsonl */
-	const char *data_kind;       /* "stick", "fat", "ram", "searching" (data-area.sh); NULL: unknown */
+	const char *data_kind;       /* "stick", "ram", "searching" (data-area.sh); NULL: unknown */
+	const char *data_dev;        /* $CXR_DATA_DEV: the stick's partition, or NULL */
+	const char *data_id;         /* $CXR_DATA_ID: the stick's ID (its marker), or NULL */
+	const char *data_wp;         /* $CXR_DATA_WP: the cxrescue stick found write-protected, or NULL */
+	const char *data_seen;       /* $CXR_DATA_SEEN: the devices /init looked at, one a line, or NULL */
 	const char *lock_path;       /* the session lock (rescue/session.h); NULL: none */
 	const char *console;         /* this console's name, for the lock's label */
 	enum wizard_job job;
