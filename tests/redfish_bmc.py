@@ -43,6 +43,8 @@ def find(workdir):
         return None, ("no sushy-emulator installed (pip install sushy-tools) and no source: set "
                       "CXR_SUSHY_TOOLS=DIR (a sushy-tools source tree or git directory)")
     src = pathlib.Path(src)
+    if not src.is_dir():
+        return None, f"CXR_SUSHY_TOOLS={src}: no such directory"
     if not (src / "sushy_tools").is_dir():
         out = workdir / "sushy-tools"
         out.mkdir(exist_ok=True)
@@ -50,7 +52,7 @@ def find(workdir):
                              shell=True, capture_output=True, text=True)
         if arc.returncode or not (out / "sushy_tools").is_dir():
             return None, f"CXR_SUSHY_TOOLS={src}: neither a sushy-tools tree nor a git directory of one " \
-                         f"({arc.stderr.strip()})"
+                         f"({(arc.stderr.strip().splitlines() or ['no sushy_tools/ in it'])[0]})"
         src = out
     return ["env", f"PYTHONPATH={src}", sys.executable, "-m", "sushy_tools.emulator.main"], None
 
