@@ -158,8 +158,8 @@ def call(bmc, method, path, body=None):
     if r.status < 300 and (isinstance(answer, dict) or method == "POST"):
         return answer if isinstance(answer, dict) else {}   # an action's answer body is optional
     why = message(answer)
-    raise Error("unreachable", f"{method} {path}: HTTP {r.status}" + (f" ({why})" if why else
-                                                                     "" if r.status >= 300 else " (not JSON)"))
+    raise Error("refused" if 400 <= r.status < 500 else "unreachable",
+                f"{method} {path}: HTTP {r.status}" + (f" ({why})" if why else "" if r.status >= 300 else " (not JSON)"))
 
 
 def message(answer):

@@ -76,8 +76,8 @@ def tls(folder, addr, name="bmc"):
     return ca, cert, key
 
 
-def write_config(folder, addr, port, cert, key, users, systems):
-    """users: {name: password}; systems: [(uuid, name, power_state)]."""
+def write_config(folder, addr, port, cert, key, users, systems, extra=""):
+    """users: {name: password}; systems: [(uuid, name, power_state)]; extra: more lines."""
     import bcrypt       # python3-bcrypt, which the emulator needs anyway
     folder.mkdir(exist_ok=True)
     (folder / "htpasswd").write_text("".join(
@@ -93,7 +93,7 @@ SUSHY_EMULATOR_AUTH_FILE = {str(folder / "htpasswd")!r}
 SUSHY_EMULATOR_FAKE_DRIVER = True
 SUSHY_EMULATOR_NO_MEMOIZE = True
 SUSHY_EMULATOR_FAKE_SYSTEMS = {fake!r}
-""")
+{extra}""")
 
 
 def start(argv, ns, folder, addr, port):

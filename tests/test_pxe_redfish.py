@@ -82,25 +82,28 @@ def test_pxe_cycle_redfish(rack, images, tmp_path, quick):  # noqa: F811
     pin = ":".join(f"{b:02X}" for b in hashlib.sha256(der).digest())
     wrong_pin = hashlib.sha256(b"another BMC").hexdigest()
     port = 8400 + (hash(str(tmp_path)) % 500) * 2
-    emu1, emu2 = tmp_path / "emu1", tmp_path / "emu2"
-    for folder, p in ((emu1, port), (emu2, port + 1)):
+    emu1, emu2, emu3 = tmp_path / "emu1", tmp_path / "emu2", tmp_path / "emu3"
+    for folder, p in ((emu1, port), (emu2, port + 1), (emu3, port + 2)):
         redfish_bmc.write_config(folder, SERVER, p, cert, key, {USER: PASSWORD},
-                                 [(u, f"node-{i + 1}", "On") for i, u in enumerate(SYSTEMS)])
+                                 [(u, f"node-{i + 1}", "On") for i, u in enumerate(SYSTEMS)],
+                                 # the third refuses ForceOff (HTTP 400), as a BMC may refuse an action
+                                 "SUSHY_EMULATOR_DISABLE_POWER_OFF = True\n" if folder == emu3 else "")
     (tmp_path / "rack.auth").write_text(f"user={USER}\npassword={PASSWORD}\n")
     (tmp_path / "wrong.auth").write_text(f"user={USER}\npassword=guessed\n")
-    macs = [f"aa:bb:cc:dd:ee:2{i}" for i in range(1, 8)]
+    macs = [f"aa:bb:cc:dd:ee:2{i}" for i in range(1, 9)]
     dashes = [m.replace(":", "-") for m in macs]
-    bmc1, bmc2 = f"redfish://{SERVER}:{port}", f"redfish://{SERVER}:{port + 1}"
+    bmc1, bmc2, bmc3 = (f"redfish://{SERVER}:{port + i}" for i in range(3))
     lines = [f"{bmc1}/{SYSTEMS[0]} bmc_ca={ca.name} bmc_auth=rack.auth",
              f"{bmc1}/{SYSTEMS[1]} bmc_fingerprint={pin} bmc_auth=rack.auth",
              f"{bmc1}/{SYSTEMS[2]} bmc_ca={ca} bmc_auth=wrong.auth",
              f"{bmc2}/{SYSTEMS[0]} bmc_fingerprint={wrong_pin} bmc_auth=rack.auth",
              f"{bmc2}/{SYSTEMS[0]} bmc_auth=rack.auth",
              f"{bmc2}/{SYSTEMS[0]} bmc_ca=missing.pem bmc_auth=rack.auth",
-             f"{bmc1} bmc_ca={ca} bmc_auth=rack.auth"]
+             f"{bmc1} bmc_ca={ca} bmc_auth=rack.auth",
+             f"{bmc3}/{SYSTEMS[0]} bmc_ca={ca} bmc_auth=rack.auth"]
     jf = tmp_path / "rack.jobs"
     jf.write_text("".join(f"{m} crossflash yes=1 bmc={b}\n" for m, b in zip(macs, lines)))
-    guids = [f"0002c90300c0ff2{i}" for i in range(1, 8)]
+    guids = [f"0002c90300c0ff2{i}" for i in range(1, 9)]
     new = ("MT_1090120019", "2.42.5000")
     uploads = tmp_path / "root" / "tftp" / "uploads"
     root = tmp_path / "root"
@@ -108,10 +111,10 @@ def test_pxe_cycle_redfish(rack, images, tmp_path, quick):  # noqa: F811
     try:
         with serving(srv, root, images, jf) as s:
             s.wait_for("serving;")
-            assert f"7 node(s) with a BMC: {CYCLE.parent}/pxe-cycle {root} powers them on" in s.out, s.out
+            assert f"8 node(s) with a BMC: {CYCLE.parent}/pxe-cycle {root} powers them on" in s.out, s.out
             assert node_state(root, dashes[1])["bmc_fingerprint"] == pin
             assert node_state(root, dashes[0])["bmc_ca"] == str(ca)
-            for folder, p in ((emu1, port), (emu2, port + 1)):
+            for folder, p in ((emu1, port), (emu2, port + 1), (emu3, port + 2)):
                 emus.append(redfish_bmc.start(argv, srv, folder, SERVER, p))
             for i, d in enumerate(dashes):      # every node did its write job, and stays on
                 (uploads / f"{d}_20261204T170000Z-crossflash.json").write_text(json.dumps(report(
@@ -139,7 +142,7 @@ def test_pxe_cycle_redfish(rack, images, tmp_path, quick):  # noqa: F811
         for p in emus:
             p.terminate()
             p.wait(timeout=10)
-    log1, log2 = emulator_log(emu1), emulator_log(emu2)
+    log1, log2, log3 = emulator_log(emu1), emulator_log(emu2), emulator_log(emu3)
     assert cyc.returncode == 1, out
     said = {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(
         r"^pxe-cycle: ([0-9a-f:]{17}): (verified|not powered on|never came back): (.*)$", out, re.M)}
@@ -176,8 +179,13 @@ def test_pxe_cycle_redfish(rack, images, tmp_path, quick):  # noqa: F811
     assert said[macs[6]] == ("not powered on", f"BMC {bmc1} has 3 systems ({', '.join(SYSTEMS)}): name one, "
                              "bmc=redfish://HOST[:PORT]/ID"), out
     assert not REQUEST.search(log2), log2        # no request reached the BMC that was not trusted
+    # a BMC that refuses the action: named with its HTTP status and its own message; nothing done
+    target = f"/redfish/v1/Systems/{SYSTEMS[0]}/Actions/ComputerSystem.Reset"
+    assert said[macs[7]][0] == "not powered on" and said[macs[7]][1].startswith(
+        f"BMC {bmc3}/{SYSTEMS[0]} POST {target}: HTTP 400 (Can not request power off transition."), out
+    assert f'"POST {target} HTTP/1.1" 400' in log3 and not ACTION.search(log3), log3
     assert REQUEST.search(log1) and ACTION.search(log1), log1
-    assert out.splitlines()[-1].startswith("pxe-cycle: 2 of 7 node(s) with a BMC verified; not powered on: "), out
+    assert out.splitlines()[-1].startswith("pxe-cycle: 2 of 8 node(s) with a BMC verified; not powered on: "), out
     # the password: not in pxe-cycle's arguments, its output, its log or ROOT (the served tree)
     assert str(root).encode() in cmdline and PASSWORD.encode() not in cmdline, cmdline
     for f in [*root.rglob("*")]:
