@@ -146,7 +146,7 @@ def call(bmc, method, path, body=None):
         r = conn.getresponse()
         text = r.read()
     except (OSError, http.client.HTTPException) as e:
-        raise Error("unreachable", f"{method} {path}: no answer ({e})") from None
+        raise Error("unreachable", f"gave no answer to {method} {path} ({e})") from None
     finally:
         conn.close()
     if r.status in (401, 403):
@@ -159,7 +159,8 @@ def call(bmc, method, path, body=None):
         return answer if isinstance(answer, dict) else {}   # an action's answer body is optional
     why = message(answer)
     raise Error("refused" if 400 <= r.status < 500 else "unreachable",
-                f"{method} {path}: HTTP {r.status}" + (f" ({why})" if why else "" if r.status >= 300 else " (not JSON)"))
+                f"answered {method} {path} with HTTP {r.status}" + (f" ({why})" if why else
+                                                                    "" if r.status >= 300 else " (not JSON)"))
 
 
 def message(answer):

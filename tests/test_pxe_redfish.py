@@ -182,7 +182,7 @@ def test_pxe_cycle_redfish(rack, images, tmp_path, quick):  # noqa: F811
     # a BMC that refuses the action: named with its HTTP status and its own message; nothing done
     target = f"/redfish/v1/Systems/{SYSTEMS[0]}/Actions/ComputerSystem.Reset"
     assert said[macs[7]][0] == "not powered on" and said[macs[7]][1].startswith(
-        f"BMC {bmc3}/{SYSTEMS[0]} POST {target}: HTTP 400 (Can not request power off transition."), out
+        f"BMC {bmc3}/{SYSTEMS[0]} answered POST {target} with HTTP 400 (Can not request power off transition."), out
     assert f'"POST {target} HTTP/1.1" 400' in log3 and not ACTION.search(log3), log3
     assert REQUEST.search(log1) and ACTION.search(log1), log1
     assert out.splitlines()[-1].startswith("pxe-cycle: 2 of 8 node(s) with a BMC verified; not powered on: "), out
