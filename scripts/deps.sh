@@ -78,6 +78,13 @@ PACKAGES=(
     tftpd-hpa              # in.tftpd: TFTP with uploads (--create); dnsmasq's TFTP is read-only
     ipmitool               # scripts/pxe-cycle powers nodes on through their BMC (IPMI lanplus)
     openipmi               # ipmi_sim: each rack test node's BMC (QEMU's ipmi-bmc-extern talks to it)
+    # sushy-tools' Redfish emulator, the Redfish BMC of tests/test_pxe_redfish.py, runs from a source
+    # tree (tests/redfish_bmc.py; sushy-tools is not in Debian 12); what it imports, from Debian:
+    python3-flask          # its web application
+    python3-requests       # imported by its fake driver
+    python3-tenacity       # imported by its memoize.py (state kept between requests)
+    python3-bcrypt         # its htpasswd (HTTP Basic authentication)
+    python3-webob          # its authentication middleware
 )
 
 export DEBIAN_FRONTEND=noninteractive

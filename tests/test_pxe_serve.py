@@ -210,8 +210,15 @@ BAD_JOBS = [
      "settings= is for update, crossflash and settings only"),
     ("settings job without", f"{M1} settings yes=1\n", 1, "settings needs settings=NAME=VALUE,..."),
     ("settings job without yes", f"{M1} settings settings=SRIOV_EN=1\n", 1, "settings writes cards: add yes=1"),
-    ("bmc of another protocol", f"{M1} update yes=1 bmc=redfish://10.0.0.5\n", 1,
-     "bmc=redfish://10.0.0.5: [ipmi://]HOST[:PORT]"),
+    ("bmc of another protocol", f"{M1} update yes=1 bmc=https://10.0.0.5\n", 1,
+     "bmc=https://10.0.0.5: [ipmi://]HOST[:PORT] or redfish://HOST[:PORT][/ID] (plain HTTP is not offered)"),
+    ("bmc with an IPMI system", f"{M1} update yes=1 bmc=ipmi://10.0.0.5/1\n", 1, "bmc=ipmi://10.0.0.5/1: "),
+    ("bmc_ca for IPMI", f"{M1} update yes=1 bmc=10.0.0.5 bmc_ca=ca.pem\n", 1,
+     "bmc_ca= and bmc_fingerprint= are for bmc=redfish://"),
+    ("bmc_ca and a pin", f"{M1} update yes=1 bmc=redfish://10.0.0.5 bmc_ca=ca.pem bmc_fingerprint={'ab' * 32}\n",
+     1, "bmc_ca= or bmc_fingerprint=, not both"),
+    ("bmc_fingerprint short", f"{M1} update yes=1 bmc=redfish://10.0.0.5 bmc_fingerprint=AB:CD\n", 1,
+     "bmc_fingerprint=AB:CD: a SHA-256, 64 hex digits (colons allowed)"),
     ("bmc with a bad port", f"{M1} update yes=1 bmc=10.0.0.5:x\n", 1, "bmc=10.0.0.5:x: [ipmi://]HOST[:PORT]"),
     ("bmc_auth without bmc", f"{M1} update yes=1 bmc_auth=rack.auth\n", 1, "bmc_auth= without bmc="),
     ("bmc on default", "default inventory bmc=10.0.0.5\n", 1, "bmc= belongs to one node, not default"),
@@ -1440,6 +1447,50 @@ def test_pxe_cycle_powers_written_nodes_on(rack, images, tmp_path, quick):
         if f.is_file():
             assert BMC_PASSWORD.encode() not in f.read_bytes(), f
     assert BMC_PASSWORD not in out and BMC_PASSWORD not in s.out
+
+
+def test_pxe_cycle_forces_a_node_off(rack, images, tmp_path, quick):
+    """A node whose board does not power off after its write report (its BMC's startcmd runs
+    on): --force-off s after the report, pxe-cycle powers it off by IPMI (`chassis power off`),
+    sees it off, waits 10 s and powers it on for its verify. With --force-off 0 it never would."""
+    if not (shutil_which("ipmi_sim") and shutil_which("ipmitool")):
+        pytest.skip("ipmi_sim or ipmitool missing (packages openipmi, ipmitool: make deps)")
+    srv, _ = rack
+    root, mac = tmp_path / "root", "aa:bb:cc:dd:ee:31"
+    (tmp_path / "rack.auth").write_text(f"user={BMC_USER}\npassword={BMC_PASSWORD}\n")
+    port = 7230 + os.getpid() % 500
+    jf = tmp_path / "rack.jobs"
+    jf.write_text(f"{mac} crossflash yes=1 bmc=ipmi://{SERVER}:{port} bmc_auth=rack.auth\n")
+    ipmitool = ["ip", "netns", "exec", srv, "ipmitool", "-I", "lanplus", "-C", "3", "-H", SERVER, "-p", str(port),
+                "-U", BMC_USER, "-E", "chassis", "power"]
+    env = dict(os.environ, IPMI_PASSWORD=BMC_PASSWORD)
+    sim = None
+    try:
+        with serving(srv, root, images, jf) as s:
+            s.wait_for("serving;")
+            sim = ipmi_sim(srv, tmp_path / "bmc", "bmc", port, "sleep 600")
+            wait_until("the BMC", lambda: run(ipmitool + ["on"], env=env).returncode == 0, timeout=30)
+            assert "Chassis Power is on" in run(ipmitool + ["status"], env=env).stdout
+            (root / "tftp" / "uploads" / f"{mac.replace(':', '-')}_20261204T170000Z-crossflash.json").write_text(
+                json.dumps(report("crossflash", "2026-12-04T17:00:00Z", [card(guid="0002c90300c0ff31",
+                                                                               to=("MT_1090120019", "2.42.5000"))])))
+            wait_until("written", lambda: node_state(root, mac.replace(":", "-")).get("state") == "verify")
+            cyc = run(["ip", "netns", "exec", srv, CYCLE, "--force-off", "2", "--bound", "3", root], timeout=120)
+            out = cyc.stdout + cyc.stderr
+            on_after = run(ipmitool + ["status"], env=env).stdout
+            assert s.stop() == 0, s.out
+    finally:
+        if sim:
+            sim.terminate()
+            sim.wait(timeout=10)
+    assert cyc.returncode == 1, out
+    mine = [ln for ln in out.splitlines() if ln.startswith(f"pxe-cycle: {mac}: ")]
+    story = ["answers", "its write report is in", "its chassis is still on 2 s after its write report: forced off "
+             "by its BMC (chassis power off)", "chassis off; powering it on in 10 s", "powered on by its BMC",
+             "never came back: no verify report 3 s after the power-on"]
+    assert len(mine) == len(story) and all(w in ln for w, ln in zip(story, mine)), out
+    assert "Chassis Power is on" in on_after, on_after     # powered on again (its startcmd runs on)
+    assert BMC_PASSWORD not in out
 
 
 def shutil_which(name):
