@@ -95,7 +95,7 @@ class Card:
 
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
-                 append="", netns=None, tap=None, mac=None, name=None, spawn=True):
+                 append="", netns=None, tap=None, mac=None, name=None, spawn=True, qemu_args=()):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
@@ -103,7 +103,8 @@ class Guest:
         kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update".
         pxe-tap: QEMU runs in network namespace netns, its e1000 (MAC mac) on the tap
         interface tap there. name: the console log's name, for several guests in one test.
-        spawn=False: only the command line (argv), for a guest someone else starts (a BMC)."""
+        spawn=False: only the command line (argv), for a guest someone else starts (a BMC).
+        qemu_args: more QEMU arguments, last (e.g. -no-acpi: a board that cannot power off)."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -125,6 +126,7 @@ class Guest:
         argv += self._media_args(media)
         for c in cards:
             argv += ["-device", f"cxsim-pci,flash={c.flash}"]
+        argv += list(qemu_args)
         if media == "pxe-tap":
             argv = ["ip", "netns", "exec", netns] + argv   # ip execs QEMU: the pid is QEMU's
         self.argv = argv
