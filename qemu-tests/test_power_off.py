@@ -8,6 +8,7 @@ One boot, no card: the wizard's menu "Power off" is all it takes.
 """
 import json
 import os
+import re
 
 import pytest
 
@@ -17,8 +18,8 @@ from qemu_harness import Guest, guests  # noqa: F401 (a fixture)
 pytestmark = pytest.mark.skipif(os.environ.get("CXR_NO_QEMU") == "1",
                                 reason="CXR_NO_QEMU=1: boot tests switched off")
 
-NOT_OFF = "cxrescue: THIS BOARD DID NOT POWER OFF: this board has no power-off"
-BY_HAND = "cxrescue: switch it off at its power switch, or pull its power cord(s), NOW"
+NOT_OFF = re.escape("cxrescue: THIS BOARD DID NOT POWER OFF: this board has no power-off")
+BY_HAND = re.escape("cxrescue: switch it off at its power switch, or pull its power cord(s), NOW")
 
 
 @pytest.fixture(autouse=True)
