@@ -54,7 +54,7 @@ power_off_way() {
 
 # The consoles to tell, each once: the console= ttys, then tty1.
 power_off_consoles() {
-	local out= tty
+	local out='' tty
 	for tty in $(console_ttys) /dev/tty1; do
 		[ -c "$tty" ] || continue
 		case " $out " in *" $tty "*) continue ;; esac
@@ -67,6 +67,7 @@ power_off_consoles() {
 power_off_tell() {
 	local tty
 	for tty in $(power_off_consoles); do
+		# shellcheck disable=SC2016 # the inner shell expands them
 		timeout 3 sh -c 'tty=$1; shift; printf "%s\n" "$@" >"$tty"' sh "$tty" "$@" 2>/dev/null
 	done
 }
@@ -75,7 +76,7 @@ power_off_tell() {
 # order; no card: the power-off is for all of them) saying the power-off did not happen,
 # on a line of its own, written through to the disk. The message has no quotes.
 power_off_history() {
-	local data=$CXR_DATA file
+	local data="$CXR_DATA" file
 	[ -r /run/cxrescue/data ] && data=$(sed -n 's/^CXR_DATA=//p' /run/cxrescue/data)
 	[ -n "$data" ] && [ -d "$data" ] || return 1
 	file=$data/history.jsonl
