@@ -35,7 +35,7 @@ int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st)
 	}
 	/* A board whose ACPI power-off does nothing stays on, and Linux can say nothing after
 	 * the call (rootfs/.../power-off.sh, docs/rescue-image.md): this is the last word. */
-	fprintf(o, "Powering off. If this machine is still on a minute from now, it did not power off:\n"
+	fprintf(o, "Powering off. If this machine is still on 30 seconds from now, it did not power off:\n"
 		   "switch it off at its power switch or pull its power cord(s) for a cold restart.\n");
 	fflush(o);
 	return CX_OK;
