@@ -108,7 +108,7 @@ class Guest:
         nic: the QEMU NIC model a PXE boot goes through (e1000, e1000e, vmxnet3, virtio-net-pci).
         stick_ro: the stick is a read-only drive (a write-protected stick).
         extra_args: more QEMU arguments (other disks beside the boot medium, a second NIC, a
-        QMP socket), after the boot medium's."""
+        QMP socket, -no-acpi for a board that cannot power off), after the boot medium's."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick

@@ -145,6 +145,33 @@ def test_recovery_card_keeps_the_guids_its_damaged_image_holds(cxsim, images):
     assert b["guids"]["node"] == GUID and b["macs"]["port2"] == "0002c9c0ffe1"
 
 
+def test_recovery_card_keeps_the_vsd_its_damaged_image_holds(cxsim, images):
+    """The same damaged card, its image carrying a VSD of its own: mstflint 3.8 keeps that
+    VSD as it keeps the GUIDs (issue 29, point 7), so the burn does too, and says where it
+    came from. A burn given --vsd takes that one; --use_image_ps takes the new image's."""
+    img = images.make(f"--chip cx3 {SMALL} --fw 2.40.7000 --vsd card-own-vsd")
+    stem = cxsim.create("card-cx3", "--chip", "cx3", "--image", img, "--guid", GUID, "--mac", MAC,
+                        "--corrupt")
+    s = cxsim.serve(stem)
+    assert s.read(0, "device") == "0x01f6"
+    new = images.make(f"--chip cx3 {SMALL} --fw 2.42.5000 --vsd image-vsd")
+    r = burn(s, new, "--dry-run", "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["vsd_from"] == "damaged-image" and j["guids_from"] == "damaged-image", j
+    j = json.loads(burn(s, new, "--dry-run", "--json", "--vsd", "typed").stdout)
+    assert j["vsd_from"] == "given", j
+    j = json.loads(burn(s, new, "--dry-run", "--json", "--use_image_ps").stdout)
+    assert j["vsd_from"] == "image", j
+    r = burn(s, new)
+    assert r.returncode == 0, r.stderr
+    assert "recovery mode; its VSD was read from its damaged image" in r.stdout
+    assert s.stop() == 0
+    b = cxsim.boot_check(stem)
+    assert b["booted"] and b["fw_version"] == "2.42.5000" and b["guids"]["node"] == GUID
+    assert b["vsd"] == "card-own-vsd", b
+
+
 def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
     stem = card(cxsim, images)
     # A 64 KiB block erase: with model time only, cxflash's real sleeps do not count and it
@@ -159,5 +186,6 @@ def test_burns_over_what_mstflint_burned_and_json(cxsim, images):
     assert j["result"] == "burned" and j["from"] == "2.41.1000" and j["to"] == "2.42.5000"
     assert j["from_recovery"] is False
     assert j["start"] == 0 and j["backup"] is None and j["guids_from"] == "card"
+    assert j["vsd_from"] == "card"
     assert s.stop() == 0
     assert cxsim.boot_check(stem)["slot"] == 0

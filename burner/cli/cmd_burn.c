@@ -45,6 +45,7 @@ static void report_json(struct cli *c, const struct burn_result *r, const struct
 	json_roms(&j, "rom_after", &r->rom_after);
 	json_str(&j, "rom_warning", r->rom_warning[0] ? r->rom_warning : NULL);
 	json_str(&j, "guids_from", identity_source_name(r->guid_source));
+	json_str(&j, "vsd_from", identity_source_name(r->vsd_source));
 	cli_json_write_end(&j, c, r->bytes_erased, r->bytes_programmed, b);
 }
 
@@ -87,6 +88,9 @@ void cli_burn_report(struct cli *c, const struct burn_result *r, const struct cl
 	if (r->guid_source == ID_SRC_DAMAGED)
 		printf("-I- the card is in recovery mode; its GUIDs and MACs were read from its damaged image, "
 		       "whose GUID section's CRC is good, and kept\n");
+	if (r->vsd_source == ID_SRC_DAMAGED)
+		printf("-I- the card is in recovery mode; its VSD was read from its damaged image, "
+		       "whose IMAGE_INFO section's CRC is good, and kept\n");
 	if (!r->nothing_to_do)
 		say_kept(r);
 	if (r->nothing_to_do) {

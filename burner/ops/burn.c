@@ -173,6 +173,7 @@ static int prepare(struct card_write *w, uint8_t **bufp, size_t *lenp, struct de
 	go.ident = ident;
 	guard_check(&gc, &img[0], &go, &v);
 	r->guid_source = v.id.source;
+	r->vsd_source = v.id.vsd_source;
 	if (v.code) {
 		free(img);
 		return cx_fail(st, v.code, "%s", v.reason);
@@ -199,54 +200,71 @@ struct burn_run {
 	struct dev_image cur;        /* the card's image, its meta read (not in recovery mode) */
 	struct failsafe_plan fp;
 	struct identity_opts ident;  /* o->ident, with what a recovery-mode card's flash still tells */
-	struct fs2_guids recovered;
+	struct recovered_id recovered;
 };
+
+/* A section of the card's image that is there, whole: its CRC is good, and it is not
+ * the blank GUID pattern. */
+static bool sect_good(const struct fs2_image *img, int idx)
+{
+	const struct fs2_item *s = idx >= 0 ? &img->items[idx] : NULL;
+
+	return s && !s->blank && s->crc_stored == s->crc_calc;
+}
 
 /* A recovery-mode card's flash may still hold an image whose GUID section is
  * whole (only its code is damaged, say): mstflint 3.8 reads those GUIDs and
  * keeps them (hw-access.md §9.2 D6), and so do we, when its structure walks
- * and the section's CRC is good (not the blank pattern). No image at all is
- * no error here. */
-static int recovered_into(struct device *d, struct dev_image *c, struct fs2_guids *out, bool *found,
-			  struct cx_status *st)
+ * and the section's CRC is good (not the blank pattern). 3.8 keeps that image's
+ * VSD too (§9.2 D13): so do we, when its IMAGE_INFO section's CRC is good and
+ * it holds a VSD. No image at all is no error here. */
+static int recovered_into(struct device *d, struct dev_image *c, struct recovered_id *out, struct cx_status *st)
 {
 	struct cx_status ignore = {0};
 	int rc;
 
-	*found = false;
+	out->have_guids = out->have_vsd = false;
 	if ((rc = read_meta(d, c, true, &ignore)) == CX_EIMAGE)
 		return CX_OK;
 	if (rc)
 		return cx_fail(st, rc, "%s", ignore.msg);
-	const struct fs2_item *g = c->img.guid_sect >= 0 ? &c->img.items[c->img.guid_sect] : NULL;
-	if (c->parse_rc || !g || g->blank || g->crc_stored != g->crc_calc || c->img.guids.blank ||
-	    c->img.guids.n < GUIDS_NGUID)
+	if (c->parse_rc)
 		return CX_OK;
-	*out = c->img.guids;
-	*found = true;
+	if (sect_good(&c->img, c->img.guid_sect) && !c->img.guids.blank && c->img.guids.n >= GUIDS_NGUID) {
+		out->guids = c->img.guids;
+		out->have_guids = true;
+	}
+	if (sect_good(&c->img, c->img.info_sect) && c->img.info.have[TAG_VSD]) {
+		snprintf(out->vsd, sizeof(out->vsd), "%s", c->img.info.vsd);
+		out->have_vsd = true;
+	}
 	return CX_OK;
 }
 
-int burn_recovered_guids(struct device *d, struct fs2_guids *out, bool *found, struct cx_status *st)
+int burn_recovered(struct device *d, struct recovered_id *out, struct cx_status *st)
 {
 	struct dev_image c = {0};
-	int rc = recovered_into(d, &c, out, found, st);
+	int rc = recovered_into(d, &c, out, st);
 
 	devimage_free(&c);
 	return rc;
 }
 
-/* Read only when the burn was given no GUIDs. */
+/* Read only for what the burn was not given: GUIDs, or a VSD. */
 static int read_recovered(struct device *d, struct burn_run *x, struct cx_status *st)
 {
-	bool found;
+	const struct identity_opts *o = &x->o->ident;
+	bool want_guids = !o->given.have_guids && !o->use_image_guids, want_vsd = !o->vsd && !o->use_image_ps;
 	int rc;
 
-	if (x->o->ident.given.have_guids || x->o->ident.use_image_guids)
+	if (!want_guids && !want_vsd)
 		return CX_OK;
-	if ((rc = recovered_into(d, &x->cur, &x->recovered, &found, st)) || !found)
+	if ((rc = recovered_into(d, &x->cur, &x->recovered, st)))
 		return rc;
-	x->ident.recovered = &x->recovered;
+	if (want_guids && x->recovered.have_guids)
+		x->ident.recovered = &x->recovered.guids;
+	if (want_vsd && x->recovered.have_vsd)
+		x->ident.recovered_vsd = x->recovered.vsd;
 	return CX_OK;
 }
 

@@ -72,6 +72,9 @@ struct burn_result {
 	 * is in recovery mode and they were read from its damaged image, whose GUID
 	 * section's CRC is good; the wizard and `burn` say so. */
 	enum identity_source guid_source;
+	/* Where the burned VSD came from, in the same words: ID_SRC_DAMAGED is a recovery-mode
+	 * card's damaged image, whose IMAGE_INFO section's CRC is good. */
+	enum identity_source vsd_source;
 	struct write_outcome out;    /* the card's state, what was read, erased, programmed */
 };
 
@@ -79,11 +82,18 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 	      struct burn_result *r, struct cx_status *st);
 
 /* What a recovery-mode card's damaged flash still tells of its identity, as burn_card()
- * reads it when given no GUIDs: *found when an image's structure walks and its GUID
- * section's CRC is good (then *out holds its GUIDs and MACs). The wizard offers them
- * before it asks for a backup or the sticker. Reads only; CX_OK with !*found when the
- * flash holds no such image. */
-int burn_recovered_guids(struct device *d, struct fs2_guids *out, bool *found, struct cx_status *st);
+ * reads it when given no GUIDs or no VSD: when an image's structure walks, its GUIDs and
+ * MACs if its GUID section's CRC is good (have_guids), its VSD if its IMAGE_INFO
+ * section's CRC is good and holds one (have_vsd). The wizard offers them before it asks
+ * for a backup or the sticker. Reads only; CX_OK with neither when the flash holds no
+ * such image. */
+struct recovered_id {
+	struct fs2_guids guids;
+	bool have_guids;
+	char vsd[INFO_VSD_LEN + 1];
+	bool have_vsd;
+};
+int burn_recovered(struct device *d, struct recovered_id *out, struct cx_status *st);
 
 /* What the card held before the burn, for both front ends' "before -> after" line:
  * "FW 2.40.5030", or "recovery mode, no readable image" (never a made-up 0.0.0).

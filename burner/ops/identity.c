@@ -58,19 +58,23 @@ int identity_decide(const struct fs2_image *cur, const struct fs2_image *img,
 		return cx_fail(st, CX_EVALUE, "the image's GUIDs are blank: refusing to burn them (give --guid/--mac)");
 	}
 
+	id->vsd_source = ID_SRC_IMAGE;
+	const char *own_vsd = cur ? cur->info.vsd : o->recovered_vsd;
 	if (o->vsd) {
 		if (strlen(o->vsd) > INFO_VSD_LEN)
 			return cx_fail(st, CX_EVALUE, "VSD is %zu characters: at most %d fit", strlen(o->vsd), INFO_VSD_LEN);
 		snprintf(id->vsd, sizeof(id->vsd), "%s", o->vsd);
 		id->set_vsd = true;
-	} else if (!o->use_image_ps && cur) {
-		snprintf(id->vsd, sizeof(id->vsd), "%s", cur->info.vsd);
-		id->set_vsd = img->info.have[TAG_VSD];
+		id->vsd_source = ID_SRC_GIVEN;
+	} else if (!o->use_image_ps && own_vsd && img->info.have[TAG_VSD]) {
+		snprintf(id->vsd, sizeof(id->vsd), "%s", own_vsd);
+		id->set_vsd = true;
+		id->vsd_source = cur ? ID_SRC_CARD : ID_SRC_DAMAGED;
 	}
 	return CX_OK;
 }
 
-/* Indexed by enum identity_source: the words of burn --json's "guids_from". */
+/* Indexed by enum identity_source: the words of burn --json's "guids_from" and "vsd_from". */
 static const char *const source_names[] = {
 	[ID_SRC_CARD] = "card", [ID_SRC_GIVEN] = "given", [ID_SRC_DAMAGED] = "damaged-image", [ID_SRC_IMAGE] = "image",
 };

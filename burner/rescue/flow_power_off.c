@@ -33,7 +33,10 @@ int flow_power_off(struct wizard *w, bool after_write, struct cx_status *st)
 		if (prompt_menu(&w->p, NULL, items, 2, 0, &choice, st) || choice == 1)
 			return CX_EDECLINED;
 	}
-	fprintf(o, "Powering off.\n");
+	/* A board whose ACPI power-off does nothing stays on, and Linux can say nothing after
+	 * the call (rootfs/.../power-off.sh, docs/rescue-image.md): this is the last word. */
+	fprintf(o, "Powering off. If this machine is still on 30 seconds from now, it did not power off:\n"
+		   "switch it off at its power switch or pull its power cord(s) for a cold restart.\n");
 	fflush(o);
 	return CX_OK;
 }

@@ -81,19 +81,18 @@ static int choose_image(struct wizard *w, int i, const struct match_result *mr, 
 	return CX_OK;
 }
 
-/* The GUIDs a recovery-mode card's damaged flash still holds (burn_recovered_guids), or
- * none: read before the question, so that the user is offered them first. A read that
- * fails leaves the other ways, and says why. */
-static bool damaged_guids(struct wizard *w, int i, struct fs2_guids *g)
+/* The GUIDs (and VSD) a recovery-mode card's damaged flash still holds (burn_recovered),
+ * or none: read before the question, so that the user is offered them first. A read that
+ * fails leaves the other ways, and says why. True when there are GUIDs. */
+static bool damaged_guids(struct wizard *w, int i, struct recovered_id *r)
 {
 	struct cx_status st = {0};
 	struct device d;
-	bool found = false;
 
-	if (wiz_open(w, i, &d, &st) || burn_recovered_guids(&d, g, &found, &st))
+	if (wiz_open(w, i, &d, &st) || burn_recovered(&d, r, &st))
 		wiz_say(w, "  could not look for GUIDs on the card's flash: %s", st.msg);
 	device_close(&d);
-	return found;
+	return r->have_guids;
 }
 
 enum unbrick_way { WAY_RESTORE, WAY_BUNDLE_IDS, WAY_STICKER, WAY_BACK, WAY_DAMAGED };
@@ -125,8 +124,10 @@ static int choose_way(struct wizard *w, const struct fs2_guids *g, bool have, en
 	return CX_OK;
 }
 
-static void say_recovery(struct wizard *w, int i, const struct fs2_guids *g, bool have)
+static void say_recovery(struct wizard *w, int i, const struct recovered_id *r)
 {
+	const struct fs2_guids *g = &r->guids;
+	bool have = r->have_guids;
 	const struct wizard_card *c = &w->cards[i];
 
 	fprintf(w->out, "\nCard %s (%s) is in recovery mode: it runs no firmware.\n", c->ci.pci.bdf, c->ci.chip);
@@ -138,12 +139,14 @@ static void say_recovery(struct wizard *w, int i, const struct fs2_guids *g, boo
 			(unsigned long long)g->mac[0], (unsigned long long)g->mac[1]);
 	else
 		fprintf(w->out, "Its GUIDs and MACs cannot be read from it.\n");
+	if (r->have_vsd) /* burn_card() keeps it unless a backup gives one */
+		fprintf(w->out, "Its image's VSD (\"%s\") is kept too, unless a backup's is taken.\n", r->vsd);
 	fprintf(w->out, "If you set its flash-not-present jumper, leave it on until the machine is off again.\n");
 }
 
 int flow_unbrick(struct wizard *w, struct cx_status *st)
 {
-	struct fs2_guids g;
+	struct recovered_id rec = {0};
 	enum unbrick_way way;
 	int i, rc;
 
@@ -156,8 +159,9 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 	}
 	if ((rc = wiz_choose_card(w, "Unbrick which card?", in_recovery, "no card in recovery mode", &i, st)))
 		return rc;
-	bool have = damaged_guids(w, i, &g);
-	say_recovery(w, i, &g, have);
+	bool have = damaged_guids(w, i, &rec);
+	struct fs2_guids g = rec.guids;
+	say_recovery(w, i, &rec);
 	if ((rc = choose_way(w, &g, have, &way, st)))
 		return rc;
 	if (way == WAY_BACK)
@@ -178,7 +182,7 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 	struct identity_opts id = {0};
 	struct backup_identity bid;
 	char note[PENDING_PATH_MAX];
-	const struct match_candidate *m;
+	const struct match_candidate *m = NULL;
 
 	k.ini = NULL;
 	if (!w->have_lib)

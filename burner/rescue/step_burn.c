@@ -187,6 +187,8 @@ static void say_done(struct wizard *w, struct burn_ctx *b, const struct burn_res
 					     : "  the image's expansion ROM was left out: the card had none");
 	if (r->guid_source == ID_SRC_DAMAGED)
 		wiz_say(w, "  its GUIDs and MACs were kept from its damaged flash (the GUID section's CRC was good)");
+	if (r->vsd_source == ID_SRC_DAMAGED)
+		wiz_say(w, "  its VSD was kept from its damaged flash (the IMAGE_INFO section's CRC was good)");
 	wiz_write_wrote(&b->x);
 }
 

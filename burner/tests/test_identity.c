@@ -123,6 +123,44 @@ static void test_recovered_guids_are_kept(void **state)
 	free(img.buf);
 }
 
+/* Recovery mode with the VSD read from the card's damaged image (o.recovered_vsd):
+ * kept like a running card's, as mstflint 3.8 keeps it, and the source says so;
+ * --vsd still wins, --use_image_ps takes the image's, none read leaves the image's. */
+static void test_recovered_vsd_is_kept(void **state)
+{
+	(void)state;
+	struct parsed_image img;
+	struct fs2_image out;
+	struct identity id;
+	struct identity_opts o = {0};
+	struct cx_status st = {0};
+	struct fs2_guids g = {0};
+	gen("--chip cx3 --fw 2.42.5000 --vsd IMAGEVSD", &img);
+	g.n = GUIDS_FULL;
+	patch_expand_guid(0x0002c90300abcd00ull, g.guid);
+	patch_expand_mac(0x0002c9abcd00ull, g.mac);
+	o.recovered = &g;
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	assert_int_equal(id.vsd_source, ID_SRC_IMAGE);
+	assert_false(id.set_vsd);
+	o.recovered_vsd = "DAMAGEDVSD";
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	assert_int_equal(id.vsd_source, ID_SRC_DAMAGED);
+	assert_string_equal(identity_source_name(id.vsd_source), "damaged-image");
+	burn_identity(NULL, &img, &o, &out);
+	assert_string_equal(out.info.vsd, "DAMAGEDVSD");
+	o.vsd = "TYPED";
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	assert_int_equal(id.vsd_source, ID_SRC_GIVEN);
+	assert_string_equal(id.vsd, "TYPED");
+	o.vsd = NULL;
+	o.use_image_ps = true;
+	assert_int_equal(identity_decide(NULL, &img.fs, &o, &id, &st), CX_OK);
+	assert_int_equal(id.vsd_source, ID_SRC_IMAGE);
+	assert_false(id.set_vsd);
+	free(img.buf);
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -178,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_given_and_image_values),
 		cmocka_unit_test(test_old_card_macs_are_derived),
 		cmocka_unit_test(test_recovered_guids_are_kept),
+		cmocka_unit_test(test_recovered_vsd_is_kept),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests_name("identity", tests, NULL, NULL);

@@ -26,6 +26,8 @@ static void test_menu_power_off(void **state)
 	expect_not_said(r, "Shell");
 	expect_not_said(r, "Power off for a cold restart"); /* nothing was written */
 	expect_said(r, "Powering off.");
+	/* A board that stays on is told what to do, even before /init says it again. */
+	expect_said(r, "it did not power off:\nswitch it off at its power switch or pull its power cord(s)");
 	expect_untouched(c, orig, n);
 }
 
