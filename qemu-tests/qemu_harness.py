@@ -95,7 +95,8 @@ class Card:
 
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
-                 append="", netns=None, tap=None, mac=None, name=None, spawn=True):
+                 append="", netns=None, tap=None, mac=None, name=None, spawn=True, serial=("-serial", "stdio"),
+                 extra=()):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
@@ -103,7 +104,9 @@ class Guest:
         kernel command line (the stick's syslinux.cfg), e.g. "cxrescue.job=update".
         pxe-tap: QEMU runs in network namespace netns, its e1000 (MAC mac) on the tap
         interface tap there. name: the console log's name, for several guests in one test.
-        spawn=False: only the command line (argv), for a guest someone else starts (a BMC)."""
+        spawn=False: only the command line (argv), for a guest someone else starts (a BMC).
+        serial: the QEMU options that put the console the harness reads on stdio (COM1 by
+        default; another port, e.g. COM2 alone, for the console tests). extra: more QEMU options."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -120,7 +123,7 @@ class Guest:
         # OVMF's Secure Boot build keeps its variables safe in SMM, which needs q35.
         machine = "q35,smm=on" if firmware == "uefi-sb" else "pc"
         argv += ["-machine", machine, "-accel", accel(), "-m", str(memory),
-                 "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot"]
+                 "-display", "none", *serial, "-monitor", "none", "-no-reboot", *extra]
         argv += self._firmware_args(firmware)
         argv += self._media_args(media)
         for c in cards:

@@ -41,12 +41,12 @@ data_area_publish() {
 	mkdir -p "$1/firmware" "$1/backups" "$1/logs"
 	case "$2" in
 	ram)       if [ "$CXR_MEDIA" = pxe ] && [ -n "$CXR_SERVER_ARG" ]; then
-			echo "cxrescue: data folder in RAM ($1): backups, reports and logs go to the PXE server" >/dev/console
+			say "data folder in RAM ($1): backups, reports and logs go to the PXE server"
 		   else
-			echo "cxrescue: WARNING: no writable stick found: backups and logs stay in RAM and are LOST at power-off" >/dev/console
+			say "WARNING: no writable stick found: backups and logs stay in RAM and are LOST at power-off"
 		   fi ;;
 	searching) ;;
-	*)         echo "cxrescue: data area on $3 ($2), $1" >/dev/console ;;
+	*)         say "data area on $3 ($2), $1" ;;
 	esac
 	printf 'CXR_DATA=%s\nCXR_DATA_KIND=%s\nCXR_DATA_DEV=%s\n' "$1" "$2" "$3" >/run/cxrescue/data.tmp
 	mv /run/cxrescue/data.tmp /run/cxrescue/data
@@ -92,7 +92,7 @@ data_area_setup() {
 			return
 		fi
 		[ "$CXR_MEDIA" = usb ] &&
-			echo "cxrescue: WARNING: the stick's CXRESCUE partition was not found within ${CXR_WAIT} s" >/dev/console
+			say "WARNING: the stick's CXRESCUE partition was not found within ${CXR_WAIT} s"
 		;;
 	iso)
 		iso_scan_once && return
