@@ -119,6 +119,11 @@ def test_ctrl_alt_del_is_refused_during_a_burn(tmp_path, guests):
     mon = Monitor(sock)
     screen = g.front_end()
     assert "cxrescue: ttyS1: no UART behind this port" in g.log_path.read_text(errors="replace"), screen
+    # The screen's wizard reads the card at its start too: the burn waits for its menu.
+    g.shell()
+    out, rc = g.run("until grep -q 'what next?' /dev/vcs1; do sleep 0.5; done", timeout=qh.BOOT_TIMEOUT)
+    assert rc == 0, out
+    g.leave_shell()
     g.choose("update")
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
     g.expect(r"Writing hp-2\.42\.bin onto", timeout=WRITE_TIMEOUT)

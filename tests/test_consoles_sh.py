@@ -3,13 +3,14 @@
 which console= ports get a front end (a serial port whose UART type is 0, PORT_UNKNOWN, gets
 none), where the job runs, and the end of a front end that keeps failing at once (each start
 writes a new log to the stick). The boots themselves: qemu-tests/test_consoles.py."""
+import os
 import pathlib
 import subprocess
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BUSYBOX = ROOT / "build" / "busybox" / "busybox"
+BUSYBOX = ROOT / os.environ.get("CXR_BUILD", "build") / "busybox" / "busybox"
 CONSOLES = ROOT / "rootfs" / "overlay" / "usr" / "lib" / "cxrescue" / "consoles.sh"
 
 
