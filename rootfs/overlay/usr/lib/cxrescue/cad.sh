@@ -34,6 +34,21 @@ cad_refuse() {
 	say_apart "Ctrl-Alt-Del refused: $1; nothing is rebooted. Press it again once that has ended."
 }
 
+# End the front ends' loops and the wizards, whose logs are open on the stick: a wizard defers
+# SIGTERM while it has a card open (burner/util/signals.h), so it gets 5 s, then SIGKILL (no write
+# runs: /init holds the session lock). A log still open would keep the stick from unmounting.
+cad_end_wizards() {
+	local n=0
+	# shellcheck disable=SC2086 # a list of pids
+	kill $FRONT_PIDS 2>/dev/null
+	killall cxflash 2>/dev/null
+	while pidof cxflash >/dev/null && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	killall -KILL cxflash 2>/dev/null && sleep 0.2
+}
+
 cad_pressed() {
 	local holder other
 	# exec is a special built-in: a redirection it cannot make would end PID 1. Check first.
@@ -58,10 +73,7 @@ cad_pressed() {
 	trap '' INT
 	say_apart "Ctrl-Alt-Del: no card write runs: syncing, releasing the data area, rebooting."
 	say "(A reboot does not load new card firmware: that takes a power-off.)"
-	# shellcheck disable=SC2086 # a list of pids
-	kill $FRONT_PIDS 2>/dev/null
-	killall cxflash 2>/dev/null
-	sleep 0.3
+	cad_end_wizards
 	data_area_release
 	say "rebooting"
 	reboot -f
