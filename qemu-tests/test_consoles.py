@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The consoles of real machines (issue 29): serial ports that are not there, COM2 alone (where
 Dell iDRAC and HPE iLO put serial-over-LAN), /init's lines on the screen, and Ctrl-Alt-Del in
-the middle of a burn. Two boots of the USB stick's default entry, which names the screen and
-both serial ports (console=tty0 console=ttyS0 console=ttyS1, rootfs/syslinux/menu.cfg.in):
+the middle of a burn. Three boots: two of the USB stick's default entry, which names the screen
+and both serial ports (console=tty0 console=ttyS0 console=ttyS1, rootfs/syslinux/menu.cfg.in),
+and one of its "Serial console COM2 only" entry, picked on COM2 alone: the wizard on ttyS1 alone.
 
 - COM1 missing (-serial none), COM2 alone (an isa-serial at 0x2f8, IRQ 3), and ttyS0 made the
   last console= (the kernel's /dev/console): ttyS0 is skipped with a line on ttyS1, and the
@@ -76,6 +77,25 @@ def test_com2_alone_gets_the_wizard_and_the_job(tmp_path, guests):
     reports = qh.subprocess.run(["mdir", "-b", "-i", f"{stick}@@1M", "::/cxrescue/reports"],
                                 capture_output=True, text=True).stdout
     assert "inventory" in reports, reports
+
+
+def test_the_com2_entry_puts_the_wizard_on_ttys1_alone(tmp_path, guests):
+    """The menu's "Serial console COM2 only" entry (hotkey 2), picked on COM2: the BIOS menu is
+    there too (syslinux's SERIAL 0 is the first port the BIOS found), and the wizard runs on
+    ttyS1 alone."""
+    g = Guest(tmp_path, "usb-xhci", cards=[card(tmp_path)], serial=COM2_ALONE, name="com2-entry")
+    guests.append(g)
+    g.expect(r"Automatic boot in")
+    g.send("2")
+    screen = g.front_end()
+    assert "1 card found" in screen, screen
+    g.shell()
+    out, rc = g.run("cat /proc/cmdline; readlink /proc/$$/fd/0; cat /sys/class/tty/ttyS1/type")
+    words = out.split()
+    assert [w for w in words if w.startswith("console=")] == ["console=ttyS1,115200n8"], out
+    assert "/dev/ttyS1" in words and words[-1] != "0", out
+    g.leave_shell()
+    assert g.power_off() == 0
 
 
 class Monitor:
