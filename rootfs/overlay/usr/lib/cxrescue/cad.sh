@@ -52,8 +52,10 @@ cad_end_wizards() {
 cad_pressed() {
 	local holder other
 	# exec is a special built-in: a redirection it cannot make would end PID 1. Check first.
-	touch "$CXR_LOCK" 2>/dev/null && [ -w "$CXR_LOCK" ] ||
-		{ cad_refuse "the session lock $CXR_LOCK cannot be opened"; return; }
+	if ! touch "$CXR_LOCK" 2>/dev/null || [ ! -w "$CXR_LOCK" ]; then
+		cad_refuse "the session lock $CXR_LOCK cannot be opened"
+		return
+	fi
 	exec 9<>"$CXR_LOCK"
 	if ! flock -n -x 9; then
 		holder=$(cat "$CXR_LOCK" 2>/dev/null)

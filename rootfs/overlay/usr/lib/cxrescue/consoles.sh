@@ -43,7 +43,7 @@ console_works() {
 # last console=). When no console= works, the screen, or /dev/console without one.
 consoles_setup() {
 	local tty
-	CXR_TTYS= CXR_DEAD=
+	CXR_TTYS='' CXR_DEAD=''
 	for tty in $(console_ttys); do
 		if console_works "$tty"; then
 			CXR_TTYS="$CXR_TTYS $tty"
