@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""rootfs/overlay/usr/lib/cxrescue/consoles.sh under the image's own BusyBox sh, on the host:
+"""rootfs/overlay/usr/lib/cxrescue/consoles.sh (and cad.sh's look for cxflash commands) under the image's own BusyBox sh, on the host:
 which console= ports get a front end (a serial port whose UART type is 0, PORT_UNKNOWN, gets
 none), where the job runs, and the end of a front end that keeps failing at once (each start
 writes a new log to the stick). The boots themselves: qemu-tests/test_consoles.py."""
 import os
 import pathlib
 import subprocess
+import time
 
 import pytest
 
@@ -55,3 +56,27 @@ def test_a_front_end_that_keeps_failing_at_once_is_not_started_again():
         "say: ttyS1: the front end ended 5 times in a row within 30 s (status 5): not started there again; "
         "the other consoles and the shell (Alt-F2) stay",
         "stopped after 9"], r.stdout
+
+
+def test_ctrl_alt_del_sees_a_cxflash_command_but_not_the_wizard(tmp_path):
+    """cad.sh's cad_other_cxflash: a cxflash command (from a shell, which takes no session lock)
+    is named, so that Ctrl-Alt-Del is refused; `cxflash rescue` (the wizard) is not."""
+    fake = tmp_path / "cxflash"
+    fake.symlink_to("/bin/sleep")
+    cad = CONSOLES.parent / "cad.sh"
+    wizard = tmp_path / "w" / "cxflash"       # runs as "/bin/sh .../cxflash rescue job=backup"
+    wizard.parent.mkdir()
+    wizard.write_text("#!/bin/sh\nsleep 30\n")
+    wizard.chmod(0o755)
+    procs = [subprocess.Popen([str(fake), "30"]), subprocess.Popen([str(wizard), "rescue", "job=backup"])]
+    time.sleep(0.3)
+    assert procs[1].poll() is None
+    try:
+        r = subprocess.run([str(BUSYBOX), "sh", "-c", f". {cad}; cad_other_cxflash"],
+                           capture_output=True, text=True, timeout=30)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    assert f"pid {procs[0].pid}: {fake} 30" in r.stdout.splitlines(), r.stdout
+    assert f"pid {procs[1].pid}:" not in r.stdout, r.stdout
