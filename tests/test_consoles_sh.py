@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""rootfs/overlay/usr/lib/cxrescue/consoles.sh (and cad.sh's look for cxflash commands) under the image's own BusyBox sh, on the host:
-which console= ports get a front end (a serial port whose UART type is 0, PORT_UNKNOWN, gets
-none), where the job runs, and the end of a front end that keeps failing at once (each start
-writes a new log to the stick). The boots themselves: qemu-tests/test_consoles.py."""
+"""rootfs/overlay/usr/lib/cxrescue/consoles.sh, and cad.sh's look for cxflash commands, under the
+image's own BusyBox sh, on the host: which console= ports get a front end (a serial port whose
+UART type is 0, PORT_UNKNOWN, gets none), where the job runs, the end of a front end that keeps
+failing at once (each start writes a new log to the stick), and which cxflash processes make
+Ctrl-Alt-Del wait. The boots themselves: qemu-tests/test_consoles.py."""
 import os
 import pathlib
 import subprocess
