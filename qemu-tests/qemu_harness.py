@@ -96,7 +96,7 @@ class Card:
 class Guest:
     def __init__(self, tmp, media, cards=(), memory=512, firmware="bios", stick_files=(), stick=None,
                  append="", netns=None, tap=None, mac=None, name=None, spawn=True, nic="e1000",
-                 stick_ro=False, extra_args=()):
+                 stick_ro=False, serial=("-serial", "stdio"), extra_args=()):
         """stick_files: (host file, path on the stick) pairs copied onto the stick's FAT
         before QEMU starts, as a user drops firmware into cxrescue/firmware/.
         stick: boot this stick image (a previous guest's .stick, with its backups and
@@ -107,8 +107,11 @@ class Guest:
         spawn=False: only the command line (argv), for a guest someone else starts (a BMC).
         nic: the QEMU NIC model a PXE boot goes through (e1000, e1000e, vmxnet3, virtio-net-pci).
         stick_ro: the stick is a read-only drive (a write-protected stick).
+        serial: the QEMU options that put the console the harness reads on stdio (COM1 by
+        default; another port, e.g. COM2 alone, for the console tests).
         extra_args: more QEMU arguments (other disks beside the boot medium, a second NIC, a
-        QMP socket, -no-acpi for a board that cannot power off), after the boot medium's."""
+        QMP socket or a monitor, -no-acpi for a board that cannot power off), after the boot
+        medium's."""
         assert firmware in FIRMWARES, firmware
         self.stick_files = stick_files
         self.reuse_stick = stick
@@ -126,7 +129,7 @@ class Guest:
         # OVMF's Secure Boot build keeps its variables safe in SMM, which needs q35.
         machine = "q35,smm=on" if firmware == "uefi-sb" else "pc"
         argv += ["-machine", machine, "-accel", accel(), "-m", str(memory),
-                 "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot"]
+                 "-display", "none", *serial, "-monitor", "none", "-no-reboot"]
         argv += self._firmware_args(firmware)
         argv += self._media_args(media)
         argv += list(extra_args)

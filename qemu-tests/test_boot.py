@@ -53,7 +53,7 @@ def prompt_uptime(g):
 
 # The title syslinux's menu draws (rootfs/syslinux/menu.cfg.in, MENU TITLE), and an entry.
 BOOT_MENU_TITLE = "cxrescue: ConnectX-2/3 rescue (Enter boots; Tab edits)"
-BOOT_MENU_ENTRY = "xrescue (screen and serial port)"   # after its hotkey's colour change
+BOOT_MENU_ENTRY = "xrescue (screen, COM1 and COM2)"   # after its hotkey's colour change
 
 
 def test_make_run_shows_the_boot_menu_once(tmp_path):

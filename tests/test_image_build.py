@@ -301,7 +301,7 @@ def test_usb_stick_boots_uefi_through_grub():
     bios = mtype(fat, "/syslinux/syslinux.cfg").decode()
     # The same kernel, initramfs and entries on both paths: each command line, word for word.
     assert grub_entries(grub) == syslinux_entries(bios) != {}
-    assert set(grub_entries(grub)) == {"cxrescue", "serial", "shell"}
+    assert set(grub_entries(grub)) == {"cxrescue", "serial", "com2", "shell"}
     assert "cxrescue.media=usb" in grub_entries(grub)["cxrescue"]
 
 

@@ -20,7 +20,7 @@
 # to do if the machine is still on 30 s later, and if the call ever returns, the kernel's
 # consoles (/dev/kmsg: written by polling, no interrupt needed) and tty1 say it again.
 #
-# The consoles: each console= tty (console_ttys) and tty1 (the screen). A write that
+# The consoles: every working console and the screen (CXR_SAY, consoles.sh). A write that
 # blocks (a serial port stopped by Ctrl-S) is given up after 3 s.
 #
 # UNCONFIRMED on real boards: that the ACPI line of dmesg is present on every board with
@@ -52,10 +52,11 @@ power_off_way() {
 	fi
 }
 
-# The consoles to tell, each once: the console= ttys, then tty1.
+# The consoles to tell: every working console and the screen (CXR_SAY, consoles.sh), else
+# each console= tty and tty1, once.
 power_off_consoles() {
-	local out='' tty
-	for tty in $(console_ttys) /dev/tty1; do
+	local out= tty
+	for tty in ${CXR_SAY:-$(console_ttys) /dev/tty1}; do
 		[ -c "$tty" ] || continue
 		case " $out " in *" $tty "*) continue ;; esac
 		out="$out $tty"
