@@ -150,7 +150,10 @@ static int finish(struct wizard *w, const struct pending *p, struct cx_status *s
 		return rc;
 	if (!wiz_take(w))
 		return CX_OK;
-	if (!pending_exists(w->o.data_dir, p)) {
+	/* Under the lock, the record as it is now: a write another console was running while
+	 * the question was asked has since become "written", and is not to be done again. */
+	struct pending now = *p;
+	if (!pending_reload(w->o.data_dir, &now) || strcmp(now.state, p->state)) {
 		wiz_give(w);
 		wiz_say(w, "That job was settled on another console meanwhile.");
 		return CX_OK;
@@ -236,7 +239,15 @@ void flow_resume(struct wizard *w)
 		} else if (w->o.job != JOB_NONE) {
 			wiz_say(w, "WARNING: the %s of card %s (started %s) was interrupted; start the wizard "
 				   "without a job to finish it", v[k].action, v[k].guid[0] ? v[k].guid : v[k].bdf, v[k].time);
+		} else if (!wiz_take_quiet(w)) {
+			/* Another console holds the session lock: the write may be running there now
+			 * (every console's wizard reads the records at its start). Not offered. */
+			wiz_say(w, "The %s of card %s (started %s) is not settled, and another console holds the "
+				   "session lock: its write may be this one. Nothing is offered here; this "
+				   "console offers it at its next start if it is still unsettled then.",
+				v[k].action, v[k].guid[0] ? v[k].guid : v[k].bdf, v[k].time);
 		} else {
+			wiz_give(w);
 			int rc = finish(w, &v[k], &st);
 			if (rc && rc != CX_EDECLINED) {
 				w->failed = true;

@@ -20,7 +20,10 @@
  *
  * Every console's wizard reads the records and tells its user; the one that
  * settles a record (history line, removal, finishing the job) does it under
- * the session lock and checks pending_exists() first, so it happens once.
+ * the session lock and checks pending_exists() (or, to finish a job,
+ * pending_reload() and the state) first, so it happens once. A "writing"
+ * record found while another console holds the lock may be that console's
+ * write, running now: it is not offered (flow_resume.c).
  *
  * A record is "key=value" lines, written to a temporary file, fsync'd and
  * renamed over the old one, then the folder is flushed: it is whole or absent.

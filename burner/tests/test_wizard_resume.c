@@ -3,7 +3,8 @@
  * records of rescue/pending.h; rescue/flow_resume.c), whole sessions on the rig
  * (tests/support/wizard_rig.h): a cross-flash finished; an unbrick written again with the
  * identity its record names (the sticker's, the damaged flash's, a backup's); a restore
- * written again; declined, the record dropped; another console holding the session lock. */
+ * written again; declined, the record dropped; another console holding the session lock (its
+ * write, if running, is not offered). */
 
 #include <stdio.h>
 
@@ -159,6 +160,28 @@ static void test_lock_held_elsewhere(void **state)
 	expect_boots(c, STOCK_PSID, 42, 5000, G_A, M_A);
 }
 
+/* A write another console is running when this one starts: its record says "writing", as
+ * an interrupted one does, but the session lock is held. Not offered, and nothing written. */
+static void test_write_running_elsewhere_not_offered(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *c = hp_with_stock(r);
+	struct session other;
+	size_t n;
+
+	lock_elsewhere(r, &other);
+	pend(r, "crossflash", G_A, r->stock, true, "card");
+	const uint8_t *orig = watch_flash(r, c, &n);
+
+	expect_run(r, "8\n", CX_EDECLINED);
+	expect_said(r, "is not settled, and another console holds the session lock");
+	expect_not_said(r, "INTERRUPTED");
+	expect_not_said(r, "Finish the job now");
+	expect_untouched(c, orig, n);
+	assert_int_equal(pending_count(r), 1);
+	session_close(&other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +192,7 @@ int main(void)
 		WIZARD_TEST(test_pending_restore),
 		WIZARD_TEST(test_pending_declined),
 		WIZARD_TEST(test_lock_held_elsewhere),
+		WIZARD_TEST(test_write_running_elsewhere_not_offered),
 	};
 	return RUN_WIZARD_TESTS(tests);
 }

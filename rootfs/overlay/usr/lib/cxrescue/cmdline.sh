@@ -1,5 +1,6 @@
 # cmdline.sh — the cxrescue.* options of the kernel command line, as shell variables.
-# Sourced by /init. Unknown cxrescue.* options are reported, not fatal.
+# Sourced by /init after consoles.sh: unknown cxrescue.* options are said on every console
+# (say), not fatal.
 #
 #   cxrescue.media=usb|iso|pxe   what booted us (the boot menus set it)     CXR_MEDIA
 #   cxrescue.shell=1             a shell instead of the front end           CXR_SHELL
@@ -43,36 +44,36 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.bundle=*) CXR_BUNDLE_REMOTE=${word#*=} ;;
 	cxrescue.bundle_sha256=*) CXR_BUNDLE_SHA256=${word#*=} ;;
 	cxrescue.upload=*) CXR_UPLOAD_MODE=${word#*=} ;;
-	cxrescue.*)       echo "cxrescue: unknown boot option '$word' ignored" >/dev/console ;;
+	cxrescue.*)       say "unknown boot option '$word' ignored" ;;
 	esac
 done
 case "$CXR_WAIT" in ''|*[!0-9]*) CXR_WAIT=10 ;; esac
 case "$CXR_MEDIA" in usb|iso|pxe) ;; *) CXR_MEDIA=unknown ;; esac
 case "$CXR_JOB" in
 ''|inventory|backup|update|crossflash|restore|verify|settings) ;;
-*) echo "cxrescue: unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore, verify, settings)" >/dev/console
+*) say "unknown job 'cxrescue.job=$CXR_JOB' ignored (inventory, backup, update, crossflash, restore, verify, settings)"
    CXR_JOB= ;;
 esac
 case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
 [ "$CXR_YES" = 1 ] || CXR_YES=0
 [ "$CXR_ALLOW_RISKY" = 1 ] || CXR_ALLOW_RISKY=0
-case "$CXR_ROM" in .* | *[!A-Za-z0-9._-]*) echo "cxrescue: cxrescue.rom=$CXR_ROM ignored (keep, image, none or a file name)" >/dev/console
+case "$CXR_ROM" in .* | *[!A-Za-z0-9._-]*) say "cxrescue.rom=$CXR_ROM ignored (keep, image, none or a file name)"
 	CXR_ROM= ;;
 esac
 # cxflash checks the items; here only that they stay one word of safe characters
-case "$CXR_EXPECT" in *[!0-9A-Za-z_.:,-]*) echo "cxrescue: cxrescue.expect=$CXR_EXPECT ignored" >/dev/console
+case "$CXR_EXPECT" in *[!0-9A-Za-z_.:,-]*) say "cxrescue.expect=$CXR_EXPECT ignored"
 	CXR_EXPECT= ;;
 esac
 # settings the job cannot take safely are not dropped (the job would write without them):
 # the word left in their place makes cxflash refuse the job, with a report
-case "$CXR_SETTINGS" in *[!0-9A-Za-z_.=,]*) echo "cxrescue: cxrescue.settings=$CXR_SETTINGS has unsafe characters: the job refuses" >/dev/console
+case "$CXR_SETTINGS" in *[!0-9A-Za-z_.=,]*) say "cxrescue.settings=$CXR_SETTINGS has unsafe characters: the job refuses"
 	CXR_SETTINGS=unsafe-characters ;;
 esac
 [ "$CXR_UPLOAD_MODE" = optional ] || CXR_UPLOAD_MODE=required
-case "$CXR_SERVER_ARG" in *[!0-9.]*) echo "cxrescue: cxrescue.server=$CXR_SERVER_ARG is not an IPv4 address: ignored" >/dev/console
+case "$CXR_SERVER_ARG" in *[!0-9.]*) say "cxrescue.server=$CXR_SERVER_ARG is not an IPv4 address: ignored"
 	CXR_SERVER_ARG= ;;
 esac
-case "$CXR_BUNDLE_REMOTE" in *..* | *[!A-Za-z0-9._/-]*) echo "cxrescue: cxrescue.bundle=$CXR_BUNDLE_REMOTE ignored" >/dev/console
+case "$CXR_BUNDLE_REMOTE" in *..* | *[!A-Za-z0-9._/-]*) say "cxrescue.bundle=$CXR_BUNDLE_REMOTE ignored"
 	CXR_BUNDLE_REMOTE= ;;
 esac
 case "$CXR_BUNDLE_SHA256" in *[!0-9a-f]*) CXR_BUNDLE_SHA256= ;; esac
