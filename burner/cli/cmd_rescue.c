@@ -134,6 +134,7 @@ int cmd_rescue(struct cli *c, struct cx_status *st)
 	o.data_wp = getenv("CXR_DATA_WP");
 	o.data_seen = getenv("CXR_DATA_SEEN");
 	o.lock_path = getenv("CXR_LOCK");
+	o.machine = getenv("CXR_MACHINE") && *getenv("CXR_MACHINE") ? getenv("CXR_MACHINE") : NULL;
 	if (!o.lock_path && access(DEFAULT_LOCK_DIR, W_OK) == 0)
 		o.lock_path = DEFAULT_LOCK;
 	const char *tty = ttyname(STDIN_FILENO);

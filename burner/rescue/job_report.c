@@ -127,6 +127,7 @@ int job_report_write(struct wizard *w, const struct wizard_card *before, int n, 
 	if (w->o.job == JOB_RESTORE)
 		json_str(&j, "bundle", strrchr(w->o.bundle, '/') ? strrchr(w->o.bundle, '/') + 1 : w->o.bundle);
 	json_str(&j, "log", w->j.open ? strrchr(w->j.log_path, '/') + 1 : NULL);
+	json_str(&j, "machine", w->o.machine);   /* which server: its DMI names, or null */
 	json_arr(&j, "cards");
 	for (int i = 0; i < n; i++)
 		if (r[i].result)

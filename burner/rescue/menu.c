@@ -254,6 +254,8 @@ static void start(struct wizard *w)
 	if (journal_open(&w->j, o->data_dir, time(NULL), &st))
 		fprintf(w->out, "WARNING: no log will be kept: %s\n", st.msg);
 	journal_log(&w->j, "cxrescue %s started on %s", CXFLASH_VERSION, o->console ? o->console : "?");
+	if (o->machine)
+		journal_log(&w->j, "machine: %s", o->machine);
 	cx_status_clear(&st);
 	if (o->lock_path && session_open(&w->s, o->lock_path, o->console ? o->console : "console", &st)) {
 		fprintf(w->out, "WARNING: %s\n", st.msg);

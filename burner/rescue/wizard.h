@@ -50,6 +50,8 @@ struct wizard_opts {
 	const char *data_id;         /* $CXR_DATA_ID: the stick's ID (its marker), or NULL */
 	const char *data_wp;         /* $CXR_DATA_WP: the cxrescue stick found write-protected, or NULL */
 	const char *data_seen;       /* $CXR_DATA_SEEN: the devices /init looked at, one a line, or NULL */
+	const char *machine;         /* $CXR_MACHINE: the server's DMI vendor, product and BIOS (/init),
+				      * for the log and the job reports; NULL: unknown */
 	const char *lock_path;       /* the session lock (rescue/session.h); NULL: none */
 	const char *console;         /* this console's name, for the lock's label */
 	enum wizard_job job;

@@ -34,6 +34,7 @@ static void test_job_risky_refused(void **state)
 	char *rep = report_text(r);
 	assert_non_null(strstr(rep, "\"job\":\"crossflash\""));
 	assert_non_null(strstr(rep, "\"allow_risky\":false"));
+	assert_non_null(strstr(rep, "\"machine\":null"));   /* no DMI names given */
 	expect_card_result(rep, "0000:01:00.0", "refused");
 	expect_card_result(rep, "0000:02:00.0", "ok");
 	/* The card as it was before the job. */
@@ -155,7 +156,7 @@ static void test_job_backup_one_card(void **state)
 	expect_untouched(r->cards[1], stock, n);
 }
 
-/* job=inventory: a report of both cards, no bundle, nothing written. */
+/* job=inventory: a report of both cards and of the machine, no bundle, nothing written. */
 static void test_job_inventory(void **state)
 {
 	struct rig *r = *state;
@@ -165,9 +166,11 @@ static void test_job_inventory(void **state)
 
 	two_cards(r, &hp, &stock, &n);
 	r->o.job = JOB_INVENTORY;
+	r->o.machine = "Dell Inc. PowerEdge R720 (BIOS 2.9.0)";
 	expect_run(r, "", CX_OK);
 	assert_int_equal(bundles(r, NULL, 0, &equal), 0);
 	char *rep = report_text(r);
+	assert_non_null(strstr(rep, "\"machine\":\"Dell Inc. PowerEdge R720 (BIOS 2.9.0)\""));
 	expect_card_result(rep, "0000:01:00.0", "ok");
 	expect_card_result(rep, "0000:02:00.0", "ok");
 	assert_non_null(strstr(rep, "\"node_guid\":\"0002c90300c0ffe0\""));
