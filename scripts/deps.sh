@@ -85,6 +85,7 @@ PACKAGES=(
     python3-tenacity       # imported by its memoize.py (state kept between requests)
     python3-bcrypt         # its htpasswd (HTTP Basic authentication)
     python3-webob          # its authentication middleware
+    python3-pip            # fetches sushy-tools' wheel from PyPI into the cache (below), installs nothing
 )
 
 export DEBIAN_FRONTEND=noninteractive
@@ -227,6 +228,28 @@ if [ ${#missing[@]} -gt 0 ]; then
     log "apt-get install ${missing[*]}"
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# --- the Redfish emulator ------------------------------------------------------------------
+# sushy-tools (OpenStack's Redfish emulator, the BMC of tests/test_pxe_redfish.py) is not in
+# Debian 12. Its pure-Python wheel comes from PyPI, unpacked into the cache beside the kernel's,
+# where tests/redfish_bmc.py looks; nothing is installed, nothing goes into the clone, and what it
+# imports are the Debian packages above. Not pinned: the tests were run against sushy-tools'
+# git HEAD 2b51921 (2026). Where PyPI does not answer, make deps goes on, and the test says
+# how else to give it the emulator (CXR_SUSHY_TOOLS) when it skips.
+sushy_dir=${CXR_CACHE:-/var/cache/cxrescue}/sushy-tools
+if [ "${CXR_CACHE:-}" != off ] && ! command -v sushy-emulator >/dev/null 2>&1 &&
+    [ ! -d "$sushy_dir/sushy_tools" ]; then
+    wheel_dir=$(mktemp -d)
+    if timeout 120 /usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: \
+        -d "$wheel_dir" sushy-tools >/dev/null 2>&1 &&
+        "${SUDO[@]}" mkdir -p "$sushy_dir" &&
+        "${SUDO[@]}" /usr/bin/python3 -m zipfile -e "$wheel_dir"/sushy_tools-*.whl "$sushy_dir"; then
+        log "sushy-tools: $(basename "$wheel_dir"/sushy_tools-*.whl) unpacked in $sushy_dir"
+    else
+        log "sushy-tools: not fetched from PyPI; the Redfish tests take CXR_SUSHY_TOOLS=DIR instead, or skip saying why"
+    fi
+    rm -rf "$wheel_dir"
 fi
 
 log "done"

@@ -2,9 +2,11 @@
 (sushy-emulator, what OpenStack Ironic's CI drives), with its fake driver, over HTTPS with
 HTTP Basic authentication, as tests/test_pxe_redfish.py starts it. Its code is never part of
 this tree: find() looks, in order, for
-  - an installed `sushy-emulator` (`make deps` pip-installs sushy-tools where PyPI answers);
+  - an installed `sushy-emulator`;
   - CXR_SUSHY_TOOLS=DIR: a source tree (DIR/sushy_tools/) or a git directory (its HEAD is
     taken out with `git archive` into the test's folder);
+  - $CXR_CACHE/sushy-tools (default /var/cache/cxrescue), the wheel `make deps` unpacks there
+    where PyPI answers;
   - /work/.mirror/openstack+sushy-tools/repo, a git directory, when present;
 and its Python dependencies (Debian's python3-flask, -requests, -tenacity, -bcrypt, -webob).
 
@@ -23,6 +25,7 @@ import sys
 import time
 
 MIRROR = pathlib.Path("/work/.mirror/openstack+sushy-tools/repo")
+CACHED = pathlib.Path(os.environ.get("CXR_CACHE") or "/var/cache/cxrescue") / "sushy-tools"   # scripts/deps.sh
 DEPS = ("flask", "requests", "tenacity", "bcrypt", "webob")
 
 
@@ -37,8 +40,9 @@ def find(workdir):
         return None, (f"sushy-tools' emulator needs Python modules {', '.join(missing)} (Debian's "
                       "python3-flask python3-requests python3-tenacity python3-bcrypt python3-webob: make deps)")
     src = os.environ.get("CXR_SUSHY_TOOLS")
-    if not src and MIRROR.is_dir():
-        src = str(MIRROR)
+    for found in (CACHED / "sushy_tools", MIRROR):
+        if not src and found.is_dir():
+            src = str(found.parent if found.name == "sushy_tools" else found)
     if not src:
         return None, ("no sushy-emulator installed (pip install sushy-tools) and no source: set "
                       "CXR_SUSHY_TOOLS=DIR (a sushy-tools source tree or git directory)")
