@@ -25,6 +25,7 @@ REPORT = ROOT / "scripts" / "pxe-report"
 IMAGES = ROOT / os.environ.get("CXR_IMAGES", "images")
 NET = f"10.199.{os.getpid() % 200 + 20}"   # inside private namespaces; per worker for readable logs
 SERVER = f"{NET}.1"
+STOP_TIMEOUT = 30   # s: pxe-serve stopping, its daemons KILLed after 5 s, on a loaded machine
 M1, M2, M3 = "aa:bb:cc:dd:ee:01", "aa:bb:cc:dd:ee:02", "aa:bb:cc:dd:ee:03"
 
 
@@ -439,14 +440,16 @@ class Served:
         raise AssertionError(f"no {text!r} from pxe-serve (exit {self.p.poll()}):\n{self.out}")
 
     def stop(self, sig=signal.SIGTERM):
-        """SIGTERM to pxe-serve, or SIGINT to its process group (the terminal's Ctrl-C)."""
+        """SIGTERM to pxe-serve, or SIGINT to its process group (the terminal's Ctrl-C). It
+        KILLs what is left of its daemons after 5 s; the wait allows for a machine loaded by
+        the QEMU tests beside it (a fresh-clone run once took more than 10 s)."""
         if self.p.poll() is None:
             if sig == signal.SIGINT:
                 os.killpg(self.p.pid, sig)
             else:
                 self.p.send_signal(sig)
         try:
-            return self.p.wait(timeout=10)
+            return self.p.wait(timeout=STOP_TIMEOUT)
         finally:
             self.t.join(2)
 
@@ -565,7 +568,7 @@ def test_a_daemon_that_dies_stops_the_other(rack, images, tmp_path):
     with served(srv, "--dhcp", f"{NET}.100,{NET}.150", "--root", root, "--images", images) as s:
         s.wait_for("serving;")
         os.kill(int((root / "dnsmasq.pid").read_text()), signal.SIGTERM)
-        assert s.p.wait(timeout=10) == 1
+        assert s.p.wait(timeout=STOP_TIMEOUT) == 1
         s.t.join(2)
         assert "dnsmasq exited by itself" in s.out and "exiting on receipt of SIGTERM" in s.out, s.out
         assert run(["ip", "netns", "pids", srv]).stdout.split() == []
