@@ -25,7 +25,7 @@ REPORT = ROOT / "scripts" / "pxe-report"
 IMAGES = ROOT / os.environ.get("CXR_IMAGES", "images")
 NET = f"10.199.{os.getpid() % 200 + 20}"   # inside private namespaces; per worker for readable logs
 SERVER = f"{NET}.1"
-STOP_TIMEOUT = 30   # s: pxe-serve stopping, its daemons KILLed after 5 s, on a loaded machine
+STOP_TIMEOUT = 30   # s: pxe-serve stopping (its daemons KILLed after 5 s), on a loaded machine
 M1, M2, M3 = "aa:bb:cc:dd:ee:01", "aa:bb:cc:dd:ee:02", "aa:bb:cc:dd:ee:03"
 
 
@@ -412,6 +412,15 @@ def busybox_with(*applets):
     return None
 
 
+def default_sigint():
+    """In the child: SIGINT and SIGQUIT as a terminal's shell starts a command. A pytest-xdist
+    worker was seen ignoring both after some hours of tests (/proc/PID/status SigIgn 0x6 of
+    pxe-serve, inherited), and a shell started with a signal ignored cannot trap it (bash(1),
+    trap), so pxe-serve's Ctrl-C trap never ran and test_proxy_mode_serves_tftp waited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 class Served:
     """pxe-serve running in the background; its output collected as it comes."""
 
@@ -419,7 +428,8 @@ class Served:
         self.p = subprocess.Popen(["ip", "netns", "exec", ns, str(SERVE), "--interface", "s0",
                                    *map(str, args)], stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, errors="replace",
-                                  start_new_session=True)   # a process group, as in a terminal
+                                  start_new_session=True,   # a process group, as in a terminal
+                                  preexec_fn=default_sigint)
         self.lines = []
         self.t = threading.Thread(target=lambda: self.lines.extend(self.p.stdout), daemon=True)
         self.t.start()
@@ -441,8 +451,8 @@ class Served:
 
     def stop(self, sig=signal.SIGTERM):
         """SIGTERM to pxe-serve, or SIGINT to its process group (the terminal's Ctrl-C). It
-        KILLs what is left of its daemons after 5 s; the wait allows for a machine loaded by
-        the QEMU tests beside it (a fresh-clone run once took more than 10 s)."""
+        KILLs what is left of its daemons after 5 s: STOP_TIMEOUT leaves room for a loaded
+        machine; past it, the error shows pxe-serve's signal masks."""
         if self.p.poll() is None:
             if sig == signal.SIGINT:
                 os.killpg(self.p.pid, sig)
@@ -450,6 +460,10 @@ class Served:
                 self.p.send_signal(sig)
         try:
             return self.p.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            status = pathlib.Path(f"/proc/{self.p.pid}/status").read_text()
+            masks = "".join(line for line in status.splitlines(True) if line.startswith("Sig"))
+            raise AssertionError(f"pxe-serve did not stop in {STOP_TIMEOUT} s; its signals:\n{masks}{self.out}")
         finally:
             self.t.join(2)
 
