@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """cxflash on (simulated) cards, end to end through the FUSE sysfs tree that cxsim serves:
-`list`, and `q`, `v`, `dc`, `rrom`, `ri` read from flash, checked against what the card
+`list`, and `q` (only what it shows), `v`, `dc`, `rrom`, `ri` read from flash, checked against what the card
 boots (cxsim boot-check) and against unmodified mstflint on the same card."""
 import json
 
@@ -78,6 +78,57 @@ def test_query_agrees_with_mstflint(cxsim, images, chip, part, slot):
     fb.pop("FW Version(Running)", None)
     assert fa == fb
     assert fa["GUIDs"].split()[0] == CARD_GUID
+    assert s.stop() == 0
+
+
+def test_query_reads_only_what_it_shows(cxsim, images):
+    """q, list and the inventory read the headers and the GUID, IMAGE_INFO, ROM and FW_CONF
+    sections, not the code (96 KiB of DDR here): cxsim counts the flash bytes read. So a
+    DDR section damaged under the running card (mstflint's ww) is v's to find: q answers
+    as mstflint's q does (flint's quick query reads its ROM section only, Fs2IntQuery), and
+    v refuses on both. A damaged ROM section is q's too, on both."""
+    img, m = images.make("--chip cx3 --ddr 12 --ddr-size 0x2000", with_map=True)
+    shown = sum(m[k][1] for k in ("header", "sect_GUID", "sect_IMAGE_INFO", "sect_ROM", "sect_FW_CONF"))
+    # The walk: the magic at each of the 10 start positions (fs2-format.md §1.1), every
+    # section header and both BOOT2 headers; the gateway reads whole 16-byte blocks, so a
+    # header that straddles two costs both.
+    walk = 16 * 10 + 2 * 16 * (sum(1 for k in m if k.startswith("sect_")) + 2)
+    stems = [cxsim.create(name, "--chip", "cx3", "--image", img, "--slot", "0", "--guid", CARD_GUID,
+                          "--mac", CARD_MAC) for name in ("ddr", "rom")]
+    s = cxsim.serve(*stems)
+
+    for verb in (("q",), ("q", "full"), ("--json", "list")):
+        before = s.card_stats(0)["counters"]["bytes_read"]
+        r = dev(s, *verb) if verb[0] == "q" else cx("--sysfs", s.dir, *verb)
+        assert r.returncode == 0, r.stderr
+        read = s.card_stats(0)["counters"]["bytes_read"] - before
+        assert shown <= read <= shown + walk, (verb, read, shown, walk)
+        assert read * 8 < img.stat().st_size
+
+    def damage(index, name, at):
+        """Clear one bit of the dword at image offset m[name] + at, under the running card
+        (slot 0, the image inside its first chunk: physical address = image offset), with
+        mstflint's wwne (no erase: a bit can only go from 1 to 0)."""
+        addr = (m[name][0] + at) & ~3
+        r = s.mstflint("-d", bdf(index), "rw", hex(addr))
+        assert r.returncode == 0, r.stdout
+        word = int(r.stdout.split()[-1], 16)
+        assert word, "a dword with a bit to clear"
+        r = s.mstflint("-d", bdf(index), "wwne", hex(addr), hex(word & (word - 1)))
+        assert r.returncode == 0, r.stdout
+
+    damage(0, "sect_DDR_5", 100)
+    a, b = dev(s, "q", index=0), s.mstflint("-d", bdf(0), "q")
+    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stdout
+    assert fields(a.stdout)["FW Version"] == fields(b.stdout)["FW Version"]
+    a, b = dev(s, "v", index=0), s.mstflint("-d", bdf(0), "v")
+    assert a.returncode != 0 and b.returncode != 0, a.stdout + b.stdout
+    assert "DDR" in a.stdout + a.stderr
+
+    damage(1, "rom_0", m["rom_0"][1] // 2)
+    a, b = dev(s, "q", index=1), s.mstflint("-d", bdf(1), "q")
+    assert a.returncode != 0 and b.returncode != 0, a.stdout + b.stdout
+    assert "ROM" in a.stderr, a.stderr
     assert s.stop() == 0
 
 

@@ -212,8 +212,9 @@ int cmd_query(struct cli *c, struct cx_status *st)
 				       c->params[0]);
 		full = true;
 	}
-	rc = cli_open_image(c, &f, st);
-	/* Like flint, q refuses an image that does not verify; blank GUIDs are
+	rc = cli_open_image_shown(c, &f, st);
+	/* Like flint, q refuses an image that does not verify (on a card: what it read,
+	 * as flint's quick query checks its ROM section only); blank GUIDs are
 	 * reported, not refused. */
 	if (!rc && fs2_verdict(&f.img, st) == CX_EIMAGE)
 		rc = CX_EIMAGE;

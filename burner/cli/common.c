@@ -7,8 +7,9 @@
 #include "ops/device.h"
 #include "util/fileio.h"
 
-/* From a card: read its image (ops/devimage.h) and parse it like a file. */
-static int open_from_device(struct cli *c, struct imgfile *f, struct cx_status *st)
+/* From a card: read its image (ops/devimage.h), whole or only what q shows, and parse it
+ * like a file. */
+static int open_from_device(struct cli *c, struct imgfile *f, bool shown, struct cx_status *st)
 {
 	struct device d;
 	struct dev_image di;
@@ -21,12 +22,14 @@ static int open_from_device(struct cli *c, struct imgfile *f, struct cx_status *
 		rc = cx_fail(st, CX_EIMAGE, "%s is in recovery (livefish) mode: its flash holds no valid image",
 			     d.pci.bdf);
 	if (!rc)
-		rc = device_read_image(&d, &di, st);
+		rc = shown ? device_read_image_shown(&d, &di, st) : device_read_image(&d, &di, st);
 	device_close(&d);
 	if (!rc) {
 		rc = imgfile_open_mem(f, di.buf, di.len, false, st);
 		f->path = c->device;
 		f->start = di.start;
+		if (!rc)
+			devimage_mark_unread(&di, &f->img);
 	}
 	devimage_free(&di);
 	return rc;
@@ -35,7 +38,14 @@ static int open_from_device(struct cli *c, struct imgfile *f, struct cx_status *
 int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st)
 {
 	if (c->device)
-		return open_from_device(c, f, st);
+		return open_from_device(c, f, false, st);
+	return imgfile_open(f, c->image, c->striped, st);
+}
+
+int cli_open_image_shown(struct cli *c, struct imgfile *f, struct cx_status *st)
+{
+	if (c->device)
+		return open_from_device(c, f, true, st);
 	return imgfile_open(f, c->image, c->striped, st);
 }
 

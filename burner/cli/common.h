@@ -14,8 +14,12 @@
 #include "ops/identity.h"
 #include "util/json.h"
 
-/* Open and parse c->image (honouring --striped_image). */
+/* Open and parse c->image (honouring --striped_image), or the card's whole image (-d). */
 int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st);
+
+/* The same, but of a card only what q shows (ops/device.h device_read_image_shown:
+ * headers, GUID, IMAGE_INFO, ROM, FW_CONF; the other items unread). A file is read whole. */
+int cli_open_image_shown(struct cli *c, struct imgfile *f, struct cx_status *st);
 
 /* The identity options of the command line (--guid/--mac, --vsd, --use_image_guids,
  * --use_image_ps), as burn gets them. */

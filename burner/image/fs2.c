@@ -322,7 +322,7 @@ int fs2_verdict(const struct fs2_image *img, struct cx_status *st)
 
 	for (int i = 0; i < img->nitems; i++) {
 		const struct fs2_item *it = &img->items[i];
-		if (it->ok)
+		if (it->ok || it->unread)
 			continue;
 		const char *what = it->kind == FS2_ITEM_BOOT2 ? "BOOT2"
 				   : it->kind == FS2_ITEM_FULL ? "full image"

@@ -66,6 +66,8 @@ struct fs2_item {
 	uint16_t crc_calc;
 	bool blank;           /* GUID section with the blank-CRC pattern, §2.2 */
 	bool ok;
+	bool unread;          /* not all its bytes were read (a card's image read in part,
+	                       * ops/devimage.h): its CRC is unknown, not wrong; ok means nothing */
 };
 
 struct fs2_image {
@@ -115,7 +117,8 @@ int fs2_locate(const uint8_t *flash, size_t len, uint32_t starts[2], int *nstart
 int fs2_parse(const uint8_t *buf, size_t len, struct fs2_image *img, struct cx_status *st);
 
 /* The result of a verify: CX_OK, CX_EIMAGE naming the first bad checksum, or
- * CX_EBLANK for a sound image whose GUIDs are blank (flint refuses it too). */
+ * CX_EBLANK for a sound image whose GUIDs are blank (flint refuses it too).
+ * Items marked unread are not judged: only what was read is. */
 int fs2_verdict(const struct fs2_image *img, struct cx_status *st);
 
 /* flint's name of a section type ("DDR", "GUID", ..., "UNKNOWN (n)"). */

@@ -50,7 +50,7 @@ int cardinfo_read(struct device *d, struct cardinfo *ci, struct cx_status *st)
 	if (d->have_chip && chip_running_fw(&d->chip, ci->running, &rst) == CX_OK)
 		ci->have_running = ci->running[0] || ci->running[1] || ci->running[2];
 	cx_status_clear(&rst);
-	int r = device_read_image(d, &di, &rst);
+	int r = device_read_image_shown(d, &di, &rst);
 	if (r == CX_ENOMEM || r == CX_EINTR) {
 		rc = cx_fail(st, r, "%s", rst.msg);
 	} else if (r) {
@@ -63,6 +63,7 @@ int cardinfo_read(struct device *d, struct cardinfo *ci, struct cx_status *st)
 		snprintf(ci->image_error, sizeof(ci->image_error), "%s", rst.msg);
 		imgfile_close(&ci->f);
 	} else {
+		devimage_mark_unread(&di, &ci->f.img);
 		ci->have_image = true;
 		ci->f.path = d->pci.bdf;
 		read_ini(ci);

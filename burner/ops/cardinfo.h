@@ -4,9 +4,13 @@
  *
  * cardinfo_read() takes an opened card (ops/device.h) and reads, without
  * writing anything: the chip and revision, the flash part, whether it is in
- * recovery mode, the FW version it runs (crspace, hw-access.md §1.2), and the
- * image on its flash (devimage_read(), then parsed like a file): PSID, FW
- * version, GUIDs/MACs, ROM, and the board .ini inflated from FW_CONF. A card
+ * recovery mode, the FW version it runs (crspace, hw-access.md §1.2), and what
+ * it shows of the image on its flash (devimage_read_shown(), then parsed like a
+ * file): PSID, FW version, GUIDs/MACs, ROM, and the board .ini inflated from
+ * FW_CONF. Only those sections and the headers are read (~5 KiB and the ROM,
+ * not the 1 MiB image): f.cont holds zeros elsewhere and its other items are
+ * marked unread, so f is for showing and matching, never for writing; a write
+ * reads what it changes itself (ops/write_procedure.h). A card
  * whose flash holds no readable image is still described: have_image is false
  * and image_error says why. Only memory and signals stop it (CX_ENOMEM,
  * CX_EINTR); a card that cannot be read is a description with its error.
@@ -31,7 +35,7 @@ struct cardinfo {
 	bool recovery;
 	bool have_running;
 	uint16_t running[3];            /* the FW the card runs now */
-	bool have_image;                /* f holds the card's image, parsed and sound */
+	bool have_image;                /* f holds what the card's image shows, parsed and sound */
 	struct imgfile f;
 	char image_error[CX_MSG_MAX];   /* why there is no image, or "" */
 	char *ini;                      /* the board .ini (malloc'd), or NULL */

@@ -75,6 +75,10 @@ int device_read_image(struct device *d, struct dev_image *img, struct cx_status 
  * enough to say who the card is. */
 int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_status *st);
 
+/* What q, list and the inventory show (devimage_read_shown(): the meta read, the ROM
+ * and FW_CONF sections): its unread items are marked, never write from it. */
+int device_read_image_shown(struct device *d, struct dev_image *img, struct cx_status *st);
+
 /* Read the whole flash into a malloc'd buffer of d->flash.size bytes. */
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st);
 

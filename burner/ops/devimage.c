@@ -170,6 +170,42 @@ static int read_section(struct reader *r, uint32_t off, uint32_t len, struct cx_
 	return CX_OK;
 }
 
+/* [off, off + len) lies inside the ranges d read (they may touch without merging). */
+static bool read_whole(const struct dev_image *d, uint32_t off, uint32_t len)
+{
+	uint64_t pos = off, end = (uint64_t)off + len;
+
+	if (!d->meta)
+		return true;
+	while (pos < end) {
+		int i;
+		for (i = 0; i < d->nknown; i++)
+			if (pos >= d->known[i].off && pos < (uint64_t)d->known[i].off + d->known[i].len)
+				break;
+		if (i == d->nknown)
+			return false;
+		pos = (uint64_t)d->known[i].off + d->known[i].len;
+	}
+	return true;
+}
+
+void devimage_mark_unread(const struct dev_image *d, struct fs2_image *img)
+{
+	for (int i = 0; i < img->nitems; i++)
+		img->items[i].unread = !read_whole(d, img->items[i].off, img->items[i].len);
+}
+
+/* Parse what d holds; in a meta read, what was not read is unread, not wrong. */
+static void parse(struct dev_image *d)
+{
+	struct cx_status pst = {0};
+
+	d->parse_rc = fs2_parse(d->buf, d->len, &d->img, &pst);
+	memcpy(d->parse_msg, pst.msg, sizeof(d->parse_msg));
+	if (!d->parse_rc)
+		devimage_mark_unread(d, &d->img);
+}
+
 static int read_image(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size, unsigned npos,
 		      bool meta, struct cx_status *st)
 {
@@ -201,9 +237,7 @@ static int read_image(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t
 			return rc;
 	}
 	d->len = end;
-	struct cx_status pst = {0};
-	d->parse_rc = fs2_parse(d->buf, d->len, &d->img, &pst);
-	memcpy(d->parse_msg, pst.msg, sizeof(d->parse_msg));
+	parse(d);
 	return CX_OK;
 }
 
@@ -217,6 +251,29 @@ int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_
 		       unsigned npos, struct cx_status *st)
 {
 	return read_image(d, rd, ctx, flash_size, npos, true, st);
+}
+
+int devimage_read_shown(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size, unsigned npos,
+			struct cx_status *st)
+{
+	int rc = read_image(d, rd, ctx, flash_size, npos, true, st);
+
+	if (rc || d->parse_rc)
+		return rc;
+	const int shown[] = {d->img.rom_sect, d->img.fwconf_sect};
+	bool more = false;
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		if (shown[i] < 0)
+			continue;
+		const struct fs2_item *it = &d->img.items[shown[i]];
+		/* Its data and CRC dword: the walk has its header. */
+		if ((rc = devimage_read_more(d, rd, ctx, it->data_off, it->data_len + 4, st)))
+			return rc;
+		more = true;
+	}
+	if (more)
+		parse(d);
+	return CX_OK;
 }
 
 int devimage_read_more(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len,

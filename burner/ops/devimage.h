@@ -74,11 +74,24 @@ int devimage_read(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t fla
 		  unsigned npos, struct cx_status *st);
 
 /* The same search and walk, but only the ranges described above are read
- * (d->meta). img's structure, GUIDs and IMAGE_INFO are the card's; its CRC
- * results and ROM info are not: not for `v`, `q` or a backup. Returns as
- * devimage_read(). */
+ * (d->meta). img's structure, GUIDs and IMAGE_INFO are the card's; the other
+ * items are marked unread (fs2.h) and its ROM info is not the card's: not for
+ * `v` or a backup. Returns as devimage_read(). */
 int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
 		       unsigned npos, struct cx_status *st);
+
+/* What `q`, `list` and the wizard's inventory show, and no more: the meta read,
+ * then the ROM section (its versions and checksum) and the FW_CONF section (the
+ * board .ini) whole, as flint's query reads its ROM section (Fs2IntQuery's
+ * initSectToRead(H_ROM), mstflint fs2_ops.cpp). img is parsed again with them;
+ * every item not read whole is marked unread (fs2.h), so fs2_verdict() judges
+ * what was read. Never a source of bytes to write: the rest of buf is zeros. */
+int devimage_read_shown(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
+			unsigned npos, struct cx_status *st);
+
+/* Mark the items of img (parsed from d->buf or a copy of it) that d did not read
+ * whole as unread. A whole read marks none. */
+void devimage_mark_unread(const struct dev_image *d, struct fs2_image *img);
 
 /* After devimage_read_meta(): read [off, off + len) of the image too (e.g. the
  * ROM section a burn carries over), into d->buf, and count it as known. A

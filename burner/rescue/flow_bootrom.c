@@ -124,19 +124,15 @@ static int same_fw(void *ctx, const char *question, struct cx_status *st)
 	return CX_OK;
 }
 
-/* The card's own image, rebuilt with rom (NULL: none) by the burn's ROM rule (ops/burn.h). */
+/* The card's own image, read whole now (the inventory read only what it shows,
+ * ops/cardinfo.h), rebuilt with rom (NULL: none) by the burn's ROM rule (ops/burn.h). */
 static int write_rom(struct wiz_write *x, const uint8_t *rom, size_t len, struct burn_result *r, struct cx_status *st)
 {
-	const struct imgfile *f = &x->w->cards[x->card].ci.f;
 	struct burn_opts o = {.rom = rom ? ROM_FILE : ROM_NONE, .rom_file = rom, .rom_file_len = len};
-	size_t n = f->img.last_addr;
-	uint8_t *img = malloc(n); /* a copy: the cards are read again around a write */
+	struct dev_image di = {0};
 	struct device d;
 	int rc;
 
-	if (!img)
-		return cx_fail(st, CX_ENOMEM, "out of memory");
-	memcpy(img, f->cont, n);
 	o.hooks.confirm = same_fw;
 	o.hooks.confirm_ctx = x->w;
 	o.ident.use_image_guids = o.ident.use_image_ps = true; /* the card's, as its image holds them */
@@ -148,10 +144,12 @@ static int write_rom(struct wiz_write *x, const uint8_t *rom, size_t len, struct
 	o.hooks.after_ctx = x;
 	x->d = &d;
 	rc = wiz_open(x->w, x->card, &d, st);
+	if (!rc && !(rc = device_read_image(&d, &di, st)) && di.parse_rc)
+		rc = cx_fail(st, CX_EIMAGE, "the card's image does not parse (%s): nothing written", di.parse_msg);
 	if (!rc)
-		rc = burn_card(&d, img, n, &o, r, st);
+		rc = burn_card(&d, di.buf, di.img.last_addr, &o, r, st);
 	device_close(&d);
-	free(img);
+	devimage_free(&di);
 	return rc;
 }
 

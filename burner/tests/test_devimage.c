@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_devimage.c — reading the image out of a flash dump through the read callback:
  * both slots, chunk sizes, non-failsafe, how much it reads, and broken chains; the
- * meta read a burn uses and the byte-for-byte "same image?" comparison. */
+ * meta read a burn uses, the byte-for-byte "same image?" comparison, and the read of
+ * what q shows. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -238,6 +239,91 @@ static void test_same(void **state)
 	free(flash);
 }
 
+/* The first section of type t in img, or NULL. */
+static const struct fs2_item *section(const struct fs2_image *img, uint32_t t)
+{
+	for (int i = 0; i < img->nitems; i++)
+		if (img->items[i].kind == FS2_ITEM_SECTION && img->items[i].type == t)
+			return &img->items[i];
+	return NULL;
+}
+
+/* Damage one byte of item it (contiguous offset at) in the dump. */
+static void damage(struct mem *m, const struct dev_image *d, uint32_t at)
+{
+	m->flash[zebra_cont2phys(at, d->log2chunk, d->slot)] ^= 0x10;
+}
+
+/* What q shows, and only that: headers, GUID, IMAGE_INFO, ROM and FW_CONF read
+ * whole, the rest marked unread; its verdict judges what it read (a damaged
+ * DDR section is v's to find, a damaged ROM is q's too, as flint's quick query). */
+static void test_shown_read(void **state)
+{
+	(void)state;
+	size_t flen;
+	uint8_t *flash = gen("--chip cx3 --ddr 12 --ddr-size 0x8000 --dump 1", &flen);
+	struct mem m = {flash, flen, 0};
+	struct dev_image whole, shown;
+	struct cx_status st = {0};
+
+	assert_int_equal(devimage_read(&whole, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(fs2_verdict(&whole.img, &st), CX_OK);
+	m.bytes_read = 0;
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(shown.parse_rc, CX_OK);
+	const struct fs2_item *rom = section(&whole.img, FS2_ROM), *conf = section(&whole.img, FS2_FW_CONF);
+	const struct fs2_item *guid = section(&whole.img, FS2_GUID), *info = section(&whole.img, FS2_IMG_INFO);
+	assert_non_null(rom);
+	assert_non_null(conf);
+	/* Every byte of the shown sections, their headers and the others' headers: no more. */
+	uint64_t want = rom->len + conf->len + guid->len + info->len + 16 * (uint64_t)whole.img.nitems + 64 + 16 * 10;
+	assert_true(m.bytes_read >= rom->data_len + conf->data_len);
+	assert_true(m.bytes_read <= want);
+	assert_true(m.bytes_read * 20 < whole.len);
+	/* What it shows is the card's. */
+	assert_memory_equal(shown.buf + rom->off, whole.buf + rom->off, rom->len);
+	assert_memory_equal(shown.buf + conf->off, whole.buf + conf->off, conf->len);
+	assert_int_equal(shown.img.nroms, whole.img.nroms);
+	assert_memory_equal(shown.img.roms, whole.img.roms, sizeof(whole.img.roms[0]) * (size_t)whole.img.nroms);
+	assert_string_equal(shown.img.info.psid, whole.img.info.psid);
+	assert_memory_equal(&shown.img.guids, &whole.img.guids, sizeof(whole.img.guids));
+	/* Read items are judged, the others are unread, never "wrong". */
+	for (int i = 0; i < shown.img.nitems; i++) {
+		const struct fs2_item *it = &shown.img.items[i];
+		bool read = it->kind == FS2_ITEM_SECTION &&
+			    (it->type == FS2_ROM || it->type == FS2_FW_CONF || it->type == FS2_GUID ||
+			     it->type == FS2_IMG_INFO);
+		assert_int_equal(it->unread, !read);
+		if (read)
+			assert_true(it->ok);
+	}
+	assert_int_equal(fs2_verdict(&shown.img, &st), CX_OK);
+	devimage_free(&shown);
+
+	/* A damaged DDR section: q does not see it (v does). */
+	const struct fs2_item *ddr = section(&whole.img, FS2_DDR);
+	damage(&m, &whole, ddr->data_off + 7);
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(fs2_verdict(&shown.img, &st), CX_OK);
+	devimage_free(&shown);
+	struct dev_image again;
+	assert_int_equal(devimage_read(&again, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(fs2_verdict(&again.img, &st), CX_EIMAGE);
+	assert_non_null(strstr(st.msg, "DDR"));
+	devimage_free(&again);
+	damage(&m, &whole, ddr->data_off + 7);
+
+	/* A damaged ROM section: q refuses it, naming it. */
+	damage(&m, &whole, rom->data_off + rom->data_len / 2);
+	cx_status_clear(&st);
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(fs2_verdict(&shown.img, &st), CX_EIMAGE);
+	assert_non_null(strstr(st.msg, "ROM"));
+	devimage_free(&shown);
+	devimage_free(&whole);
+	free(flash);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_broken),
 		cmocka_unit_test(test_meta_read),
 		cmocka_unit_test(test_same),
+		cmocka_unit_test(test_shown_read),
 	};
 	return cmocka_run_group_tests_name("devimage", tests, NULL, NULL);
 }
