@@ -456,6 +456,10 @@ int backup_card_from(struct device *d, const char *dir, uint8_t *first, backup_p
 	if (progress)
 		progress(ctx, "writing and checking the bundle");
 	rc = write_bundle(d, a, &f, dir, &t, r, st);
+	if (!rc) {
+		device_keep_flash(d, a); /* two reads agreed: a write under the caller's lock plans from it */
+		a = NULL;
+	}
 out:
 	tmp_remove(&t);
 	found_free(&f);

@@ -65,6 +65,11 @@ struct backup_result {
 	bool reused;                              /* backup_card_reuse(): an existing bundle, not a new one */
 };
 
+/* Every backup_card*() that succeeds leaves the flash it read with the device
+ * (device_keep_flash, ops/device.h): a write under a lock held since, the backup
+ * being its before_write, plans from it instead of reading the flash a third time.
+ * Outside such a lock it is dropped at once. */
+
 /* Called at each stage ("reading the flash (1 of 2)", ...), e.g. to show progress. */
 typedef void (*backup_progress_fn)(void *ctx, const char *stage);
 

@@ -343,16 +343,25 @@ static int plan(struct card_write *w, struct cx_status *st)
 	return CX_OK;
 }
 
+/* The default path backs the card up just before this (hooks.before_write): the
+ * backup's two agreeing reads of the whole flash, made under this lock, are the plan's
+ * read (device_take_flash), so the target slot is not read a third time to learn which
+ * units need an erase. Without a backup the writer reads what it changes. */
 static int write(struct card_write *w, struct cx_status *st)
 {
 	struct burn_run *x = w->ctx;
 	struct device_io io_ctx = {.d = w->d,
 				   .if_failed = "the card's running image is intact: it is safe to power off"};
 	struct failsafe_io io;
+	uint8_t *seen = device_take_flash(w->d);
+	int rc;
 
+	io_ctx.shadow = seen;
 	io_ctx.progress = cw_progress(w, &io_ctx.progress_arg);
 	device_io_init(&io, &io_ctx);
-	return failsafe_burn(&io, &x->fp, x->buf, (uint32_t)x->len, &x->r->start, st);
+	rc = failsafe_burn(&io, &x->fp, x->buf, (uint32_t)x->len, &x->r->start, st);
+	free(seen);
+	return rc;
 }
 
 /* What is left to prove after the write. Every byte of the new slot is

@@ -171,10 +171,41 @@ int device_lock(struct device *d, struct cx_status *st)
 	return rc;
 }
 
+static void drop_seen(struct device *d)
+{
+	free(d->seen);
+	d->seen = NULL;
+}
+
 void device_unlock(struct device *d)
 {
-	if (d->lock_depth && !--d->lock_depth)
+	if (d->lock_depth && !--d->lock_depth) {
+		drop_seen(d); /* another agent may write once the semaphores are free */
 		chip_unlock(&d->chip);
+	}
+}
+
+void device_keep_flash(struct device *d, uint8_t *flash)
+{
+	drop_seen(d);
+	if (!d->lock_depth) {
+		free(flash);
+		return;
+	}
+	d->seen = flash;
+	d->seen_writes = d->flash.stats.write_cmds;
+}
+
+uint8_t *device_take_flash(struct device *d)
+{
+	uint8_t *f = d->seen;
+
+	d->seen = NULL;
+	if (f && d->flash.stats.write_cmds != d->seen_writes) {
+		free(f);
+		f = NULL;
+	}
+	return f;
 }
 
 static int read_cb(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st)
@@ -241,6 +272,7 @@ void device_close(struct device *d)
 {
 	if (!d->opened)
 		return;
+	drop_seen(d);
 	if (d->have_chip)
 		chip_close(&d->chip);
 	cfg_close(&d->cfg);

@@ -26,6 +26,8 @@ struct device {
 	struct flash flash;
 	bool opened, have_chip, have_flash;
 	unsigned lock_depth;        /* device_lock() calls not yet undone */
+	uint8_t *seen;              /* device_keep_flash(): the whole flash, or NULL */
+	uint64_t seen_writes;       /* flash.stats.write_cmds when it was kept */
 };
 
 /* sysfs_root: NULL for /sys/bus/pci. clear_sem: release the semaphores first
@@ -78,6 +80,19 @@ int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_st
 /* What q, list and the inventory show (devimage_read_shown(): the meta read, the ROM
  * and FW_CONF sections): its unread items are marked, never write from it. */
 int device_read_image_shown(struct device *d, struct dev_image *img, struct cx_status *st);
+
+/* A whole read of the flash that a write under the lock held now may plan from,
+ * instead of reading the flash again: the backup before a write reads it twice,
+ * both reads agreeing, and keeps it here (ops/backup.h). Kept only while a lock
+ * is held (taken for the write, write_procedure.h), dropped when the outermost
+ * lock is released; device_keep_flash takes over flash (malloc'd, d->flash.size
+ * bytes) and frees it if no lock is held. */
+void device_keep_flash(struct device *d, uint8_t *flash);
+
+/* The kept flash, handed over (the caller frees it), or NULL: none was kept under
+ * this lock, or an erase or program command went to the flash since (a plan from it
+ * would be a plan from bytes the flash may no longer hold). */
+uint8_t *device_take_flash(struct device *d);
 
 /* Read the whole flash into a malloc'd buffer of d->flash.size bytes. */
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st);

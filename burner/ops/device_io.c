@@ -13,6 +13,8 @@ static int io_write(void *ctx, uint32_t phys, const uint8_t *want, uint32_t len,
 
 	if (!rc && x->shadow)
 		memcpy(x->shadow + phys, want, len);
+	else if (rc)
+		x->shadow = NULL; /* the flash may differ from it now: a later write reads (the owner frees it) */
 
 	x->bytes_erased += wp.r.bytes_erased;
 	x->bytes_programmed += wp.r.bytes_programmed;

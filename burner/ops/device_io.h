@@ -21,7 +21,8 @@ struct device_io {
 	const char *if_failed;        /* what a failed write means for the card (write_region.h) */
 	/* NULL: each write plans by reading what it changes (write_region). Else the
 	 * whole flash as the caller read it, the lock held since: writes plan from it
-	 * (write_region_known) and it follows every write that succeeds. */
+	 * (write_region_known) and it follows every write that succeeds; after a write
+	 * that fails it is dropped (set to NULL: the caller keeps its own pointer to free). */
 	uint8_t *shadow;
 	uint64_t bytes_erased, bytes_programmed; /* out */
 };

@@ -454,7 +454,9 @@ static int backup_first(void *ctx, struct cx_status *st)
 }
 
 /* The default path of `cxflash burn`: a backup of the whole flash, then the burn.
- * Its floor: one full read (the backup must have every byte) and the burn's. */
+ * Its floor: the backup's two full reads (design.md: a backup is read twice and kept
+ * only when both agree) and the burn's; the burn plans from the backup's read
+ * (ops/burn.c write), so nothing else is read but what the write reads back. */
 static struct result backup_burn(const struct transport *t, struct cxsim_card *c, const char *part,
 				 const char *opts, unsigned minor)
 {
@@ -478,8 +480,8 @@ static struct result backup_burn(const struct transport *t, struct cxsim_card *c
 	struct region reg = image_region(img, len, r.start);
 	struct result res = done(t, c, &s, "backup + burn (the default path)", part, &reg);
 	cxsim_flash(c, &size);
-	res.fl.s += full_read_s(t, size);
-	res.fl.compare_s += full_read_s(t, size);
+	res.fl.s += 2 * full_read_s(t, size);
+	res.fl.compare_s += 2 * full_read_s(t, size);
 	cxsim_power_cycle(c);
 	if (!cxsim_boot_info(c)->booted || cxsim_boot_info(c)->fw_ver[1] * 10000u + cxsim_boot_info(c)->fw_ver[2] !=
 	    minor)
@@ -574,8 +576,8 @@ int main(void)
 	       "BAR0 floor: the same crspace accesses, 1 BAR access each, plus the CX3 ordering flush "
 	       "(2 accesses) before each\ntransaction's first read (hw-access.md §2.2.1); cfg acc there: "
 	       "opening the card (chip ID, window checks) and closing it.\nxwindow: model s over the same "
-	       "case's through the window.\nrestore_card and backup + burn: their floors add one full read "
-	       "of the flash (the restore must read every\nbyte once to know what differs, the backup to have "
-	       "it); backup_card reads it twice by design (design.md).\n");
+	       "case's through the window.\nrestore_card: its floor adds one full read of the flash (it must "
+	       "read every byte once to know what differs);\nbackup + burn: two (backup_card reads the flash "
+	       "twice by design, design.md; the burn plans from that read).\n");
 	return 0;
 }

@@ -2,7 +2,8 @@
 /* test_burn.c — burn_card() against the card model in process: failsafe slot switches
  * with the card's identity kept, nothing written when nothing changes (and a damaged
  * copy of the same image burned again), refusals that write nothing, a recovery burn
- * with a given identity, the check after the write. The cost of a burn is measured by
+ * with a given identity, the check after the write, the backup's read as the plan of the
+ * default path (and not once the flash changed after it). The cost of a burn is measured by
  * bench_burn.c (make bench), not here. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "image/zebra.h"
+#include "ops/backup.h"
 #include "ops/burn.h"
 #include "util/bytes.h"
 #include "card_fixture.h"
@@ -272,6 +274,80 @@ static void test_check_after_the_write(void **state)
 	cxsim_free(c);
 }
 
+/* The default path: the backup's whole read (two reads agreeing, ops/backup.h) is the
+ * burn's plan. */
+struct backup_then {
+	struct device *d;
+	char dir[64];
+	bool scribble;               /* then program 16 zero bytes where the new image goes */
+	uint32_t at;
+};
+
+static int backup_then(void *ctx, struct cx_status *st)
+{
+	struct backup_then *x = ctx;
+	struct backup_result b;
+	static const uint8_t zero[16];
+
+	if (backup_card(x->d, x->dir, &b, st))
+		return st->code;
+	if (x->scribble && (flash_prepare_write(&x->d->flash, st) || flash_program(&x->d->flash, x->at, zero, 16, st)))
+		return st->code;
+	return CX_OK;
+}
+
+static void backup_and_burn(bool scribble)
+{
+	struct cxsim_card *c = card(CXSIM_CX3, "W25Q16",
+				    "--chip cx3 --ddr 8 --fw 2.40.7000 --guid " CARD_GUID " --mac " CARD_MAC, 0);
+	struct backup_then x = {.scribble = scribble, .at = 0x80000 + 0x1000};
+	struct burn_opts o = {.hooks.before_write = backup_then, .hooks.before_ctx = &x};
+	struct burn_result r;
+	struct cx_status st = {0};
+	struct device d;
+	size_t len;
+	uint8_t *img = gen("--chip cx3 --ddr 8 --fw 2.42.5000 --seed 3", &len);
+
+	snprintf(x.dir, sizeof(x.dir), "/tmp/cxtest-burn-XXXXXX");
+	assert_non_null(mkdtemp(x.dir));
+	x.d = &d;
+	card_open(&d, c);
+	uint32_t size = d.flash.size;
+	int rc = burn_card(&d, img, len, &o, &r, &st);
+	device_close(&d);
+	assert_int_equal(rc, CX_OK);
+	assert_true(r.out.backed_up);
+	assert_int_equal(r.start, 0x80000);
+	expect_cold_boot(c, 42, 0x0002c90300c0ffe0ull, 0x0002c9c0ffe0ull);
+	if (!scribble) {
+		/* The backup's two reads, the read-back of what was programmed, the walks
+		 * before and after (a few KiB): the other slot is not read again to plan. */
+		assert_true(r.out.bytes_read <= 2ull * size + r.out.bytes_programmed + 32 * 1024);
+		assert_int_equal(r.out.bytes_erased, 0);
+	} else {
+		/* A flash changed after the backup is not planned from it: the unit holding
+		 * the zeros was read, erased and written again. */
+		assert_true(r.out.bytes_erased > 0);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", x.dir);
+	assert_int_equal(system(cmd), 0);
+	free(img);
+	cxsim_free(c);
+}
+
+static void test_backup_read_is_the_plan(void **state)
+{
+	(void)state;
+	backup_and_burn(false);
+}
+
+static void test_changed_flash_is_read_again(void **state)
+{
+	(void)state;
+	backup_and_burn(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_recovery_burn_keeps_readable_guids),
 		cmocka_unit_test(test_damaged_copy_is_burned_again),
 		cmocka_unit_test(test_check_after_the_write),
+		cmocka_unit_test(test_backup_read_is_the_plan),
+		cmocka_unit_test(test_changed_flash_is_read_again),
 	};
 	return cmocka_run_group_tests_name("burn", tests, NULL, NULL);
 }

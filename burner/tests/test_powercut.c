@@ -10,7 +10,7 @@
  * the state before the write or the one after it, and the lowest image with
  * a signature must be whole and say the same as what boots (flint reads that
  * one). The writes: a ~1 MiB burn (old or new FW, the card's identity either
- * way), and sg and sv on a card whose GUIDs are set (old or new GUIDs/MACs,
+ * way), alone and after the backup it then plans from (the default path), and sg and sv on a card whose GUIDs are set (old or new GUIDs/MACs,
  * old or new VSD, same FW), each in one slot direction; and drom and brom of a
  * ~1 MiB image (ops/rom_card.h), where the card must also boot with the old ROM or
  * the new one, byte for byte (its SHA-256), never a mix: the image the model boots is
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "image/rom_insert.h"
+#include "ops/backup.h"
 #include "ops/burn.h"
 #include "ops/rom_card.h"
 #include "ops/setid.h"
@@ -203,9 +204,24 @@ static void report(const char *what, struct cxsim_card *c, struct campaign *k)
 		fail_msg("%s: after the write the card boots %s, not %s", what, describe(&now), describe(&k->want[1]));
 }
 
-enum kind { BURN, SG, SV, DROM, BROM };
+enum kind { BURN, BACKUP_BURN, SG, SV, DROM, BROM };
 
-static const char *const kind_name[] = {"burn", "sg", "sv", "drom", "brom"};
+static const char *const kind_name[] = {"burn", "backup + burn", "sg", "sv", "drom", "brom"};
+
+/* The default path's backup (cxflash burn without --no-backup): the burn then plans
+ * from the backup's read (ops/burn.c write). */
+struct backup_first {
+	struct device *dev;
+	char dir[64];
+};
+
+static int backup_first(void *ctx, struct cx_status *st)
+{
+	struct backup_first *x = ctx;
+	struct backup_result r;
+
+	return backup_card(x->dev, x->dir, &r, st);
+}
 
 /* What cxflash -d drom / brom ROMFILE --allow_rom_change does; brom puts the three ROMs of
  * HP's 544+ (CLP, UEFI, PXE: 56 KiB) in place of the card's 8 KiB PXE ROM. */
@@ -250,15 +266,28 @@ static void run_write(struct cxsim_card *c, enum kind kind, void (*hook)(void *c
 	card_open(&dev, c);
 	if (kind >= DROM) {
 		rc = rom_write(&dev, kind, hook, ctx, want, &st);
-	} else if (kind == BURN) {
+	} else if (kind == BURN || kind == BACKUP_BURN) {
 		size_t len;
 		uint8_t *img = mkimage("--chip cx3 --ddr 60 --ddr-size 0x4000 --fw 2.42.5000 --seed 2", &len);
 		struct burn_opts o = {0};
 		struct burn_result r;
+		struct backup_first b = {.dev = &dev, .dir = "/tmp/cxtest-powercut-XXXXXX"};
+		if (kind == BACKUP_BURN) {
+			assert_non_null(mkdtemp(b.dir));
+			o.hooks.before_write = backup_first;
+			o.hooks.before_ctx = &b;
+		}
 		want->minor = 42;
 		sim_cfg_set_hook(hook, ctx);
 		rc = burn_card(&dev, img, len, &o, &r, &st);
 		sim_cfg_set_hook(NULL, NULL);
+		if (kind == BACKUP_BURN) {
+			char cmd[96];
+			snprintf(cmd, sizeof(cmd), "rm -rf %s", b.dir);
+			assert_int_equal(system(cmd), 0);
+			if (!rc)
+				assert_true(r.out.backed_up);
+		}
 		free(img);
 	} else {
 		/* What cxflash -d sg/sv does: read, the same patch as on a file, write. */
@@ -435,6 +464,14 @@ static void test_powercut_m25p(void **state)
 	campaign(BURN, "M25P16", BURN_CARD, 1); /* slot 1 -> 0: the new image is the lower one */
 }
 
+/* The default path: the backup, then a burn planned from the backup's read, over the
+ * older image's erased-in-part slot. */
+static void test_powercut_backup_burn(void **state)
+{
+	(void)state;
+	campaign(BACKUP_BURN, "W25Q16", BURN_CARD, 1); /* slot 1 -> 0 */
+}
+
 static void test_powercut_sg(void **state)
 {
 	(void)state;
@@ -467,6 +504,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_powercut_w25q),
 		cmocka_unit_test(test_powercut_m25p),
+		cmocka_unit_test(test_powercut_backup_burn),
 		cmocka_unit_test(test_powercut_sg),
 		cmocka_unit_test(test_powercut_sv),
 		cmocka_unit_test(test_powercut_sg_blank_in_place),
