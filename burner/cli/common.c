@@ -22,7 +22,7 @@ static int open_from_device(struct cli *c, struct imgfile *f, bool shown, struct
 		rc = cx_fail(st, CX_EIMAGE, "%s is in recovery (livefish) mode: its flash holds no valid image",
 			     d.pci.bdf);
 	if (!rc)
-		rc = shown ? device_read_image_shown(&d, &di, st) : device_read_image(&d, &di, st);
+		rc = shown ? device_read_image_shown(&d, &di, DEVIMAGE_ROM, st) : device_read_image(&d, &di, st);
 	device_close(&d);
 	if (!rc) {
 		rc = imgfile_open_mem(f, di.buf, di.len, false, st);

@@ -18,7 +18,7 @@
 int cli_open_image(struct cli *c, struct imgfile *f, struct cx_status *st);
 
 /* The same, but of a card only what q shows (ops/device.h device_read_image_shown:
- * headers, GUID, IMAGE_INFO, ROM, FW_CONF; the other items unread). A file is read whole. */
+ * headers, GUID, IMAGE_INFO, ROM; the other items unread). A file is read whole. */
 int cli_open_image_shown(struct cli *c, struct imgfile *f, struct cx_status *st);
 
 /* The identity options of the command line (--guid/--mac, --vsd, --use_image_guids,

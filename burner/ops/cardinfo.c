@@ -50,7 +50,7 @@ int cardinfo_read(struct device *d, struct cardinfo *ci, struct cx_status *st)
 	if (d->have_chip && chip_running_fw(&d->chip, ci->running, &rst) == CX_OK)
 		ci->have_running = ci->running[0] || ci->running[1] || ci->running[2];
 	cx_status_clear(&rst);
-	int r = device_read_image_shown(d, &di, &rst);
+	int r = device_read_image_shown(d, &di, DEVIMAGE_ROM | DEVIMAGE_INI, &rst);
 	if (r == CX_ENOMEM || r == CX_EINTR) {
 		rc = cx_fail(st, r, "%s", rst.msg);
 	} else if (r) {

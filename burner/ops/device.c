@@ -228,7 +228,7 @@ static int read_cb(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct 
 typedef int image_reader(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size, unsigned npos,
 			 struct cx_status *st);
 
-/* devimage_read(), _meta() or _shown() of d's flash, under the lock. */
+/* devimage_read() or devimage_read_meta() of d's flash, under the lock. */
 static int read_locked(struct device *d, image_reader *read, struct dev_image *img, struct cx_status *st)
 {
 	int rc = device_lock(d, st);
@@ -250,9 +250,15 @@ int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_st
 	return read_locked(d, devimage_read_meta, img, st);
 }
 
-int device_read_image_shown(struct device *d, struct dev_image *img, struct cx_status *st)
+int device_read_image_shown(struct device *d, struct dev_image *img, unsigned show, struct cx_status *st)
 {
-	return read_locked(d, devimage_read_shown, img, st);
+	int rc = device_lock(d, st);
+
+	if (rc)
+		return rc;
+	rc = devimage_read_shown(img, read_cb, d, d->flash.size, d->chip.desc->start_positions, show, st);
+	device_unlock(d);
+	return rc;
 }
 
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st)

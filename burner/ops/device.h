@@ -77,9 +77,10 @@ int device_read_image(struct device *d, struct dev_image *img, struct cx_status 
  * enough to say who the card is. */
 int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_status *st);
 
-/* What q, list and the inventory show (devimage_read_shown(): the meta read, the ROM
- * and FW_CONF sections): its unread items are marked, never write from it. */
-int device_read_image_shown(struct device *d, struct dev_image *img, struct cx_status *st);
+/* What q, list and the inventory show (devimage_read_shown(): the meta read and the
+ * sections show names, DEVIMAGE_ROM, DEVIMAGE_INI): its unread items are marked, never
+ * write from it. */
+int device_read_image_shown(struct device *d, struct dev_image *img, unsigned show, struct cx_status *st);
 
 /* A whole read of the flash that a write under the lock held now may plan from,
  * instead of reading the flash again: the backup before a write reads it twice,

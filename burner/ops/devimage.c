@@ -254,13 +254,13 @@ int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_
 }
 
 int devimage_read_shown(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size, unsigned npos,
-			struct cx_status *st)
+			unsigned show, struct cx_status *st)
 {
 	int rc = read_image(d, rd, ctx, flash_size, npos, true, st);
 
 	if (rc || d->parse_rc)
 		return rc;
-	const int shown[] = {d->img.rom_sect, d->img.fwconf_sect};
+	const int shown[] = {show & DEVIMAGE_ROM ? d->img.rom_sect : -1, show & DEVIMAGE_INI ? d->img.fwconf_sect : -1};
 	bool more = false;
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
 		if (shown[i] < 0)

@@ -81,13 +81,16 @@ int devimage_read_meta(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_
 		       unsigned npos, struct cx_status *st);
 
 /* What `q`, `list` and the wizard's inventory show, and no more: the meta read,
- * then the ROM section (its versions and checksum) and the FW_CONF section (the
- * board .ini) whole, as flint's query reads its ROM section (Fs2IntQuery's
- * initSectToRead(H_ROM), mstflint fs2_ops.cpp). img is parsed again with them;
- * every item not read whole is marked unread (fs2.h), so fs2_verdict() judges
- * what was read. Never a source of bytes to write: the rest of buf is zeros. */
+ * then the sections `show` names whole: DEVIMAGE_ROM (the ROMs' versions and
+ * checksum), as flint's query reads its ROM section (Fs2IntQuery's
+ * initSectToRead(H_ROM), mstflint fs2_ops.cpp), and DEVIMAGE_INI (FW_CONF, the
+ * board .ini a match compares). img is parsed again with them; every item not
+ * read whole is marked unread (fs2.h), so fs2_verdict() judges what was read.
+ * Never a source of bytes to write: the rest of buf is zeros. */
+#define DEVIMAGE_ROM 1u
+#define DEVIMAGE_INI 2u
 int devimage_read_shown(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size,
-			unsigned npos, struct cx_status *st);
+			unsigned npos, unsigned show, struct cx_status *st);
 
 /* Mark the items of img (parsed from d->buf or a copy of it) that d did not read
  * whole as unread. A whole read marks none. */

@@ -254,8 +254,8 @@ static void damage(struct mem *m, const struct dev_image *d, uint32_t at)
 	m->flash[zebra_cont2phys(at, d->log2chunk, d->slot)] ^= 0x10;
 }
 
-/* What q shows, and only that: headers, GUID, IMAGE_INFO, ROM and FW_CONF read
- * whole, the rest marked unread; its verdict judges what it read (a damaged
+/* What q, list and the inventory show, and only that: headers, GUID, IMAGE_INFO and
+ * the sections asked for (ROM, FW_CONF) read whole, the rest marked unread; its verdict judges what it read (a damaged
  * DDR section is v's to find, a damaged ROM is q's too, as flint's quick query). */
 static void test_shown_read(void **state)
 {
@@ -269,7 +269,7 @@ static void test_shown_read(void **state)
 	assert_int_equal(devimage_read(&whole, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
 	assert_int_equal(fs2_verdict(&whole.img, &st), CX_OK);
 	m.bytes_read = 0;
-	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, DEVIMAGE_ROM | DEVIMAGE_INI, &st), CX_OK);
 	assert_int_equal(shown.parse_rc, CX_OK);
 	const struct fs2_item *rom = section(&whole.img, FS2_ROM), *conf = section(&whole.img, FS2_FW_CONF);
 	const struct fs2_item *guid = section(&whole.img, FS2_GUID), *info = section(&whole.img, FS2_IMG_INFO);
@@ -300,10 +300,20 @@ static void test_shown_read(void **state)
 	assert_int_equal(fs2_verdict(&shown.img, &st), CX_OK);
 	devimage_free(&shown);
 
+	/* q's read: the ROM, not the FW_CONF section it does not show. */
+	m.bytes_read = 0;
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, DEVIMAGE_ROM, &st), CX_OK);
+	assert_true(m.bytes_read <= want - conf->len);
+	assert_int_equal(shown.img.nroms, whole.img.nroms);
+	assert_true(shown.img.items[shown.img.fwconf_sect].unread);
+	assert_false(shown.img.items[shown.img.rom_sect].unread);
+	assert_int_equal(fs2_verdict(&shown.img, &st), CX_OK);
+	devimage_free(&shown);
+
 	/* A damaged DDR section: q does not see it (v does). */
 	const struct fs2_item *ddr = section(&whole.img, FS2_DDR);
 	damage(&m, &whole, ddr->data_off + 7);
-	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, DEVIMAGE_ROM | DEVIMAGE_INI, &st), CX_OK);
 	assert_int_equal(fs2_verdict(&shown.img, &st), CX_OK);
 	devimage_free(&shown);
 	struct dev_image again;
@@ -316,7 +326,7 @@ static void test_shown_read(void **state)
 	/* A damaged ROM section: q refuses it, naming it. */
 	damage(&m, &whole, rom->data_off + rom->data_len / 2);
 	cx_status_clear(&st);
-	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, &st), CX_OK);
+	assert_int_equal(devimage_read_shown(&shown, mem_read, &m, (uint32_t)flen, 10, DEVIMAGE_ROM | DEVIMAGE_INI, &st), CX_OK);
 	assert_int_equal(fs2_verdict(&shown.img, &st), CX_EIMAGE);
 	assert_non_null(strstr(st.msg, "ROM"));
 	devimage_free(&shown);
