@@ -16,7 +16,7 @@
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
-#   make cxsim     build the card simulator; make bench-mstflint: mstflint's burn on it
+#   make cxsim     build the card simulator; make bench-mstflint: every verb, mstflint beside cxflash, on it
 #   make clean     remove build output
 
 -include config.mak
@@ -93,7 +93,7 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  -o $@ $(MKFS2_SRC) -lz
 
-cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so
+cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace
 $(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_MKFS2) $(SIM_HDR) sim/mkfs2/crc16.h sim/mkfs2/number.h sim/mkfs2/be.h
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O2 -g -Isim/core -Isim/cli -o $@ $(SIM_CORE) $(SIM_CLI) $(SIM_MKFS2) $(FUSE_FLAGS) -lpthread -lz
@@ -106,6 +106,11 @@ $(B)/host/pci-list: tests/helpers/pci_list.c $(SYSROOT)/.stamp
 $(B)/host/cxsim-sleep.so: sim/shim/sleep_shim.c
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+
+# The same for a static client (cxflash), which takes no preload: ptrace and seccomp.
+$(B)/host/cxsim-sleep-trace: sim/shim/sleep_trace.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O2 -o $@ $<
 
 # Test builds: every library source is compiled once with the sanitizers into
 # $(B)/tobj and archived, and each test binary links what it uses. (Compiling
@@ -263,8 +268,9 @@ $(B)/tests/bench_burn: burner/tests/bench_burn.c $(BURNER_LIB) $(BURNER_HDR) $(T
 	$(HOSTCC) $(WARN) -O2 -g -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(BURNER_LIB) \
 	  $(TEST_SUPPORT) $(SIM_CORE) -lcmocka -lpci -lz
 
-# The baseline: Debian's mstflint burning a 0.96 MiB image into simulated cards (slow: FUSE).
-bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so
+# Every verb, Debian's mstflint 4.21 (and mstconfig) beside cxflash, on fresh copies of one
+# simulated ConnectX-3 with a 0.96 MiB image (slow: FUSE; root). BENCH_JSON=FILE: the numbers as JSON.
+bench-mstflint: $(B)/host/mkfs2 $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace burner/cxflash
 	scripts/bench-mstflint.sh $(B)
 
 # util -> image -> dev -> flash -> ops -> library -> cli | rescue -> main.c (scripts/check-layers),
