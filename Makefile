@@ -230,7 +230,7 @@ pxe-cycle:
 	scripts/pxe-cycle $(if $(BOUND),--bound $(BOUND)) $(PXE_ROOT)
 
 CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
-              $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/pci-list \
+              $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace $(B)/host/pci-list \
               $(IMAGES)/SHA256SUMS $(QEMU)
 
 # Every test; pytest's summary ("N passed ...") is the last line. Two workers when

@@ -19,6 +19,7 @@ from conftest import BUILD, ROOT, fix_full_crc, fix_section_crc, run
 
 CXSIM = BUILD / "host" / "cxsim"
 SHIM = BUILD / "host" / "cxsim-sleep.so"
+SLEEP_TRACE = BUILD / "host" / "cxsim-sleep-trace"   # the same for a static client (cxflash)
 MSTFLINT_NS = ROOT / "scripts" / "mstflint-ns"
 MSTFLINT = pathlib.Path("/usr/bin/mstflint")
 
@@ -33,7 +34,7 @@ def bdf(index):
 
 
 def missing_binaries():
-    return [str(p) for p in (CXSIM, SHIM) if not p.exists()]
+    return [str(p) for p in (CXSIM, SHIM, SLEEP_TRACE) if not p.exists()]
 
 
 def device_test_blocker():

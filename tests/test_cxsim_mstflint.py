@@ -14,8 +14,8 @@ import time
 import pytest
 
 from conftest import CXFLASH, run
-from cxsim_helpers import (CXSIM, MSTFLINT_NS, SHIM, bdf, cxsim,  # noqa: F401 (fixture)
-                           patch_identity)
+from cxsim_helpers import (CXSIM, MSTFLINT_NS, SHIM, SLEEP_TRACE, bdf,  # noqa: F401 (fixture)
+                           cxsim, patch_identity)
 from test_oracle import fields
 
 SMALL = "--ddr 2 --ddr-size 0x1000"
@@ -226,6 +226,33 @@ def test_sleep_shim_turns_sleep_into_model_time(cxsim, images):
     assert s.card_stats()["counters"]["time_ns"] - t0 == 30 * 10**9
     s.advance(5000)
     assert s.card_stats()["counters"]["time_ns"] - t0 == 30 * 10**9 + 5000
+    assert s.stop() == 0
+
+
+def test_sleep_trace_turns_a_static_clients_sleeps_into_model_time(cxsim, images):
+    """cxsim-sleep-trace: what the shim does, for cxflash (static, no preload). Its sleeps
+    (the tools interface's go-bit waits of config q) are model time, exactly, and take no
+    wall time; the client's exit status passes through."""
+    stem = cxsim.create("card", "--chip", "cx3", "--image", images.make(f"--chip cx3 {SMALL}"))
+    s = cxsim.serve(stem)
+    clock = str(s.dir / "cxsim" / "clock")
+    env = {"PATH": "/usr/bin:/bin", "CXSIM_CLOCK": clock}
+    t0 = s.card_stats()["counters"]["time_ns"]
+    r = subprocess.run([SLEEP_TRACE, "sleep", "30"], env=env, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    assert s.card_stats()["counters"]["time_ns"] - t0 == 30 * 10**9
+    r = subprocess.run([SLEEP_TRACE, "sh", "-c", "exit 7"], env=env, timeout=10)
+    assert r.returncode == 7
+    before = s.card_stats()["counters"]
+    r = subprocess.run([SLEEP_TRACE, CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "config", "q"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "SRIOV_EN" in r.stdout, r.stderr
+    after = s.card_stats()["counters"]
+    accesses = sum(after[k] - before[k] for k in ("cfg_reads", "cfg_writes"))
+    slept = after["time_ns"] - before["time_ns"] - accesses * 1000
+    assert slept > 0 and slept % 1000 == 0, slept          # cxflash sleeps whole microseconds
+    r = run([SLEEP_TRACE])
+    assert r.returncode == 2 and "usage" in r.stderr
     assert s.stop() == 0
 
 
