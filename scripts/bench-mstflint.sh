@@ -117,7 +117,10 @@ copy_card() {  # FROM TO: a card's files (its settings store too, when it has on
 }
 
 serve() {  # STEM: serve that card at $W/sys until unserve
-	"$CXSIM" serve "$W/sys" "$1" >"$W/serve.log" 2>&1 &
+	# Emptied here, not by the redirection below: that runs in the child, maybe after the
+	# first grep, which would then find the last server's "serving".
+	: >"$W/serve.log"
+	"$CXSIM" serve "$W/sys" "$1" >>"$W/serve.log" 2>&1 &
 	SERVER=$!
 	for _ in $(seq 300); do
 		grep -q serving "$W/serve.log" && return 0
