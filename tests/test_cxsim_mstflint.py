@@ -231,8 +231,9 @@ def test_sleep_shim_turns_sleep_into_model_time(cxsim, images):
 
 def test_sleep_trace_turns_a_static_clients_sleeps_into_model_time(cxsim, images):
     """cxsim-sleep-trace: what the shim does, for cxflash (static, no preload). Its sleeps
-    (the tools interface's go-bit waits of config q) are model time, exactly, and take no
-    wall time; the client's exit status passes through."""
+    (the tools interface's go-bit waits of config set: the settings write the flash, 5 ms in
+    the model, longer than the polls before the first sleep) are model time, exactly, and
+    take no wall time; the client's exit status passes through."""
     stem = cxsim.create("card", "--chip", "cx3", "--image", images.make(f"--chip cx3 {SMALL}"))
     s = cxsim.serve(stem)
     clock = str(s.dir / "cxsim" / "clock")
@@ -244,9 +245,9 @@ def test_sleep_trace_turns_a_static_clients_sleeps_into_model_time(cxsim, images
     r = subprocess.run([SLEEP_TRACE, "sh", "-c", "exit 7"], env=env, timeout=10)
     assert r.returncode == 7
     before = s.card_stats()["counters"]
-    r = subprocess.run([SLEEP_TRACE, CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "config", "q"],
-                       env=env, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and "SRIOV_EN" in r.stdout, r.stderr
+    r = subprocess.run([SLEEP_TRACE, CXFLASH, "--sysfs", s.dir, "-d", bdf(0), "-y", "config", "set",
+                        "SRIOV_EN=1"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
     after = s.card_stats()["counters"]
     accesses = sum(after[k] - before[k] for k in ("cfg_reads", "cfg_writes"))
     slept = after["time_ns"] - before["time_ns"] - accesses * 1000
