@@ -225,40 +225,34 @@ static int read_cb(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, struct 
 	return CX_OK;
 }
 
-typedef int image_reader(struct dev_image *d, flash_read_fn rd, void *ctx, uint32_t flash_size, unsigned npos,
-			 struct cx_status *st);
-
-/* devimage_read() or devimage_read_meta() of d's flash, under the lock. */
-static int read_locked(struct device *d, image_reader *read, struct dev_image *img, struct cx_status *st)
+/* d's image under the lock: the whole of it (whole), or the walk and the sections show names
+ * (devimage_read_shown(); show 0 is devimage_read_meta()'s walk alone). */
+static int read_locked(struct device *d, bool whole, unsigned show, struct dev_image *img, struct cx_status *st)
 {
 	int rc = device_lock(d, st);
+	unsigned npos = d->chip.desc->start_positions;
 
 	if (rc)
 		return rc;
-	rc = read(img, read_cb, d, d->flash.size, d->chip.desc->start_positions, st);
+	rc = whole ? devimage_read(img, read_cb, d, d->flash.size, npos, st)
+		   : devimage_read_shown(img, read_cb, d, d->flash.size, npos, show, st);
 	device_unlock(d);
 	return rc;
 }
 
 int device_read_image(struct device *d, struct dev_image *img, struct cx_status *st)
 {
-	return read_locked(d, devimage_read, img, st);
+	return read_locked(d, true, 0, img, st);
 }
 
 int device_read_image_meta(struct device *d, struct dev_image *img, struct cx_status *st)
 {
-	return read_locked(d, devimage_read_meta, img, st);
+	return read_locked(d, false, 0, img, st);
 }
 
 int device_read_image_shown(struct device *d, struct dev_image *img, unsigned show, struct cx_status *st)
 {
-	int rc = device_lock(d, st);
-
-	if (rc)
-		return rc;
-	rc = devimage_read_shown(img, read_cb, d, d->flash.size, d->chip.desc->start_positions, show, st);
-	device_unlock(d);
-	return rc;
+	return read_locked(d, false, show, img, st);
 }
 
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st)

@@ -136,16 +136,26 @@ static void test_pending_declined(void **state)
 
 /* Another console holds the session lock: this one neither finishes the job nor writes
  * from the menu nor powers off under it. */
+/* The HP card with its crossflash record left "writing", while another console holds the
+ * session lock: the flash as it is now goes in *orig. */
+static struct cxsim_card *pending_while_locked(struct rig *r, struct session *other, const uint8_t **orig,
+					       size_t *n)
+{
+	struct cxsim_card *c = hp_with_stock(r);
+
+	lock_elsewhere(r, other);
+	pend(r, "crossflash", G_A, r->stock, true, "card");
+	*orig = watch_flash(r, c, n);
+	return c;
+}
+
 static void test_lock_held_elsewhere(void **state)
 {
 	struct rig *r = *state;
-	struct cxsim_card *c = hp_with_stock(r);
 	struct session other;
+	const uint8_t *orig;
 	size_t n;
-
-	lock_elsewhere(r, &other);
-	pend(r, "crossflash", G_A, r->stock, true, "card");
-	const uint8_t *orig = watch_flash(r, c, &n);
+	struct cxsim_card *c = pending_while_locked(r, &other, &orig, &n);
 
 	expect_run(r, "y\nFLASH\n\n2\nFLASH\n\n8\n", CX_EDECLINED);
 	expect_said(r, "the wizard is busy on ttyS0");
@@ -165,13 +175,10 @@ static void test_lock_held_elsewhere(void **state)
 static void test_write_running_elsewhere_not_offered(void **state)
 {
 	struct rig *r = *state;
-	struct cxsim_card *c = hp_with_stock(r);
 	struct session other;
+	const uint8_t *orig;
 	size_t n;
-
-	lock_elsewhere(r, &other);
-	pend(r, "crossflash", G_A, r->stock, true, "card");
-	const uint8_t *orig = watch_flash(r, c, &n);
+	struct cxsim_card *c = pending_while_locked(r, &other, &orig, &n);
 
 	expect_run(r, "8\n", CX_EDECLINED);
 	expect_said(r, "is not settled, and another console holds the session lock");
