@@ -45,6 +45,29 @@ def test_list_shows_every_card(cxsim, images):
     assert s.stop() == 0
 
 
+def test_a_files_only_family_is_named_and_left_alone(cxsim, images):
+    """A ConnectX-4 Lx (its HW ID and PCI ID; cxsim models nothing else of it, sim/README.md):
+    `list` names it with why cxflash does not work on it, and every card verb refuses in one
+    line, exit 8, without one crspace write."""
+    lx = card(cxsim, images, "cx3", extra=("--hw-id", "0x20b", "--pci-device", "0x1015"))
+    s = cxsim.serve(lx, card(cxsim, images, "cx3", slot=1))
+    r = cx("--sysfs", s.dir, "list")
+    assert r.returncode == 0 and "2 cards found" in r.stdout, r.stdout + r.stderr
+    j = json.loads(cx("--sysfs", s.dir, "--json", "list").stdout)["cards"]
+    assert j[0]["family"] == "ConnectX-4 Lx" and j[0]["psid"] is None
+    assert "is a ConnectX-4 Lx: cxflash reads its firmware files but does not work on its cards yet" \
+        in j[0]["error"]
+    assert j[1]["family"] == "ConnectX-3" and j[1]["error"] is None
+    before = s.card_stats()["counters"]
+    for verb in (("q",), ("v",), ("-y", "--no-backup", "sg", "--guid", "0002c90300c0ffe8"), ("config", "q")):
+        r = dev(s, *verb)
+        assert r.returncode == 8, (verb, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and "nothing was written" in r.stderr, (verb, r.stderr)
+    after = s.card_stats()["counters"]
+    assert after["cr_writes"] == before["cr_writes"] and after["gw_cmds"] == before["gw_cmds"]
+    assert s.stop() == 0
+
+
 def test_list_says_a_placeholder_identity_is_not_the_cards_own(cxsim, images):
     """A stock ConnectX-3 Pro 2.42.5000 image burned with --use_image_guids: the release's
     placeholder GUIDs and MACs, the same on every such card (ops/placeholder.h)."""

@@ -27,11 +27,24 @@
  * hw-access.md §9.2 D2). What bits 2:1 mean is UNCONFIRMED (§6 item 7); both were
  * shipped for years for these cards, and a cold boot scans the flash anyway. */
 
-/* One row per family, in enum order (chip_by_family indexes it). */
+#define FILES_ONLY "cxflash reads its firmware files but does not work on its cards yet"
+#define SIGNED_ONLY "its firmware is signed and the chip enforces it (life cycle, secure boot: mstflint " \
+	"4.21 mlxfwops/lib/signature_manager.h), so cxflash only reads its files"
+
+/* One row per family, in enum order (chip_by_family indexes it). HW IDs: hw-access.md §1.2
+ * up to ConnectX-3 Pro; from ConnectX-4 on, mstflint 4.21 dev_mgt/tools_dev_types.c, whose
+ * recovery ID is the HW ID itself (mtcr_ul/mtcr_ul_com.c live_fish_id_database, Debian's
+ * pci.ids "Flash Recovery" entries 0209..0216). */
 static const struct chip_desc chips[CXF_COUNT] = {
-	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, false, 6},
-	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, true, 10},
-	[CXF_CX3PRO] = {CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, true, 10},
+	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x191, false, 6, CHIP_CARDS, NULL},
+	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x1F6, true, 10, CHIP_CARDS, NULL},
+	[CXF_CX3PRO] = {CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x1F8, true, 10, CHIP_CARDS, NULL},
+	[CXF_CX4] = {CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x209, false, 0, CHIP_FILES, FILES_ONLY},
+	[CXF_CX4LX] = {CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x20B, false, 0, CHIP_FILES, FILES_ONLY},
+	[CXF_CX5] = {CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x20D, false, 0, CHIP_FILES, FILES_ONLY},
+	[CXF_CX6] = {CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x20F, false, 0, CHIP_READ_ONLY, SIGNED_ONLY},
+	[CXF_CX6DX] = {CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x212, false, 0, CHIP_READ_ONLY, SIGNED_ONLY},
+	[CXF_CX6LX] = {CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x216, false, 0, CHIP_READ_ONLY, SIGNED_ONLY},
 };
 
 const struct chip_desc *chip_by_family(enum cx_family f)
@@ -111,13 +124,18 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 	c->desc = chip_by_hw_id(id & 0xFFFF);
 	c->rev = (uint8_t)(id >> 16);
 	if (!c->desc)
-		return cx_fail(st, CX_EUNSUPPORTED, "%s: HW ID 0x%x is not a ConnectX-2, -3 or -3 Pro",
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: HW ID 0x%x is not a ConnectX cxflash knows (ConnectX-2 to ConnectX-6 Lx)",
 			       cfg->bdf, id & 0xFFFF);
+	/* Before livefish_fixup(): its register is ConnectX-3's, and nothing is written to a
+	 * card cxflash does not work on. */
+	if (c->desc->support != CHIP_CARDS)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s is a %s: %s; nothing was written", cfg->bdf,
+			       c->desc->name, c->desc->limit);
 	if (c->desc->family == CXF_CX2 && c->rev != CX2_REV)
 		return cx_fail(st, CX_EUNSUPPORTED,
 			       "%s: revision 0x%02x of HW ID 0x190 is a first-generation ConnectX, not supported",
 			       cfg->bdf, c->rev);
-	c->recovery = pci_device == (uint16_t)(c->desc->hw_id + 1);
+	c->recovery = pci_device == c->desc->recovery_id;
 	return livefish_fixup(c, st);
 }
 

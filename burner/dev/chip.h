@@ -9,7 +9,9 @@
  * enum cx_family.
  *
  * chip_open() reads the HW ID (hw-access.md §1.2) and matches it against the
- * table; a PCI device ID of HW ID + 1 means recovery ("livefish") mode (§1.3).
+ * table; the row's recovery PCI ID (HW ID + 1 up to ConnectX-3, the HW ID itself from
+ * ConnectX-4 on) means recovery ("livefish") mode (§1.3). A family cxflash does not work
+ * on (chip_support) is refused there, CX_EUNSUPPORTED, after reading the HW ID alone.
  * Like every mstflint, it then reads 0x41270 and, when that says the firmware is
  * not up, applies mstflint's link-reset workaround (0xf3834), whatever the PCI
  * ID. chip_lock() takes the flash semaphores as mstflint
@@ -30,16 +32,26 @@
 #define CHIP_CR_BOOT_ADDR 0xF0000   /* boot address register, §4.4 */
 #define CHIP_BOOT_ADDR_SHIFT 8      /* it holds start << 8 (chip.c says which mstflint wrote what) */
 
-/* The supported families; CXF_COUNT is how many, not a family. */
-enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_COUNT };
+/* The families cxflash knows; CXF_COUNT is how many, not a family. */
+enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_CX4, CXF_CX4LX, CXF_CX5, CXF_CX6, CXF_CX6DX, CXF_CX6LX,
+		 CXF_COUNT };
+
+/* What cxflash does with a family. CHIP_CARDS: its cards and files. CHIP_FILES: its
+ * firmware files only, for now (ConnectX-4, 4 Lx, 5). CHIP_READ_ONLY: its files only,
+ * for good (ConnectX-6, 6 Dx, 6 Lx). A card of a family without CHIP_CARDS is named by
+ * chip_open() and refused before anything is written to it. */
+enum chip_support { CHIP_CARDS, CHIP_FILES, CHIP_READ_ONLY };
 
 struct chip_desc {
 	enum cx_family family;
 	const char *name;          /* "ConnectX-2", ...: shown to the user, kept in backups */
 	const char *slug;          /* "cx2", "cx3", "cx3pro": boards.txt's family, file names */
 	uint16_t hw_id;            /* crspace 0xf0014 bits 15:0 */
+	uint16_t recovery_id;      /* PCI device ID in recovery (livefish) mode, §1.3 */
 	bool flashprog_sem;        /* 0xf03a0 exists (CX3/Pro), §3.5 */
-	unsigned start_positions;  /* FS2 start positions searched on flash, §3.11 */
+	unsigned start_positions;  /* FS2 start positions searched on flash, §3.11; 0: not FS2 */
+	enum chip_support support;
+	const char *limit;         /* without CHIP_CARDS: why cxflash does not write to it, a phrase */
 };
 
 struct chip {

@@ -28,6 +28,16 @@ static const struct pci_id ids[] = {
 	VF(0x1004, CXF_CX3), /* the VF of CX3 and CX3 Pro alike; listed once, skipped anyway */
 	PF(0x1007, CXF_CX3PRO),
 	RECOVERY(0x0191, CXF_CX2), RECOVERY(0x01F6, CXF_CX3), RECOVERY(0x01F8, CXF_CX3PRO),
+	/* ConnectX-4 on (files only, dev/chip.h): Debian's pci.ids (package pci.ids), beside
+	 * mstflint 4.21 mtcr_ul/mtcr_ul_com.c supported_dev_ids and live_fish_id_database. */
+	PF(0x1013, CXF_CX4), VF(0x1014, CXF_CX4), RECOVERY(0x0209, CXF_CX4),
+	PF(0x1015, CXF_CX4LX), VF(0x1016, CXF_CX4LX), RECOVERY(0x020B, CXF_CX4LX),
+	PF(0x1017, CXF_CX5), VF(0x1018, CXF_CX5), PF(0x1019, CXF_CX5), VF(0x101A, CXF_CX5), /* 5 Ex too */
+	RECOVERY(0x020D, CXF_CX5),
+	PF(0x101B, CXF_CX6), VF(0x101C, CXF_CX6), RECOVERY(0x020F, CXF_CX6),
+	PF(0x101D, CXF_CX6DX), RECOVERY(0x0212, CXF_CX6DX),
+	VF(0x101E, CXF_CX6DX), /* pci.ids: "ConnectX Family mlx5Gen Virtual Function", 6 Dx and Lx; skipped anyway */
+	PF(0x101F, CXF_CX6LX), RECOVERY(0x0216, CXF_CX6LX),
 };
 
 const struct pci_id *pci_id_table(size_t *n)

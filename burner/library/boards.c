@@ -189,7 +189,8 @@ static int parse_row(char *s, struct board *b, const char *name, unsigned line, 
 
 	const struct chip_desc *chip = chip_by_slug(f[F_FAMILY]);
 	if (!chip)
-		return bad(st, name, line, "unknown family \"%.40s\" (cx2, cx3, cx3pro)", f[F_FAMILY]);
+		return bad(st, name, line, "unknown family \"%.40s\" (cx2, cx3, cx3pro, cx4, cx4lx, cx5, cx6, "
+			   "cx6dx, cx6lx)", f[F_FAMILY]);
 	b->family = chip->family;
 
 	if (!is_none(f[F_SUBSYS])) {

@@ -188,8 +188,8 @@ static void test_bad_family(void **state)
 {
 	(void)state;
 	expect_bad("# 1\n# 2\n# 3\n# 4\n# 5\n# 6\n# 7\n# 8\n"
-		   "HP | - | HP_1 | cx4 | - | - | - | - | - | stated | " URL " | - | -\n",
-		   9, "unknown family \"cx4\" (cx2, cx3, cx3pro)");
+		   "HP | - | HP_1 | cx7 | - | - | - | - | - | stated | " URL " | - | -\n",
+		   9, "unknown family \"cx7\" (cx2, cx3, cx3pro, cx4, cx4lx, cx5, cx6, cx6dx, cx6lx)");
 	expect_bad("HP | - | HP_1 | CX3 | - | - | - | - | - | stated | " URL " | - | -\n", 1, "unknown family \"CX3\"");
 	expect_bad("HP | - | HP_1 | - | - | - | - | - | - | stated | " URL " | - | -\n", 1, "unknown family \"-\"");
 }

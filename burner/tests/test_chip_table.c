@@ -3,7 +3,9 @@
  * agree with each other and with hw-access.md §1.1-1.2: one row per family with
  * the names and slugs that list, backups, job records and boards.txt print;
  * names, slugs and HW IDs unique; every family's recovery ("livefish") PCI ID is
- * its HW ID + 1 (the rule chip_open() applies) and no other ID is; every PCI ID
+ * its HW ID + 1 up to ConnectX-3 Pro and the HW ID itself from ConnectX-4 on (the row's
+ * recovery_id, which chip_open() compares), and no other ID is; only ConnectX-2 to 3 Pro
+ * are worked on as cards; every PCI ID
  * maps back to its own row and family; the lookups by family, name, slug and
  * HW ID round-trip; boards.txt's family words are the table's slugs. */
 #include <stdarg.h>
@@ -27,10 +29,18 @@ static const struct {
 	uint16_t hw_id, recovery_id;
 	bool flashprog_sem;
 	unsigned start_positions;
+	enum chip_support support;
 } expect[] = {
-	{CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x0191, false, 6},
-	{CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x01F6, true, 10},
-	{CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x01F8, true, 10},
+	{CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x0191, false, 6, CHIP_CARDS},
+	{CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x01F6, true, 10, CHIP_CARDS},
+	{CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x01F8, true, 10, CHIP_CARDS},
+	/* mstflint 4.21 dev_mgt/tools_dev_types.c, mtcr_ul/mtcr_ul_com.c live_fish_id_database */
+	{CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x0209, false, 0, CHIP_FILES},
+	{CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x020B, false, 0, CHIP_FILES},
+	{CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x020D, false, 0, CHIP_FILES},
+	{CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x020F, false, 0, CHIP_READ_ONLY},
+	{CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x0212, false, 0, CHIP_READ_ONLY},
+	{CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x0216, false, 0, CHIP_READ_ONLY},
 };
 
 #define N_EXPECT (sizeof(expect) / sizeof(expect[0]))
@@ -48,6 +58,10 @@ static void test_one_row_per_family(void **state)
 		assert_int_equal(c->hw_id, expect[i].hw_id);
 		assert_int_equal(c->flashprog_sem, expect[i].flashprog_sem);
 		assert_int_equal(c->start_positions, expect[i].start_positions);
+		assert_int_equal(c->recovery_id, expect[i].recovery_id);
+		assert_int_equal(c->support, expect[i].support);
+		/* a family cxflash does not write to says why, one phrase */
+		assert_int_equal(c->limit != NULL, c->support != CHIP_CARDS);
 	}
 	assert_null(chip_by_family(CXF_COUNT));
 	assert_null(chip_by_family((enum cx_family)-1));
@@ -87,14 +101,15 @@ static void test_lookups_round_trip(void **state)
 	assert_null(chip_by_slug(""));
 	assert_null(chip_by_name(NULL));
 	assert_null(chip_by_slug(NULL));
-	/* §1.2: Connect-IB and ConnectX-4 HW IDs are not ours */
+	/* §1.2: Connect-IB's HW ID is not ours, nor ConnectX-7's (tools_dev_types.c) */
 	assert_null(chip_by_hw_id(0x1FF));
-	assert_null(chip_by_hw_id(0x209));
+	assert_null(chip_by_hw_id(0x218));
 	assert_null(chip_by_hw_id(0));
 }
 
-/* §1.1: every family's livefish ID is HW ID + 1, once, and is the only ID of that kind. */
-static void test_recovery_is_hw_id_plus_one(void **state)
+/* §1.1: every family's livefish ID is its row's recovery_id (HW ID + 1 up to ConnectX-3
+ * Pro, the HW ID from ConnectX-4 on), once, and is the only ID of that kind. */
+static void test_recovery_ids(void **state)
 {
 	size_t n;
 	const struct pci_id *t = pci_id_table(&n);
@@ -104,10 +119,14 @@ static void test_recovery_is_hw_id_plus_one(void **state)
 	for (size_t i = 0; i < n; i++) {
 		const struct chip_desc *c = chip_by_family(t[i].family);
 		assert_non_null(c);
-		/* chip_open() calls a function recovered when its ID is HW ID + 1: true for these rows only */
-		assert_int_equal(t[i].device == (uint16_t)(c->hw_id + 1), t[i].kind == PCI_KIND_RECOVERY);
-		/* a PCI ID equal to the HW ID is no ID of ours (0x1F7 is not a livefish ID, §1.1) */
-		assert_int_not_equal(t[i].device, c->hw_id);
+		/* chip_open() calls a function recovered when its ID is recovery_id: these rows only */
+		assert_int_equal(t[i].device == c->recovery_id, t[i].kind == PCI_KIND_RECOVERY);
+		/* up to ConnectX-3 Pro a PCI ID equal to the HW ID is no ID of ours (0x1F7 is not a
+		 * livefish ID, §1.1); from ConnectX-4 on it is the livefish ID */
+		if (c->start_positions)
+			assert_int_not_equal(t[i].device, c->hw_id);
+		else
+			assert_int_equal(c->recovery_id, c->hw_id);
 		if (t[i].kind == PCI_KIND_RECOVERY)
 			recovery[t[i].family]++;
 		if (t[i].kind == PCI_KIND_PF)
@@ -146,7 +165,8 @@ static void test_pci_ids_map_back(void **state)
 	}
 }
 
-/* Some IDs of §1.1 by name: mstflint's supported list, the VFs, and IDs not ours. */
+/* Some IDs of §1.1 by name: mstflint's supported list, the VFs, and IDs not ours; from
+ * ConnectX-4 on, Debian's pci.ids (5 Ex is a ConnectX-5, 0x20b the 4 Lx in recovery). */
 static void test_pci_ids_of_the_doc(void **state)
 {
 	static const struct {
@@ -156,9 +176,12 @@ static void test_pci_ids_of_the_doc(void **state)
 	} rows[] = {
 		{0x1003, PCI_KIND_PF, CXF_CX3},  {0x1007, PCI_KIND_PF, CXF_CX3PRO}, {0x1010, PCI_KIND_PF, CXF_CX3},
 		{0x6340, PCI_KIND_PF, CXF_CX2},  {0x6778, PCI_KIND_PF, CXF_CX2},    {0x1002, PCI_KIND_VF, CXF_CX2},
-		{0x1004, PCI_KIND_VF, CXF_CX3},
+		{0x1004, PCI_KIND_VF, CXF_CX3},  {0x1013, PCI_KIND_PF, CXF_CX4},    {0x1015, PCI_KIND_PF, CXF_CX4LX},
+		{0x1019, PCI_KIND_PF, CXF_CX5},  {0x020B, PCI_KIND_RECOVERY, CXF_CX4LX},
+		{0x1016, PCI_KIND_VF, CXF_CX4LX}, {0x101F, PCI_KIND_PF, CXF_CX6LX},
 	};
-	static const uint16_t not_ours[] = {0x1011, 0x1013, 0x1015, 0x1017, 0x01FF, 0x0209, 0x0000, 0xFFFF};
+	/* Connect-IB and its HW ID, ConnectX-7 and its livefish ID (mtcr_ul_com.c) */
+	static const uint16_t not_ours[] = {0x1011, 0x1021, 0x01FF, 0x0218, 0x0000, 0xFFFF};
 	enum pci_kind kind = PCI_KIND_PF;
 	const char *family = NULL;
 
@@ -204,7 +227,7 @@ int main(void)
 		cmocka_unit_test(test_one_row_per_family),
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_lookups_round_trip),
-		cmocka_unit_test(test_recovery_is_hw_id_plus_one),
+		cmocka_unit_test(test_recovery_ids),
 		cmocka_unit_test(test_pci_ids_map_back),
 		cmocka_unit_test(test_pci_ids_of_the_doc),
 		cmocka_unit_test(test_board_families_are_slugs),

@@ -812,6 +812,40 @@ static void test_link_reset_follows_0x41270(void **state)
 	}
 }
 
+/* A card of a family cxflash reads the files of but does not work on (dev/chip.h,
+ * ConnectX-4 to 6 Lx): chip_open() names it after reading its HW ID and writes nothing,
+ * not even the link-reset workaround a card without running firmware would get. */
+static void test_files_only_families_refused(void **state)
+{
+	static const struct {
+		uint16_t hw_id, pci;
+		const char *name;
+	} cards[] = {
+		{0x209, 0x1013, "is a ConnectX-4: "}, {0x20B, 0x1015, "is a ConnectX-4 Lx: "},
+		{0x20D, 0x1017, "is a ConnectX-5: "}, {0x20B, 0x020B, "is a ConnectX-4 Lx: "},
+		{0x212, 0x101D, "is a ConnectX-6 Dx: "}, {0x216, 0x101F, "is a ConnectX-6 Lx: "},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
+		struct cxsim_params p = params("W25Q16");
+		struct rig r;
+
+		p.hw_id = cards[i].hw_id;
+		r.card = cxsim_new(&p);   /* blank flash: 0x41270 says no firmware runs */
+		assert_non_null(r.card);
+		memset(&r.chip, 0, sizeof(r.chip));
+		r.st = (struct cx_status){0};
+		sim_cfg_attach(&r.cfg, r.card, "0000:01:00.0");
+		assert_int_equal(chip_open(&r.chip, &r.cfg, cards[i].pci, 0, &r.st), CX_EUNSUPPORTED);
+		assert_non_null(strstr(r.st.msg, cards[i].name));
+		assert_non_null(strstr(r.st.msg, "nothing was written"));
+		assert_int_equal(cnt(&r)->cr_writes, 0);
+		assert_int_equal(cnt(&r)->gw_cmds, 0);
+		cxsim_free(r.card);
+	}
+}
+
 /* An erase left running by another tool: flash_open waits for it (model time). */
 static void test_operation_left_running(void **state)
 {
@@ -911,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_open_sends_no_command_of_its_own),
 		cmocka_unit_test(test_gateway_found_busy),
 		cmocka_unit_test(test_link_reset_follows_0x41270),
+		cmocka_unit_test(test_files_only_families_refused),
 		cmocka_unit_test(test_chip_select_left_held),
 		cmocka_unit_test(test_operation_left_running),
 		cmocka_unit_test(test_cost_report),

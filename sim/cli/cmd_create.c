@@ -14,7 +14,7 @@
 
 struct create_opts {
 	const char *stem, *chip, *image, *flash;
-	const char *pci_device, *rev, *subsys, *seed, *slot, *vsec;
+	const char *pci_device, *rev, *hw_id, *subsys, *seed, *slot, *vsec;
 	const char *ports, *max_vfs, *bar_size, *max_bar_size, *caps;  /* the settings profile */
 	uint64_t slot_no;
 	bool wo_window, empty, corrupt, no_cr_mbox;
@@ -29,7 +29,8 @@ struct opt {
 #define AT(field) offsetof(struct create_opts, field)
 /* The options that take a string. */
 static const struct opt value_opts[] = {
-	{"--chip", AT(chip)}, {"--pci-device", AT(pci_device)}, {"--rev", AT(rev)}, {"--subsys", AT(subsys)},
+	{"--chip", AT(chip)}, {"--pci-device", AT(pci_device)}, {"--rev", AT(rev)}, {"--hw-id", AT(hw_id)},
+	{"--subsys", AT(subsys)},
 	{"--flash", AT(flash)}, {"--seed", AT(seed)}, {"--image", AT(image)}, {"--slot", AT(slot)},
 	{"--vsec", AT(vsec)}, {"--ports", AT(ports)}, {"--max-vfs", AT(max_vfs)}, {"--bar-size", AT(bar_size)},
 	{"--max-bar-size", AT(max_bar_size)}, {"--caps", AT(caps)}, {"--psid", AT(id.psid)}, {"--vsd", AT(id.vsd)},
@@ -179,6 +180,11 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 		if (number_parse(o->rev, 0xFF, &v))
 			return cli_usage(CMD, "--rev: '%s' is not 0..255", o->rev);
 		p->hw_rev = (uint8_t)v;
+	}
+	if (o->hw_id) {
+		if (number_parse(o->hw_id, 0xFFFF, &v) || !v)
+			return cli_usage(CMD, "--hw-id: '%s' is not a 16-bit ID above 0", o->hw_id);
+		p->hw_id = (uint16_t)v;
 	}
 	if (o->subsys) {
 		const char *colon = strchr(o->subsys, ':');

@@ -8,7 +8,8 @@
 static const char usage_text[] =
 "usage: cxsim <command> [options]\n"
 "\n"
-"  create STEM [--chip cx2|cx3|cx3pro] [--pci-device ID] [--rev N] [--subsys VVVV:DDDD]\n"
+"  create STEM [--chip cx2|cx3|cx3pro] [--pci-device ID] [--rev N] [--hw-id ID]\n"
+"         [--subsys VVVV:DDDD]\n"
 "         [--flash PART] [--seed N] [--wo-window] [--vsec SPACES]\n"
 "         [--image FILE [--slot 0|1] [--psid S] [--guid G] [--mac M] [--vsd S]]\n"
 "         [--empty] [--corrupt]\n"

@@ -349,7 +349,7 @@ static const struct {
 	U(pci_device), U(hw_rev), U(subsys_vendor), U(subsys_device), U(wo_addr_window), U(seed),
 	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
 	U(stuck_addr), U(stuck_mask), OPTIONAL(vsec_spaces), OPTIONAL(sem_held_vsec),
-	OPTIONAL(no_cr_mbox),
+	OPTIONAL(no_cr_mbox), OPTIONAL(hw_id),
 	TOOLS(ports), TOOLS(max_vfs), TOOLS(bar_size), TOOLS(max_bar_size), TOOLS(caps), TOOLS(supp),
 	TOOLS(def_sriov_en), TOOLS(def_num_vfs), TOOLS(def_link_type), TOOLS(def_phy_type),
 	TOOLS(def_xfi_mode), TOOLS(def_force_mode), TOOLS(def_wol_magic), TOOLS(def_boot_rom),

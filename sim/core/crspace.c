@@ -83,7 +83,7 @@ uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr)
 		return v;
 	switch (addr) {
 	case CR_HW_ID:
-		return (uint32_t)c->p.hw_rev << 16 | c->chip->hw_id;
+		return (uint32_t)c->p.hw_rev << 16 | (c->p.hw_id ? c->p.hw_id : c->chip->hw_id);
 	case CR_SEM_GPIO:
 		return sem_read(&c->sem_gpio);
 	case CR_SEM_FLASHPROG:

@@ -143,6 +143,10 @@ struct cxsim_params {
 	enum cxsim_chip chip;
 	uint16_t pci_device;        /* normal PCI device ID (CX2 0x673c, CX3 0x1003, Pro 0x1007) */
 	uint8_t hw_rev;             /* crspace 0xf0014 bits 23:16: CX2 0xB0, CX3 0 or 1, Pro 0 */
+	/* 0: the chip's HW ID. Else the HW ID 0xf0014 reports in its place: how a chip the
+	 * model lacks (ConnectX-4 and later, Connect-IB) looks to a tool that reads its
+	 * identity first and should stop there. Nothing else of that chip is modelled. */
+	uint16_t hw_id;
 	uint16_t subsys_vendor, subsys_device;
 	char flash_part[32];        /* a name from the SPI NOR table, e.g. "W25Q16" */
 	bool wo_addr_window;        /* 0x58 is write-only: reads back 0xbadacce5, §2.3 */
