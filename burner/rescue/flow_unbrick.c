@@ -152,7 +152,7 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 
 	bool any = false;
 	for (int k = 0; k < w->ncards; k++)
-		any |= w->cards[k].ci.recovery;
+		any |= w->cards[k].ci.recovery && !w->cards[k].not_worked_on;
 	if (!any) {
 		explain_jumper(w);
 		return CX_OK;

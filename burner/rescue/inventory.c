@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dev/lockdown.h"
+#include "dev/pci_enum.h"
 #include "image/info.h"
 #include "rescue/data_area.h"
 #include "rescue/inventory.h"
@@ -36,6 +37,14 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	struct match_opts mo = {.burn = &burn};
 
 	memset(c, 0, sizeof(*c));
+	const struct pci_id *row = pci_id_row(pci->device);
+	const struct chip_desc *chip = row ? chip_by_family(row->family) : NULL;
+	if (chip && chip->support != CHIP_CARDS) {
+		c->ci.pci = *pci;
+		snprintf(c->ci.chip, sizeof(c->ci.chip), "%s", chip->name);
+		c->not_worked_on = chip->limit;
+		return;
+	}
 	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {
 		cardinfo_read(&d, &c->ci, &st);
 		device_close(&d);
@@ -146,6 +155,10 @@ static void show_card(struct wizard *w, int i, const struct wizard_card *c)
 
 	fprintf(o, "%2d. %s  %s  15b3:%04x  subsystem %04x:%04x  OEM %s\n", i + 1, c->ci.pci.bdf, c->ci.chip,
 		c->ci.pci.device, c->ci.pci.subsys_vendor, c->ci.pci.subsys_device, c->ci.oem ? c->ci.oem : "unknown");
+	if (c->not_worked_on) {
+		fprintf(o, "    %s: %s; nothing is offered for this card\n", c->ci.chip, c->not_worked_on);
+		return;
+	}
 	if (c->ci.recovery) {
 		fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; choose \"Unbrick\" to bring it back\n");
 	} else if (c->ci.have_image) {

@@ -128,7 +128,7 @@ int wiz_choose_card(struct wizard *w, const char *title, bool (*ok)(const struct
 	int map[WIZARD_MAX_CARDS], n = 0, choice, rc;
 
 	for (int i = 0; i < w->ncards; i++) {
-		if (ok && !ok(&w->cards[i]))
+		if (w->cards[i].not_worked_on || (ok && !ok(&w->cards[i])))
 			continue;
 		inv_label(&w->cards[i], labels[n], sizeof(labels[n]));
 		items[n] = labels[n];

@@ -86,6 +86,9 @@ struct wizard_card {
 	char running[24];            /* the FW it runs now, or "" */
 	bool has_backup;             /* a sound bundle of this card is on the stick */
 	const struct placeholder_id *placeholder; /* its GUIDs/MACs are a release image's, not its own */
+	/* A family cxflash does not work on (ConnectX-4 and later, dev/chip.h): the chip
+	 * table's reason, else NULL. Such a card is shown, never opened or offered. */
+	const char *not_worked_on;
 };
 
 struct wizard {

@@ -78,12 +78,43 @@ static void test_two_cards_interactive(void **state)
 	expect_history(r, 1, "\"action\":\"update\"", "\"result\":\"ok\"", "\"bdf\":\"0000:02:00.0\"");
 }
 
+/* A ConnectX-4 Lx in the first slot (its identity only, cxsim's --hw-id): the inventory
+ * names it and says in one line that nothing is offered for it; the card menu lists the
+ * two ConnectX-3 cards alone; the ConnectX-4 Lx gets no crspace write. */
+static void test_files_only_card_shown_not_offered(void **state)
+{
+	struct rig *r = *state;
+	struct cxsim_card *lx = add_chip_card(r, CXSIM_CX3, STOCK_IMAGE);
+	struct cxsim_params *p = cxsim_params_mut(lx);
+	size_t n;
+
+	p->hw_id = 0x20B;       /* ConnectX-4 Lx, dev/chip.c */
+	p->pci_device = 0x1015;
+	hp_card(r);
+	old_stock_card(r);
+	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	const uint8_t *orig = watch_flash(r, lx, &n);
+	uint64_t writes = cxsim_counters(lx)->cr_writes;
+
+	expect_run(r, "9\n2\n2\nFLASH\n2\n10\n", CX_OK);
+	expect_said(r, " 1. 0000:01:00.0  ConnectX-4 Lx  15b3:1015");
+	expect_said(r, "    ConnectX-4 Lx: cxflash reads its firmware files but does not work on its cards yet; "
+		       "nothing is offered for this card\n");
+	expect_said(r, "  1. 0000:02:00.0  ConnectX-3 A1  " HP_PSID);
+	expect_said(r, "  2. 0000:03:00.0  ConnectX-3 A1  " STOCK_PSID);
+	expect_said(r, "  3. back to the menu");
+	expect_said(r, "== update: card 0000:03:00.0");
+	expect_untouched(lx, orig, n);
+	assert_int_equal(cxsim_counters(lx)->cr_writes, writes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		WIZARD_TEST(test_menu_power_off),
 		WIZARD_TEST(test_menu_with_shell),
 		WIZARD_TEST(test_two_cards_interactive),
+		WIZARD_TEST(test_files_only_card_shown_not_offered),
 	};
 	return RUN_WIZARD_TESTS(tests);
 }
