@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The chips mkfs3 can imitate; IDs from fs3-fs4.md §1 and §2 (mstflint dev_mgt/tools_dev_types.c). */
+/* The chips mkfs3 can imitate: IDs from mstflint dev_mgt/tools_dev_types.c, formats from
+ * fw_ops.cpp GetFwFormatFromHwDevID; PSIDs and versions are stock-looking examples. */
 #include <stdio.h>
 #include <string.h>
 

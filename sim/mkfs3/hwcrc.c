@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* fs3-fs4.md §1: the FS2 polynomial x^16+x^12+x^3+x+1 ... */
+/* calc_hw_crc.c table: the FS2 CRC16 polynomial x^16+x^12+x^3+x+1 ... */
 #define HW_CRC_POLY		0x100Bu
 /* ... taken bit-reversed: the register shifts right (calc_hw_crc.c's table). */
 #define HW_CRC_POLY_WIDTH	16

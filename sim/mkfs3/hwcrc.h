@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The CRC of an FS4 HW pointer entry (fs3-fs4.md §1 FS4; mstflint
+ * The CRC of an FS4 HW pointer entry (mstflint
  * mft_utils/calc_hw_crc.c calc_hw_crc, called by fs4_ops.cpp
  * getExtendedHWAravaPtrs over the 6 first bytes of each 8-byte entry).
  * Re-derived from its parameters: the FS2 polynomial 0x100B processed

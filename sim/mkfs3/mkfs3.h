@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared types of mkfs3: the chip table entry, the parsed options and the
- * section plan. The format facts are in docs fs3-fs4.md §1 and in mstflint
+ * section plan. The format facts come from mstflint
  * v4.21.0-1 (mlxfwops/lib/fs3_ops.cpp, fs4_ops.cpp, flint_base.h,
  * tools_layouts/image_layout_layouts.h, cx4fw_layouts.h); README.md is the manual.
  */
@@ -18,7 +18,7 @@
 
 enum fw_format { FMT_FS3 = 3, FMT_FS4 = 4 };
 
-/* What differs between the chips (fs3-fs4.md §1, §2 IDs). */
+/* What differs between the chips (mstflint dev_mgt/tools_dev_types.c, fw_ops.cpp). */
 struct chip {
 	const char *name;	/* --chip value */
 	const char *long_name;

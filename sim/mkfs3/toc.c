@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ITOC/DTOC header and entries (fs3-fs4.md §1; mstflint tools_layouts
+ * ITOC/DTOC header and entries (mstflint fs3_ops.cpp VerifyTOC, fs4_ops.cpp
+ * verifyTocHeader/verifyTocEntries; tools_layouts
  * cibfw_itoc_header/cibfw_itoc_entry for FS3, image_layout_itoc_header/
  * image_layout_itoc_entry for FS4). Every field is big-endian; each header
  * and entry carries the FS2 CRC16 of its first 7 dwords in dword 7 [15:0].
