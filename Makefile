@@ -13,6 +13,7 @@
 #   make check-docs    fail on a § citation that resolves to no heading of docs/
 #   make check-man     fail on any groff warning about the man page, docs/cxflash.1
 #   make check-functions  fail on a C function in burner/ or sim/ (not their tests) over 80 lines
+#   make mkfs2, make mkfs3  the synthetic FS2 / FS3+FS4 image generators for the tests (sim/mkfs2, sim/mkfs3)
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)

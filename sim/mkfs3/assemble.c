@@ -19,6 +19,8 @@ static const uint32_t fs4_magic[4] = { 0x4D544657u, 0xABCDEF00u, 0xFADE1234u, 0x
 #define FS3_BIN_VERSION		0x0101u	/* FS3_MIN_BIN_VER 1.1 (fs3_ops.h) */
 #define FS4_VERSION_OFF		0x10	/* IsFS4Image: image_format_version byte at +0x10 */
 #define FS4_IMG_VERSION		1
+#define IMG_VERSION_SHIFT	24	/* the format version byte is the dword's top byte */
+#define FS3_SLOT_LOG_SHIFT	16	/* log2 slot size [23:16] (FsVerifyAux EXTRACT(.., 16, 8)) */
 #define BOOT2_SEED_SALT		0xB0072u	/* BOOT2 filler comes from its own stream */
 
 static void header(struct image *im)
@@ -31,10 +33,10 @@ static void header(struct image *im)
 	for (i = 0; i < 4; i++)
 		put_be32(p + 4 * i, magic[i]);
 	if (im->c->format == FMT_FS3)
-		put_be32(p + FS3_IND_OFF, (uint32_t)FS3_IMG_VERSION << 24 |
-			 (uint32_t)im->c->slot_log << 16 | FS3_BIN_VERSION);
+		put_be32(p + FS3_IND_OFF, (uint32_t)FS3_IMG_VERSION << IMG_VERSION_SHIFT |
+			 (uint32_t)im->c->slot_log << FS3_SLOT_LOG_SHIFT | FS3_BIN_VERSION);
 	else
-		put_be32(p + FS4_VERSION_OFF, (uint32_t)FS4_IMG_VERSION << 24);
+		put_be32(p + FS4_VERSION_OFF, (uint32_t)FS4_IMG_VERSION << IMG_VERSION_SHIFT);
 	map_add(&im->m, im->slot, im->c->format == FMT_FS3 ? FS3_BOOT2_OFF : FS4_HW_PTR_OFF, "header");
 }
 

@@ -14,6 +14,7 @@
 #define II_SIZE			0x400
 #define II_FLAGS		0x00	/* major [31:24], minor [23:16], flags */
 #define II_MINOR_VERSION	3	/* minor 3: name/description/prs_name inline */
+#define II_MINOR_SHIFT		16	/* minor_version: bit offset 8, 8 bits */
 #define II_SECURE_FW		(1u << 15)	/* secure_fw: bit offset 16 */
 #define II_SIGNED_FW		(1u << 14)	/* signed_fw: bit offset 17 */
 #define II_MCC_EN		(1u << 8)	/* mcc_en: bit offset 23 */
@@ -30,6 +31,10 @@
 #define II_DESCRIPTION		0x1d0
 #define II_NAME			0x340
 #define II_PRS_NAME		0x380
+#define II_NAME_LEN		64	/* name[64] */
+#define II_DESCRIPTION_LEN	256	/* description[256] */
+#define II_PRS_NAME_LEN		128	/* prs_name[128] */
+#define II_DEV_ID_SHIFT		16	/* pci_device_id: bit offset 224, above the vendor id */
 #define MELLANOX_VENDOR_ID	0x15b3
 #define FW_DATE_BCD		0x20261205u	/* 2026-12-05: Year 0x2026, Month 0x12, Day 0x05 */
 #define FW_TIME_BCD		0x00001200u	/* 12:00:00: Hour byte 0x12 */
@@ -39,6 +44,8 @@
 #define MFG_PSID		0x00
 #define MFG_VERSION		0x1c	/* major [31:24], minor [23:16], guids_override_en bit 0 */
 #define MFG_MAJOR_CX4		1	/* GetMfgInfo: major 1 = cx4fw layout */
+#define MFG_MAJOR_SHIFT		24	/* major_version: bit offset 224 = byte 0x1c */
+#define MFG_GUIDS_OVERRIDE	1u	/* guids_override_en: bit offset 255 */
 #define MFG_GUIDS		0x20
 
 /* cx4fw_device_info (CX4FW_DEVICE_INFO_SIZE 0x200). */
@@ -49,6 +56,7 @@
 #define DEV_SIG3		0xbacafe00u
 #define DEV_VERSION		0x10	/* major [16:8] (9 bits), minor [7:0] */
 #define DEV_MAJOR_CX4		2	/* GetDevInfo: major 2 = cx4fw layout */
+#define DEV_MAJOR_SHIFT		8	/* major_version: bit offset 143, 9 bits */
 #define DEV_GUIDS		0x20
 #define DEV_VSD_VENDOR		0x6c	/* vsd_vendor_id [15:0] */
 #define DEV_VSD			0x70
@@ -117,7 +125,7 @@ static void put_str(uint8_t *p, const char *s, size_t max)
 
 static void image_info(uint8_t *p, const struct config *c)
 {
-	uint32_t flags = (uint32_t)II_MINOR_VERSION << 16;
+	uint32_t flags = (uint32_t)II_MINOR_VERSION << II_MINOR_SHIFT;
 	char text[64];
 	unsigned int i;
 
@@ -133,16 +141,16 @@ static void image_info(uint8_t *p, const struct config *c)
 	put_be16(p + II_FW_SUBMINOR, (uint16_t)c->fw[2]);
 	put_be32(p + II_FW_TIME, FW_TIME_BCD);
 	put_be32(p + II_FW_DATE, FW_DATE_BCD);
-	put_be32(p + II_PCI_IDS, (uint32_t)c->chip->dev_id << 16 | MELLANOX_VENDOR_ID);
+	put_be32(p + II_PCI_IDS, (uint32_t)c->chip->dev_id << II_DEV_ID_SHIFT | MELLANOX_VENDOR_ID);
 	put_str(p + II_PSID, c->psid, PSID_LEN);
 	put_str(p + II_VSD, c->vsd, VSD_LEN);
 	for (i = 0; i < c->n_hw_ids; i++)
 		put_be32(p + II_HW_IDS + 4 * i, c->hw_ids[i]);
 	snprintf(text, sizeof(text), "SYNTH-%s", c->psid);
-	put_str(p + II_NAME, text, 64);
-	put_str(p + II_DESCRIPTION, "mkfs3 synthetic image, not firmware", 256);
+	put_str(p + II_NAME, text, II_NAME_LEN);
+	put_str(p + II_DESCRIPTION, "mkfs3 synthetic image, not firmware", II_DESCRIPTION_LEN);
 	snprintf(text, sizeof(text), "%s_synth.prs", c->chip->name);
-	put_str(p + II_PRS_NAME, text, 128);
+	put_str(p + II_PRS_NAME, text, II_PRS_NAME_LEN);
 }
 
 static void uids(uint8_t *p, uint64_t guid, uint64_t mac)
@@ -161,7 +169,7 @@ static void uids(uint8_t *p, uint64_t guid, uint64_t mac)
 static void mfg_info(uint8_t *p, const struct config *c)
 {
 	put_str(p + MFG_PSID, c->psid, PSID_LEN);
-	put_be32(p + MFG_VERSION, (uint32_t)MFG_MAJOR_CX4 << 24 | (c->guids_override ? 1u : 0u));
+	put_be32(p + MFG_VERSION, (uint32_t)MFG_MAJOR_CX4 << MFG_MAJOR_SHIFT | (c->guids_override ? MFG_GUIDS_OVERRIDE : 0));
 	uids(p + MFG_GUIDS, c->guid, c->mac);
 }
 
@@ -171,7 +179,7 @@ static void dev_info(uint8_t *p, const struct config *c)
 	put_be32(p + 4, DEV_SIG1);
 	put_be32(p + 8, DEV_SIG2);
 	put_be32(p + 12, DEV_SIG3);
-	put_be32(p + DEV_VERSION, (uint32_t)DEV_MAJOR_CX4 << 8);
+	put_be32(p + DEV_VERSION, (uint32_t)DEV_MAJOR_CX4 << DEV_MAJOR_SHIFT);
 	uids(p + DEV_GUIDS, c->guid, c->mac);
 	put_be32(p + DEV_VSD_VENDOR, MELLANOX_VENDOR_ID);
 	put_str(p + DEV_VSD, c->vsd, VSD_LEN);

@@ -34,7 +34,8 @@ enum hw_ptr {
 #define HT_HEADER_LEN		0xc	/* IMAGE_LAYOUT_HASHES_TABLE_HEADER_SIZE */
 #define HT_HEADER_DWSIZE	4	/* dw_size, bit offset 32 */
 #define HTOC_HEADER_LEN		0x10	/* IMAGE_LAYOUT_HTOC_HEADER_SIZE */
-#define HTOC_HASH_SIZE		4	/* hash_size, 16 bits at bit offset 32 */
+#define HTOC_HASH_SIZE		4	/* hash_size, 16 bits at bit offset 32 ... */
+#define HTOC_HASH_SHIFT		16	/* ... the top half of dword 1 */
 #define HTOC_ENTRY_LEN		0x8	/* IMAGE_LAYOUT_HTOC_ENTRY_SIZE */
 #define HTOC_ENTRIES		28	/* MAX_HTOC_ENTRIES_NUM */
 #define HASH_LEN		64	/* SHA-512, what hash_size then says */
@@ -94,6 +95,6 @@ void fs4_hashes_table(struct image *im)
 	memset(p, 0, len);
 	put_be32(p + HT_HEADER_DWSIZE, len / 4);
 	put_be32(p + HT_HEADER_LEN - 4, crc16_fs2(p, HT_HEADER_LEN - 4));
-	put_be32(p + HT_HEADER_LEN + HTOC_HASH_SIZE, (uint32_t)HASH_LEN << 16);
+	put_be32(p + HT_HEADER_LEN + HTOC_HASH_SIZE, (uint32_t)HASH_LEN << HTOC_HASH_SHIFT);
 	put_be32(p + len - 4, crc16_fs2(p, len - 4));
 }

@@ -17,7 +17,8 @@
 #define TOC_RAND1	0x04081516u	/* fs3_ops.h TOC_RAND1..3 */
 #define TOC_RAND2	0x2342cafau
 #define TOC_RAND3	0xbacafe00u
-#define TOC_VERSION	0		/* itoc_header.version, byte 19 */
+#define TOC_VERSION	0		/* itoc_header.version */
+#define TOC_VERSION_OFF	0x13		/* its byte: bit offset 152 */
 #define TOC_NUM_OFF	0x17		/* image_layout_itoc_header.num_of_entries, bit offset 184 */
 #define TOC_CRC_DW	7		/* itoc_entry_crc at bit offset 240 */
 #define E_TYPE_SHIFT	24		/* entry dword 0: type [31:24] */
@@ -45,7 +46,7 @@ void toc_header(uint8_t *p, int dtoc, enum fw_format f, unsigned int n_entries)
 	put_be32(p + 4, TOC_RAND1);
 	put_be32(p + 8, TOC_RAND2);
 	put_be32(p + 12, TOC_RAND3);
-	p[0x13] = TOC_VERSION;
+	p[TOC_VERSION_OFF] = TOC_VERSION;
 	if (f == FMT_FS4)
 		p[TOC_NUM_OFF] = (uint8_t)n_entries;
 	seal(p);
