@@ -58,10 +58,13 @@ def q_field(text, label):
     return None
 
 
-def map_sections(m):
-    """(offset, size, v name) of each section the map lists, sorted by offset."""
+def map_sections(m, fs4=False):
+    """(offset, size, v name) of each section the map lists, sorted by offset. On FS4 the
+    second DEV_INFO is the failsafe spare, signature zeroed, which `v` does not list."""
     out = []
     for name, (off, size) in m.items():
+        if fs4 and name == "sect_DEV_INFO_1":
+            continue
         if name.startswith("sect_"):
             base = re.sub(r"_\d+$", "", name[5:]) if name[5:] not in SECTION_TYPES else name[5:]
             out.append((off, size, V_NAME.get(base, base)))
@@ -109,7 +112,8 @@ def test_good_image(tmp_path, chip, opts, fw, psid, guid, mac):
     v = flint(img, "v")
     assert v.returncode == 0 and "Image is bootable" in v.stdout, v.stdout + v.stderr
     assert ("FS4 failsafe image" if fs4 else "FS3 failsafe image") in v.stdout
-    assert v_sections(v.stdout) == map_sections(m), v.stdout
+    assert v_sections(v.stdout) == map_sections(m, fs4), v.stdout
+    assert ("sect_DEV_INFO_1" in m) == fs4
     q = flint(img, "q", "full")
     assert q.returncode == 0, q.stdout + q.stderr
     assert q_field(q.stdout, "Image type") == ("FS4" if fs4 else "FS3")
@@ -202,7 +206,7 @@ def test_dump(tmp_path, chip, slot):
     assert m[f"dump_slot_{slot}"] == (slot << 21, 1 << 21)
     v = flint(img, "v")
     assert v.returncode == 0 and "Image is bootable" in v.stdout, v.stdout
-    assert v_sections(v.stdout) == map_sections(m)
+    assert v_sections(v.stdout) == map_sections(m, chip != "cx4lx")
     assert m["sect_DEV_INFO"][0] >= 0x400000
     q = flint(img, "q")
     assert q_field(q.stdout, "Base GUID").split()[0] == "248a0703005a1b20"
@@ -263,6 +267,7 @@ def test_damage(tmp_path, damage, chip, rc, line):
     "--slot-log 30", "--slot-log 16", "--damage nothing", "--damage crc:NOPE",
     "--damage hw-ptr-crc --chip cx4", "--chip cx4lx --damage dtoc-place", "--dev-sections mfg,foo",
     "--mac 1000000000000", "--guid xyz", "--hw-ids 1,2,3,4,5", "--flash-size 0x1001", "--dump-slot 2",
+    "--dump-slot both",
 ])
 def test_usage_errors(tmp_path, opts):
     r = run([MKFS3, "-o", tmp_path / "x.bin"] + opts.split())
@@ -315,3 +320,46 @@ def test_readme_lists_every_damage():
     text = (pathlib.Path(__file__).resolve().parent.parent / "sim" / "mkfs3" / "README.md").read_text()
     for damage, *_ in DAMAGES:
         assert f"`{damage.split(':')[0] if damage.startswith('crc:') else damage}" in text, damage
+
+
+@pytest.mark.parametrize("chip", ["cx4lx", "cx5", "cx6dx"])
+def test_set_guids_needs_override(tmp_path, chip):
+    """`sg` on a file needs MFG_INFO guids_override_en; on FS4 it writes the spare DEV_INFO
+    (in-section CRC, no DTOC change) and zeroes the old one's signature, so it works twice."""
+    need_mstflint()
+    img, _ = mkfs3(tmp_path, f"--chip {chip}", "plain.bin")
+    r = flint(img, "-uid", "0x1122334455667788", "sg")
+    assert r.returncode != 0 and "guids override is not set" in r.stdout + r.stderr
+    img, _ = mkfs3(tmp_path, f"--chip {chip} --guids-override", "override.bin")
+    for guid in ("1122334455667788", "99aabbccddeeff00"):
+        r = flint(img, "-uid", "0x" + guid, "sg")
+        assert r.returncode == 0, r.stdout + r.stderr
+        q = flint(img, "q")
+        assert q_field(q.stdout, "Base GUID").split()[0] == guid
+        assert q_field(q.stdout, "Orig Base GUID").split()[0] == "248a0703005a1b20"
+        assert flint(img, "v").returncode == 0
+
+
+@pytest.mark.parametrize("chip", ["cx4", "cx6lx"])
+def test_set_vsd(tmp_path, chip):
+    need_mstflint()
+    img, _ = mkfs3(tmp_path, f"--chip {chip}")
+    r = flint(img, "-vsd", "NEWVSD", "sv")
+    assert r.returncode == 0, r.stdout + r.stderr
+    q = flint(img, "q")
+    assert q_field(q.stdout, "Device VSD") == "NEWVSD"
+    assert flint(img, "v").returncode == 0
+
+
+@pytest.mark.parametrize("chip,rc,line", [
+    ("cx4lx", 0, "Image is bootable"), ("cx5", 1, "More than one FS4 image found on image"),
+])
+def test_dump_both_slots(tmp_path, chip, rc, line):
+    """The same image in both slots: FS3 takes the first, FS4 refuses two."""
+    need_mstflint()
+    img, m = mkfs3(tmp_path, f"--chip {chip} --dump --dump-slot both --flash-size 0x800000 --slot-log 21")
+    assert m["dump_slot_1"] == (1 << 21, 1 << 21)
+    data = img.read_bytes()
+    assert data[:1 << 21] == data[1 << 21:2 << 21]
+    v = flint(img, "v")
+    assert v.returncode == rc and line in v.stdout + v.stderr, v.stdout + v.stderr

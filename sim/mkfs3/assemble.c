@@ -138,4 +138,11 @@ void image_assemble(struct image *im)
 	}
 	if (im->c->dump)
 		map_add(&im->m, im->slot, 1u << im->c->slot_log, "dump_slot_%u", im->c->dump_slot);
+	if (im->c->dump_both) {
+		uint32_t slot_len = 1u << im->c->slot_log;
+
+		/* The same image again in slot 1: what a card holds after a failsafe burn of it. */
+		memcpy(im->d + slot_len, im->d, slot_len);
+		map_add(&im->m, slot_len, slot_len, "dump_slot_1");
+	}
 }

@@ -21,6 +21,7 @@ struct sect {
 	uint8_t type;
 	int dev;		/* device data: absolute address, in the DTOC on FS4 */
 	int no_crc;		/* FS3 no_crc bit / FS4 crc kind NOCRC */
+	int in_section;		/* FS4 crc kind INSECTION: CRC16 in the last dword [15:0] */
 	uint8_t *data;		/* owned unless shared */
 	int shared;		/* data belongs to another entry (too-many damage) */
 	uint32_t len;

@@ -91,6 +91,7 @@ struct config {
 	uint64_t seed;
 	int dump;
 	unsigned int dump_slot;
+	int dump_both;		/* --dump-slot both: slot 1 holds a copy of slot 0 */
 	uint32_t flash_size;
 	struct damage damages[DAMAGES_MAX];
 	unsigned int n_damages;

@@ -63,7 +63,7 @@ void usage(FILE *f)
 "  --rom-ver X.Y.Z | --no-rom   --ini (DBG_FW_INI)   --slot-log N (17..24; FS3 21, FS4 22)\n"
 "  --no-dev-data | --dev-sections mfg,dev,nv,vpd|none   --guids-override\n"
 "  --mcc-en --signed-fw --secure-fw (IMAGE_INFO flags)   --signed (signature/key sections)\n"
-"  --seed N  --map FILE  --dump [--dump-slot 0|1] [--flash-size BYTES (default 16 MiB)]\n"
+"  --seed N  --map FILE  --dump [--dump-slot 0|1|both] [--flash-size BYTES (default 16 MiB)]\n"
 "  --damage KIND (repeatable): crc:SECTION, itoc-hdr-crc, itoc-entry-crc, no-mfg,\n"
 "     itoc-trunc, too-many, two-dev-info, trunc-file; FS4 only: dtoc-place, hw-ptr-crc,\n"
 "     tools-crc, hashes-crc\n", f);
@@ -167,6 +167,10 @@ static int one_numeric(int opt, const char *arg, struct config *c, struct seen *
 		seen->slot_log = 1;
 		return 0;
 	case OPT_DUMP_SLOT:
+		c->dump_both = !strcmp(arg, "both");
+		c->dump_slot = 0;
+		if (c->dump_both)
+			return 0;
 		if (number_parse(arg, 1, &v))
 			return -1;
 		c->dump_slot = (unsigned int)v;
@@ -248,6 +252,10 @@ static int finish(struct config *c, const struct seen *seen)
 	}
 	if (!seen->slot_log)
 		c->slot_log = c->format == FMT_FS3 ? FS3_DEFAULT_SLOT_LOG : FS4_DEFAULT_SLOT_LOG;
+	if (c->dump_both && !c->dump) {
+		fprintf(stderr, "mkfs3: --dump-slot both needs --dump\n");
+		return -1;
+	}
 	if (seen->fs4_damage && c->format != FMT_FS4) {
 		fprintf(stderr, "mkfs3: that --damage exists only in FS4 images\n");
 		return -1;

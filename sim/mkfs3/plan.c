@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "be.h"
 #include "content.h"
+#include "crc16.h"
 #include "image.h"
 #include "rng.h"
 
@@ -75,6 +77,36 @@ static int plan_image_sections(struct image *im, struct rng *r)
 	return ok ? 0 : -1;
 }
 
+#define DEV_INFO_SIG_LEN	16	/* fs4_ops.cpp CheckDevInfoSignature: 4 dwords */
+
+/* FS4 DEV_INFO: the CRC in its last dword, so `sg` rewrites it without the DTOC
+ * (fs4_ops.cpp RestoreDevToc writes both DEV_INFO entries with INSECTION). */
+static void dev_info_crc(const struct image *im, struct sect *s)
+{
+	if (im->c->format != FMT_FS4)
+		return;
+	s->in_section = 1;
+	put_be32(s->data + s->len - 4, crc16_fs2(s->data, s->len - 4));
+}
+
+/*
+ * FS4 keeps DEV_INFO failsafe: a second one with its signature zeroed, that `sg` writes
+ * before it invalidates the first (fs4_ops.cpp UpdateSection fails with fewer than 2;
+ * RestoreDevToc makes this spare). verifyTocEntries does not check a DEV_INFO without its
+ * signature. --damage two-dev-info keeps the signature: two valid ones.
+ */
+static int dev_info_spare(struct image *im, struct rng *r)
+{
+	struct sect *s = add(im, ST_DEV_INFO, 1, r);
+
+	if (!s)
+		return 0;
+	if (!has_damage(im->c, DMG_TWO_DEV_INFO, 0))
+		memset(s->data, 0, DEV_INFO_SIG_LEN);
+	dev_info_crc(im, s);
+	return 1;
+}
+
 static int plan_dev_sections(struct image *im, struct rng *r)
 {
 	const struct config *c = im->c;
@@ -83,9 +115,13 @@ static int plan_dev_sections(struct image *im, struct rng *r)
 	if ((c->dev & DEV_MFG_INFO) && !has_damage(c, DMG_NO_MFG, 0))
 		ok &= add(im, ST_MFG_INFO, 1, r) != NULL;
 	if (c->dev & DEV_DEV_INFO) {
-		ok &= add(im, ST_DEV_INFO, 1, r) != NULL;
-		if (has_damage(c, DMG_TWO_DEV_INFO, 0))
-			ok &= add(im, ST_DEV_INFO, 1, r) != NULL;
+		struct sect *s = add(im, ST_DEV_INFO, 1, r);
+
+		ok &= s != NULL;
+		if (s)
+			dev_info_crc(im, s);
+		if (ok && (c->format == FMT_FS4 || has_damage(c, DMG_TWO_DEV_INFO, 0)))
+			ok &= dev_info_spare(im, r);
 	}
 	if (c->dev & DEV_NV_DATA) {
 		ok &= add(im, ST_NV_DATA0, 1, r) != NULL;

@@ -33,6 +33,7 @@
 #define E_FS4_CRC_SHIFT	16		/* image_layout crc kind [18:16] (bit offset 205, 3 bits) */
 #define FS4_CRC_IN_ENTRY 0		/* fs4_ops.h INITOCENTRY */
 #define FS4_CRC_NONE	1		/* NOCRC */
+#define FS4_CRC_IN_SECTION 2		/* INSECTION */
 
 static void seal(uint8_t *p)
 {
@@ -64,10 +65,11 @@ void toc_entry(uint8_t *p, enum fw_format f, const struct sect *s, uint32_t flas
 		dw6 = (s->no_crc ? E_FS3_NO_CRC : 0) | (s->dev ? E_FS3_DEV_DATA : 0);
 	} else {
 		put_be32(p + 4 * E_ADDR_DW, flash_addr & E_ADDR_MASK);
-		dw6 = (uint32_t)(s->no_crc ? FS4_CRC_NONE : FS4_CRC_IN_ENTRY) << E_FS4_CRC_SHIFT;
+		dw6 = (uint32_t)(s->no_crc ? FS4_CRC_NONE : s->in_section ? FS4_CRC_IN_SECTION :
+				 FS4_CRC_IN_ENTRY) << E_FS4_CRC_SHIFT;
 	}
-	/* No-CRC sections keep 0 (what the FW's own NV writes leave is not checked). */
-	if (!s->no_crc)
+	/* No-CRC and in-section sections keep 0 here, as fs4_ops.cpp CreateDtoc writes them. */
+	if (!s->no_crc && !s->in_section)
 		dw6 |= crc16_fs2(s->data, s->len);
 	put_be32(p + 4 * E_CRC_DW, dw6);
 	seal(p);
