@@ -77,6 +77,29 @@ def v_sections(text):
     return sorted((int(a, 16), int(s, 16), n) for a, _, s, n, _ in V_LINE.findall(text) if n not in skip)
 
 
+def v_structures(text):
+    """name -> (offset, size) of the non-section lines of `v` (one HW_POINTERS line per entry)."""
+    out = {}
+    for a, _, size, name, _ in V_LINE.findall(text):
+        if name in ("BOOT2", "ITOC_HEADER", "DTOC_HEADER", "TOOLS_AREA", "HASHES_TABLE"):
+            out[name] = (int(a, 16), int(size, 16))
+        elif name == "HW_POINTERS":
+            out.setdefault(name, []).append(int(a, 16))
+    return out
+
+
+def map_structures(m, fs4):
+    """The same, from the map: the TOC headers are the first 0x20 bytes of itoc/dtoc."""
+    out = {"BOOT2": m["boot2"], "ITOC_HEADER": (m["itoc"][0], 0x20)}
+    if fs4:
+        out["DTOC_HEADER"] = (m["dtoc"][0], 0x20)
+        out["TOOLS_AREA"] = m["tools_area"]
+        out["HASHES_TABLE"] = m["hashes_table"]
+        off, size = m["hw_pointers"]
+        out["HW_POINTERS"] = list(range(off, off + size, 8))
+    return out
+
+
 # (chip, options, fw, psid, guid, mac): formats, chips, slot sizes, ROM or none, device
 # sections, signature sections, INI and seeds all vary.
 GOOD = [
@@ -114,6 +137,7 @@ def test_good_image(tmp_path, chip, opts, fw, psid, guid, mac):
     assert ("FS4 failsafe image" if fs4 else "FS3 failsafe image") in v.stdout
     assert v_sections(v.stdout) == map_sections(m, fs4), v.stdout
     assert ("sect_DEV_INFO_1" in m) == fs4
+    assert v_structures(v.stdout) == map_structures(m, fs4), v.stdout
     q = flint(img, "q", "full")
     assert q.returncode == 0, q.stdout + q.stderr
     assert q_field(q.stdout, "Image type") == ("FS4" if fs4 else "FS3")
