@@ -387,3 +387,13 @@ def test_dump_both_slots(tmp_path, chip, rc, line):
     assert data[:1 << 21] == data[1 << 21:2 << 21]
     v = flint(img, "v")
     assert v.returncode == rc and line in v.stdout + v.stderr, v.stdout + v.stderr
+
+
+def test_fs3_two_dev_info_last_wins(tmp_path):
+    """FS3 does not count DEV_INFOs: `v` passes and `q` shows the later one (GUIDs + 0x100)."""
+    need_mstflint()
+    img, _ = mkfs3(tmp_path, "--chip cx4 --damage two-dev-info")
+    q = flint(img, "q")
+    assert q.returncode == 0
+    assert q_field(q.stdout, "Base GUID").split()[0] == "248a0703005a1c20"
+    assert q_field(q.stdout, "Orig Base GUID").split()[0] == "248a0703005a1b20"

@@ -173,6 +173,11 @@ static void mfg_info(uint8_t *p, const struct config *c)
 	uids(p + MFG_GUIDS, c->guid, c->mac);
 }
 
+void dev_info_set_uids(uint8_t *p, uint64_t guid, uint64_t mac)
+{
+	uids(p + DEV_GUIDS, guid, mac);
+}
+
 static void dev_info(uint8_t *p, const struct config *c)
 {
 	put_be32(p, DEV_SIG0);

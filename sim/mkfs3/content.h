@@ -19,6 +19,9 @@
 /* Section data of type; *len gets its size (a dword multiple). NULL on failure (printed). */
 uint8_t *section_data(uint8_t type, const struct config *c, struct rng *r, uint32_t *len);
 
+/* Put other base GUID/MAC into DEV_INFO data p (the second one of --damage two-dev-info). */
+void dev_info_set_uids(uint8_t *p, uint64_t guid, uint64_t mac);
+
 /* The name mstflint prints for a section type (fs3_ops.cpp's name table). */
 const char *section_name(uint8_t type);
 

@@ -78,6 +78,7 @@ static int plan_image_sections(struct image *im, struct rng *r)
 }
 
 #define DEV_INFO_SIG_LEN	16	/* fs4_ops.cpp CheckDevInfoSignature: 4 dwords */
+#define SECOND_UID_DELTA	0x100	/* the second valid DEV_INFO's GUIDs/MACs, to tell it apart */
 
 /* FS4 DEV_INFO: the CRC in its last dword, so `sg` rewrites it without the DTOC
  * (fs4_ops.cpp RestoreDevToc writes both DEV_INFO entries with INSECTION). */
@@ -103,6 +104,9 @@ static int dev_info_spare(struct image *im, struct rng *r)
 		return 0;
 	if (!has_damage(im->c, DMG_TWO_DEV_INFO, 0))
 		memset(s->data, 0, DEV_INFO_SIG_LEN);
+	else
+		dev_info_set_uids(s->data, im->c->guid + SECOND_UID_DELTA,
+				  im->c->mac + SECOND_UID_DELTA);
 	dev_info_crc(im, s);
 	return 1;
 }
