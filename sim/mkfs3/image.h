@@ -14,7 +14,7 @@
 #include "map.h"
 #include "mkfs3.h"
 
-#define SECT_MAX	160
+#define SECT_MAX	160	/* sections and TOC entries: well above the 85 the options can ask for */
 #define SECTOR		0x1000u	/* FS3/FS4_DEFAULT_SECTOR_SIZE (fs3_ops.h, fs4_ops.h) */
 
 struct sect {

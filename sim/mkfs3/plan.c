@@ -17,7 +17,7 @@
 
 #define SECT_ALIGN	0x100u	/* synthetic; mstflint needs only dwords */
 #define BOOT2_DWORDS	0x1f8u	/* BOOT2 code dwords: 2 KiB in all with its 4 dwords */
-#define FILLER_ENTRIES	(TOC_MAX_ENTRIES + 2)	/* --damage toomany: past MAX_TOCS_NUM */
+#define FILLER_ENTRIES	(TOC_MAX_ENTRIES + 2)	/* --damage too-many: past MAX_TOCS_NUM */
 
 static uint32_t align_up(uint32_t v, uint32_t a)
 {
@@ -26,7 +26,14 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 
 static struct sect *add(struct image *im, uint8_t type, int dev, struct rng *r)
 {
-	struct sect *s = &im->s[im->n++];
+	struct sect *s;
+
+	/* At most 5 + ROM + INI + 6 signatures + 66 filler + 6 device sections: well below. */
+	if (im->n == SECT_MAX) {
+		fprintf(stderr, "mkfs3: more than %d sections\n", SECT_MAX);
+		exit(1);
+	}
+	s = &im->s[im->n++];
 
 	memset(s, 0, sizeof(*s));
 	s->type = type;
