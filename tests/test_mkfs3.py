@@ -169,6 +169,49 @@ def test_showitoc_lists_map(tmp_path, chip):
     assert types == want
     entries = [n for n in m if re.match(r"[id]toc_entry_\d+$", n)]
     assert len(entries) == len(want)
+    # Each dumped entry: flash_addr and size are in dwords; FS3 marks device data as absolute.
+    dumped = []
+    for block in r.stdout.split("========")[2::2]:
+        f = dict(re.findall(r"^(\w+)\s*:\s*(0x[0-9a-f]+)", block, re.M))
+        dumped.append((int(f["flash_addr"], 16) * 4, int(f["size"], 16) * 4, int(f["type"], 16)))
+        if chip == "cx4lx":
+            dev = int(f["type"], 16) >= 0xe0
+            assert (f["relative_addr"], f["device_data"]) == (("0x0", "0x1") if dev else ("0x1", "0x0"))
+    assert sorted(dumped) == sorted((off, size, SECTION_TYPES[re.sub(r"_\d+$", "", n[5:])
+                                                              if n[5:] not in SECTION_TYPES else n[5:]])
+                                    for n, (off, size) in m.items() if n.startswith("sect_"))
+
+
+def hw_crc(data):
+    """calc_hw_crc from its parameters alone, bit by bit: poly 0x100B reflected, init 0xFFFF,
+    the first two bytes inverted, the result byte-swapped."""
+    poly = int(f"{0x100B:016b}"[::-1], 2)
+    crc = 0xFFFF
+    for i, byte in enumerate(data):
+        crc ^= byte ^ (0xFF if i < 2 else 0)
+        for _ in range(8):
+            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+    return ((crc << 8) | (crc >> 8)) & 0xFFFF
+
+
+@pytest.mark.parametrize("chip", ["cx5", "cx6lx"])
+def test_hw_pointer_crcs(tmp_path, chip):
+    """Every HW pointer's CRC dword, checked here without mstflint; blank ones are all-ones."""
+    img, m = mkfs3(tmp_path, f"--chip {chip}")
+    data = img.read_bytes()
+    off, size = m["hw_pointers"]
+    assert hw_crc(bytes(6)) == 0
+    ptrs = {}
+    for e in range(off, off + size, 8):
+        ptr, crc = int.from_bytes(data[e:e + 4], "big"), int.from_bytes(data[e + 4:e + 8], "big")
+        if ptr == 0xFFFFFFFF:
+            assert crc == 0xFFFFFFFF
+            continue
+        assert crc == hw_crc(data[e:e + 6]), hex(e)
+        ptrs[(e - off) // 8] = ptr
+    # boot2, toc, tools, image_info, hashes_table (image_layout_hw_pointers_carmel order)
+    assert ptrs == {1: m["boot2"][0], 2: m["itoc"][0], 3: m["tools_area"][0],
+                    10: m["sect_IMAGE_INFO"][0], 15: m["hashes_table"][0]}
 
 
 def test_selftest():
