@@ -310,6 +310,7 @@ DAMAGES = [
     ("hw-ptr-crc", "cx5", 1, "initHwPtrs: HW pointers not found."),
     ("tools-crc", "cx5", 1, "(TOOLS_AREA) /0x"),
     ("hashes-crc", "cx6dx", 1, "(HASHES_TABLE) /0x"),
+    ("hashes-hdr-crc", "cx5", 1, "HASHES TABLE HEADER /0x00002008/ - wrong CRC"),
     ("two-dev-info", "cx4lx", 0, "Image is bootable"),   # FS3 does not count DEV_INFOs
     ("two-dev-info", "cx5", 1, 'Two "DEV_INFO" info sections.'),
     ("trunc-file", "cx4lx", 1, "is out of image limits"),

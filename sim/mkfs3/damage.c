@@ -60,6 +60,9 @@ static void apply(struct image *im, const struct damage *d)
 	case DMG_HASHES_CRC:
 		slot[im->hashes + im->hashes_len - 4 + CRC_LOW_BYTE] ^= FLIP;
 		break;
+	case DMG_HASHES_HDR_CRC:
+		slot[im->hashes + FS4_HT_HEADER_LEN - 4 + CRC_LOW_BYTE] ^= FLIP;
+		break;
 	case DMG_TRUNC_FILE:
 		/* The file ends in the middle of the image's data. */
 		im->out_len = (im->slot + im->img_end / 2) & ~3u;

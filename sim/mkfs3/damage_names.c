@@ -15,7 +15,8 @@ static const struct kind_name kinds[] = {
 	{ "no-mfg", DMG_NO_MFG, 0 }, { "dtoc-place", DMG_DTOC_PLACE, 1 },
 	{ "itoc-trunc", DMG_ITOC_TRUNC, 0 }, { "too-many", DMG_TOO_MANY, 0 },
 	{ "hw-ptr-crc", DMG_HW_PTR_CRC, 1 }, { "tools-crc", DMG_TOOLS_CRC, 1 },
-	{ "hashes-crc", DMG_HASHES_CRC, 1 }, { "two-dev-info", DMG_TWO_DEV_INFO, 0 },
+	{ "hashes-crc", DMG_HASHES_CRC, 1 },
+	{ "hashes-hdr-crc", DMG_HASHES_HDR_CRC, 1 }, { "two-dev-info", DMG_TWO_DEV_INFO, 0 },
 	{ "trunc-file", DMG_TRUNC_FILE, 0 },
 };
 

@@ -31,7 +31,6 @@ enum hw_ptr {
 #define FS4_BIN_MINOR		0	/* FS4_MIN_BIN_VER_MINOR */
 
 /* Hashes table (fs4_ops.h, image_layout_layouts.h). */
-#define HT_HEADER_LEN		0xc	/* IMAGE_LAYOUT_HASHES_TABLE_HEADER_SIZE */
 #define HT_HEADER_DWSIZE	4	/* dw_size, bit offset 32 */
 #define HTOC_HEADER_LEN		0x10	/* IMAGE_LAYOUT_HTOC_HEADER_SIZE */
 #define HTOC_HASH_SIZE		4	/* hash_size, 16 bits at bit offset 32 ... */
@@ -43,7 +42,7 @@ enum hw_ptr {
 
 uint32_t fs4_hashes_table_len(void)
 {
-	return HT_HEADER_LEN + HTOC_HEADER_LEN + HTOC_ENTRIES * (HTOC_ENTRY_LEN + HASH_LEN) + HT_TAIL_LEN;
+	return FS4_HT_HEADER_LEN + HTOC_HEADER_LEN + HTOC_ENTRIES * (HTOC_ENTRY_LEN + HASH_LEN) + HT_TAIL_LEN;
 }
 
 static void hw_ptr(uint8_t *e, uint32_t ptr)
@@ -94,7 +93,7 @@ void fs4_hashes_table(struct image *im)
 
 	memset(p, 0, len);
 	put_be32(p + HT_HEADER_DWSIZE, len / 4);
-	put_be32(p + HT_HEADER_LEN - 4, crc16_fs2(p, HT_HEADER_LEN - 4));
-	put_be32(p + HT_HEADER_LEN + HTOC_HASH_SIZE, (uint32_t)HASH_LEN << HTOC_HASH_SHIFT);
+	put_be32(p + FS4_HT_HEADER_LEN - 4, crc16_fs2(p, FS4_HT_HEADER_LEN - 4));
+	put_be32(p + FS4_HT_HEADER_LEN + HTOC_HASH_SIZE, (uint32_t)HASH_LEN << HTOC_HASH_SHIFT);
 	put_be32(p + len - 4, crc16_fs2(p, len - 4));
 }

@@ -73,6 +73,7 @@ uint32_t fs4_hashes_table_len(void);
 #define FS4_HW_PTR_ENTRY	8	/* IMAGE_LAYOUT_HW_POINTER_ENTRY_SIZE */
 #define FS4_TOOLS_OFF		0x500	/* any free place: reached through tools_ptr */
 #define FS4_TOOLS_LEN		0x40	/* IMAGE_LAYOUT_TOOLS_AREA_SIZE */
+#define FS4_HT_HEADER_LEN	0xc	/* IMAGE_LAYOUT_HASHES_TABLE_HEADER_SIZE: CRC in its last dword */
 #define FS4_BOOT2_OFF		0x1000	/* reached through boot2_ptr */
 #define TOC_HDR_LEN		0x20	/* TOC_HEADER_SIZE (fs3_ops.h) */
 #define TOC_ENTRY_LEN		0x20	/* TOC_ENTRY_SIZE */

@@ -66,7 +66,7 @@ void usage(FILE *f)
 "  --seed N  --map FILE  --dump [--dump-slot 0|1|both] [--flash-size BYTES (default 16 MiB)]\n"
 "  --damage KIND (repeatable): crc:SECTION, itoc-hdr-crc, itoc-entry-crc, no-mfg,\n"
 "     itoc-trunc, too-many, two-dev-info, trunc-file; FS4 only: dtoc-place, hw-ptr-crc,\n"
-"     tools-crc, hashes-crc\n", f);
+"     tools-crc, hashes-crc, hashes-hdr-crc\n", f);
 }
 
 /* X.Y.Z, each field at most max[i]. */
