@@ -13,6 +13,7 @@
 #   make check-docs    fail on a § citation that resolves to no heading of docs/
 #   make check-man     fail on any groff warning about the man page, docs/cxflash.1
 #   make check-functions  fail on a C function in burner/ or sim/ (not their tests) over 80 lines
+#   make mkfs2, make mkfs3  the synthetic FS2 / FS3+FS4 image generators for the tests (sim/mkfs2, sim/mkfs3)
 #   make fuzz      run the image-parser fuzzer (FUZZ_SECONDS, default 60)
 #   make bench     measure cxflash's size and speed, and a 100-node PXE rack (reported, never asserted)
 #   make test-traces  record tests/traces/ again (when cxflash's register sequence changes)
@@ -37,6 +38,9 @@ BURNER_HDR := $(wildcard burner/*.h burner/*/*.h)
 MANPAGE    ?= docs/cxflash.1
 MKFS2_SRC  := $(wildcard sim/mkfs2/*.c)
 MKFS2_HDR  := $(wildcard sim/mkfs2/*.h)
+# mkfs3 (FS3/FS4 images) reuses mkfs2's CRC16, number parser, filler, buffer, map and ROM builder.
+MKFS3_SRC  := $(wildcard sim/mkfs3/*.c) $(addprefix sim/mkfs2/,crc16.c number.c rng.c buf.c map.c rom.c)
+MKFS3_HDR  := $(wildcard sim/mkfs3/*.h) $(MKFS2_HDR)
 UNIT_SRC   := $(wildcard burner/tests/test_*.c)
 UNIT_BINS  := $(patsubst burner/tests/%.c,$(B)/tests/%,$(UNIT_SRC))
 
@@ -53,7 +57,7 @@ SIM_UNIT   := $(patsubst sim/tests/test_%.c,$(B)/tests/test_sim_%,$(SIM_TESTS))
 UNIT_BINS  += $(SIM_UNIT)
 FUSE_FLAGS  = $(shell pkg-config --cflags --libs fuse3 2>/dev/null)
 
-.PHONY: all deps burner check check-static check-layers check-calls check-docs check-man check-functions check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 asan cxsim \
+.PHONY: all deps burner check check-static check-layers check-calls check-docs check-man check-functions check-unit test-traces bench bench-pxe bench-mstflint fuzz clean libs mkfs2 mkfs3 asan cxsim \
         kernel busybox qemu initramfs images run pxe-serve pxe-report pxe-cycle
 
 all: burner images
@@ -92,6 +96,12 @@ $(B)/host/mkfs2: $(MKFS2_SRC) $(MKFS2_HDR)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  -o $@ $(MKFS2_SRC) -lz
+
+mkfs3: $(B)/host/mkfs3
+$(B)/host/mkfs3: $(MKFS3_SRC) $(MKFS3_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  -Isim/mkfs3 -Isim/mkfs2 -o $@ $(MKFS3_SRC) -lz
 
 cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace
 $(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_MKFS2) $(SIM_HDR) sim/mkfs2/crc16.h sim/mkfs2/number.h sim/mkfs2/be.h
@@ -229,7 +239,7 @@ pxe-report:
 pxe-cycle:
 	scripts/pxe-cycle $(if $(BOUND),--bound $(BOUND)) $(PXE_ROOT)
 
-CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
+CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace $(B)/host/pci-list \
               $(IMAGES)/SHA256SUMS $(QEMU)
 
