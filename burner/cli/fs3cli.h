@@ -30,7 +30,7 @@ int cli_fs3_dispatch(const struct command *cmd, struct cli *c, bool *handled, st
 int cli_fs3_verify(struct cli *c, struct fs3_file *f, int parse_rc, struct cx_status *st);
 int cli_fs3_query(struct cli *c, struct fs3_file *f, struct cx_status *st);
 
-/* "FS3"/"FS4" and the security attributes as mstflint's q shows them (§7). */
+/* The security attributes as mstflint's q shows them (fs3-format.md §7). */
 const char *cli_fs3_security(const struct fs3_image *img);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fs3_info.c — what the sections say: IMAGE_INFO (§5), MFG_INFO and DEV_INFO (§6), the
+/* fs3_info.c — what the sections say (fs3-format.md): IMAGE_INFO (§5), MFG_INFO and DEV_INFO (§6), the
  * ROM (§6.5), where the .ini is; and mstflint's name of every section type (§3.3). */
 #include <string.h>
 
