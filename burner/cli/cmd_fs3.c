@@ -144,7 +144,7 @@ int cli_fs3_dispatch(const struct command *cmd, struct cli *c, bool *handled, st
 	int rc = CX_OK;
 
 	*handled = false;
-	if (!c->image || !(cmd->flags & CMD_NEEDS_IMAGE))
+	if (!c->image)
 		return CX_OK;
 	memset(&f, 0, sizeof(f));
 	/* A file that cannot be read goes on to the FS2 code, which says why as it always has. */
