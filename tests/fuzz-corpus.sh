@@ -29,4 +29,9 @@ read -r _ off size < <(grep '^sect_ROM ' "$OUT/rom-src.map")
 tail -c +$((off + 16 + 1)) "$OUT/rom-src.tmp" | head -c $((size - 20)) >"$OUT/seed-rom.bin"
 rm -f "$OUT/rom-src.tmp" "$OUT/rom-src.map"
 i=$((i + 1))
+# FS3/FS4 seeds from the unit tests' builder (burner/tests/fs3seed.c).
+for k in fs3 fs4 fs4-hashes fs4-signed; do
+	"$B/host/fs3seed" "$k" "$OUT/seed-$k.bin"
+	i=$((i + 1))
+done
 echo "fuzz corpus: $i seeds in $OUT"
