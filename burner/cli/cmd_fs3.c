@@ -144,7 +144,8 @@ int cli_fs3_dispatch(const struct command *cmd, struct cli *c, bool *handled, st
 	int rc = CX_OK;
 
 	*handled = false;
-	if (!c->image)
+	/* match reads an FS3/FS4 file itself: the card it came from (cmd_match.c). */
+	if (!c->image || !strcmp(cmd->name, "match"))
 		return CX_OK;
 	memset(&f, 0, sizeof(f));
 	/* A file that cannot be read goes on to the FS2 code, which says why as it always has. */
