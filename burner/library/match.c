@@ -168,7 +168,10 @@ static void judge_unsound(const struct manifest_entry *e, struct match_candidate
 	uint8_t *buf = NULL;
 	size_t len;
 
-	if (img && e->status == CX_EIMAGE && e->sha256[0] && !file_read(e->path, IMGFILE_MAX, &buf, &len, &st))
+	/* An FS3/FS4 file has its reason already (manifest_fs3.h); no FS2 rule applies to it. */
+	bool fs2 = e->format != FMT_FS3 && e->format != FMT_FS4;
+	if (img && fs2 && e->status == CX_EIMAGE && e->sha256[0] &&
+	    !file_read(e->path, IMGFILE_MAX, &buf, &len, &st))
 		guard_check_file(buf, len, img, &v);
 	if (v.code)
 		refused_by_burn(c, v.code, v.rule, v.reason);
