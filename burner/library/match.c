@@ -325,8 +325,9 @@ static void judge_fit_fs3(const struct match_card *card, const struct manifest_e
 }
 
 /* A card whose firmware is secure refuses a PSID change itself ("Changing PSID is
- * unsupported under Secure FW", field-notes.md): only recovery mode writes past it, on
- * a chip without hardware secure boot (fs3-format.md §7). */
+ * unsupported under Secure FW", quoted in the source of library/boards.txt's Dell
+ * ConnectX-6 Dx row): only recovery mode writes past it, on a chip without hardware
+ * secure boot (fs3-format.md §7). */
 static void judge_secure(const struct match_card *card, struct match_candidate *c)
 {
 	const struct chip_desc *have = chip_by_hw_id(card->hw_id);
