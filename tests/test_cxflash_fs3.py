@@ -16,7 +16,7 @@ import pytest
 from conftest import BUILD, cx, mstflint, run
 
 FS3SEED = BUILD / "host" / "fs3seed"
-KINDS = ["fs3", "fs4", "fs4-hashes", "fs4-signed"]
+KINDS = ["fs3", "fs3-olduids", "fs4", "fs4-hashes", "fs4-signed"]
 HAVE_MSTFLINT = shutil.which("mstflint") is not None
 
 
@@ -54,7 +54,7 @@ def one_line_error(r, code):
 def test_verify_ok(seeds, kind):
     r = cx("-i", seeds[kind], "v", asan=True)
     assert r.returncode == 0, r.stderr
-    assert f"{'FS3' if kind == 'fs3' else 'FS4'} failsafe image" in r.stdout
+    assert f"{kind[:3].upper()} failsafe image" in r.stdout
     assert "-I- FW image verification succeeded. Image is bootable." in r.stdout
 
 
