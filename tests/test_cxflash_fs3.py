@@ -16,7 +16,7 @@ import pytest
 from conftest import BUILD, cx, mstflint, run
 
 FS3SEED = BUILD / "host" / "fs3seed"
-KINDS = ["fs3", "fs3-olduids", "fs4", "fs4-hashes", "fs4-signed"]
+KINDS = ["fs3", "fs3-olduids", "fs4", "fs4-hashes", "fs4-signed", "fs4-devkeys"]
 HAVE_MSTFLINT = shutil.which("mstflint") is not None
 
 
@@ -86,6 +86,7 @@ def test_query_signed_attributes(seeds):
     r = cx("-i", seeds["fs4-signed"], "q", "full")
     assert "Security Attributes:   signed-fw" in r.stdout
     assert "Default Update Method: fw_ctrl" in r.stdout
+    assert "Security Attributes:   signed-fw, dev" in cx("-i", seeds["fs4-devkeys"], "q").stdout
     r = cx("-i", seeds["fs4"], "q", "full")  # signed_fw set, but no signature sections: N/A
     assert "Security Attributes:   N/A" in r.stdout
 
