@@ -131,6 +131,27 @@ def test_wrong_crcs_all_shown(seeds, tmp_path):
     assert sum(i["result"] == "wrong CRC" for i in j["items"]) == 3
 
 
+@pytest.mark.skipif(not HAVE_MSTFLINT, reason="mstflint not installed")
+@pytest.mark.parametrize("kind,offs", [
+    ("fs3", (0x5003, 0x1e005, 0x1010)),   # MAIN_CODE, VPD_R0 (absolute), the ITOC header
+    ("fs4", (0x1f010,)),                  # the DTOC header: mstflint stops there
+    ("fs4", (0x1b003,)),                  # DEV_INFO's signature: no valid DEV_INFO left
+    ("fs4", (0x1008,)),                   # BOOT2
+])
+def test_damaged_lines_start_like_mstflint(seeds, tmp_path, kind, offs):
+    data = bytearray(seeds[kind].read_bytes())
+    for off in offs:
+        data[off] ^= 0x40
+    p = tmp_path / "bad.bin"
+    p.write_bytes(bytes(data))
+    ours, theirs = cx("-i", p, "v", asan=True), mstflint("-i", p, "v")
+    assert ours.returncode == 4 and theirs.returncode != 0
+    one_line_error(ours, 4)
+    mine = [l for l in ours.stdout.splitlines() if l.startswith("     /")]
+    their = [l for l in theirs.stdout.splitlines() if l.startswith("     /")]
+    assert their and mine[:len(their)] == their
+
+
 def test_files_out(seeds, tmp_path):
     rom = tmp_path / "rom.bin"
     assert cx("-i", seeds["fs4"], "rrom", rom).returncode == 0
