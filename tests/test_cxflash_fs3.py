@@ -152,6 +152,17 @@ def test_damaged_lines_start_like_mstflint(seeds, tmp_path, kind, offs):
     assert their and mine[:len(their)] == their
 
 
+def test_showitoc_checks_structures_not_sections(seeds, tmp_path):
+    data = bytearray(seeds["fs4"].read_bytes())
+    data[0x5003] ^= 0x40                       # MAIN_CODE: not checked under showitoc
+    p = tmp_path / "sect.bin"
+    p.write_bytes(bytes(data))
+    assert cx("-i", p, "v", "showitoc").returncode == 0
+    data[0x1008] ^= 0x40                       # BOOT2: checked
+    p.write_bytes(bytes(data))
+    one_line_error(cx("-i", p, "v", "showitoc", asan=True), 4)
+
+
 def test_files_out(seeds, tmp_path):
     rom = tmp_path / "rom.bin"
     assert cx("-i", seeds["fs4"], "rrom", rom).returncode == 0
