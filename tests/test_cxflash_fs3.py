@@ -16,7 +16,7 @@ import pytest
 from conftest import BUILD, cx, mstflint, run
 
 FS3SEED = BUILD / "host" / "fs3seed"
-KINDS = ["fs3", "fs4", "fs4-hashes", "fs4-signed"]
+KINDS = ["fs3", "fs3-olduids", "fs4", "fs4-hashes", "fs4-signed", "fs4-devkeys"]
 HAVE_MSTFLINT = shutil.which("mstflint") is not None
 
 
@@ -54,7 +54,7 @@ def one_line_error(r, code):
 def test_verify_ok(seeds, kind):
     r = cx("-i", seeds[kind], "v", asan=True)
     assert r.returncode == 0, r.stderr
-    assert f"{'FS3' if kind == 'fs3' else 'FS4'} failsafe image" in r.stdout
+    assert f"{kind[:3].upper()} failsafe image" in r.stdout
     assert "-I- FW image verification succeeded. Image is bootable." in r.stdout
 
 
@@ -86,6 +86,7 @@ def test_query_signed_attributes(seeds):
     r = cx("-i", seeds["fs4-signed"], "q", "full")
     assert "Security Attributes:   signed-fw" in r.stdout
     assert "Default Update Method: fw_ctrl" in r.stdout
+    assert "Security Attributes:   signed-fw, dev" in cx("-i", seeds["fs4-devkeys"], "q").stdout
     r = cx("-i", seeds["fs4"], "q", "full")  # signed_fw set, but no signature sections: N/A
     assert "Security Attributes:   N/A" in r.stdout
 
@@ -128,6 +129,38 @@ def test_wrong_crcs_all_shown(seeds, tmp_path):
     j = json.loads(cx("-i", p, "--json", "v").stdout)
     assert j["verdict"] == "failed" and j["exit_code"] == 4
     assert sum(i["result"] == "wrong CRC" for i in j["items"]) == 3
+
+
+@pytest.mark.skipif(not HAVE_MSTFLINT, reason="mstflint not installed")
+@pytest.mark.parametrize("kind,offs", [
+    ("fs3", (0x5003, 0x1e005, 0x1010)),   # MAIN_CODE, VPD_R0 (absolute), the ITOC header
+    ("fs4", (0x1f010,)),                  # the DTOC header: mstflint stops there
+    ("fs4", (0x1b003,)),                  # DEV_INFO's signature: no valid DEV_INFO left
+    ("fs4", (0x1008,)),                   # BOOT2
+])
+def test_damaged_lines_start_like_mstflint(seeds, tmp_path, kind, offs):
+    data = bytearray(seeds[kind].read_bytes())
+    for off in offs:
+        data[off] ^= 0x40
+    p = tmp_path / "bad.bin"
+    p.write_bytes(bytes(data))
+    ours, theirs = cx("-i", p, "v", asan=True), mstflint("-i", p, "v")
+    assert ours.returncode == 4 and theirs.returncode != 0
+    one_line_error(ours, 4)
+    mine = [l for l in ours.stdout.splitlines() if l.startswith("     /")]
+    their = [l for l in theirs.stdout.splitlines() if l.startswith("     /")]
+    assert their and mine[:len(their)] == their
+
+
+def test_showitoc_checks_structures_not_sections(seeds, tmp_path):
+    data = bytearray(seeds["fs4"].read_bytes())
+    data[0x5003] ^= 0x40                       # MAIN_CODE: not checked under showitoc
+    p = tmp_path / "sect.bin"
+    p.write_bytes(bytes(data))
+    assert cx("-i", p, "v", "showitoc").returncode == 0
+    data[0x1008] ^= 0x40                       # BOOT2: checked
+    p.write_bytes(bytes(data))
+    one_line_error(cx("-i", p, "v", "showitoc", asan=True), 4)
 
 
 def test_files_out(seeds, tmp_path):

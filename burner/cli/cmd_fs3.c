@@ -102,9 +102,9 @@ static int refuse_edit(const char *name, const struct fs3_file *f, struct cx_sta
 		return cx_fail(st, CX_EUNSUPPORTED, "sg: guids override is not set, cannot set device guids "
 			       "(%s MFG_INFO guids_override_en is 0)", fmt);
 	if (!strcmp(name, "sg") || !strcmp(name, "sv"))
-		return cx_fail(st, CX_EUNSUPPORTED, "%s: the %s of an %s image are the card's device data "
-			       "(DEV_INFO), outside the image and kept by a burn: set them on the card, not in "
-			       "the file", name, name[1] == 'g' ? "GUIDs/MACs" : "VSD", fmt);
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: the %s of an %s image %s the card's device data "
+			       "(DEV_INFO), outside the image and kept by a burn: not set in a file", name,
+			       name[1] == 'g' ? "GUIDs/MACs" : "VSD", fmt, name[1] == 'g' ? "are" : "is");
 	if (is_signed(img))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s: this %s image is signed and ROM_CODE is in the signed "
 			       "region: changing it would need re-signing with NVIDIA's key", name, fmt);

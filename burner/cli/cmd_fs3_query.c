@@ -9,40 +9,35 @@
 #include "image/info.h"
 
 #define VSD_VENDOR_MLNX 0x15B3 /* MELLANOX_VENDOR_ID: VSD and PSID shown only for it (or 0), §5 */
-#define T_SIG_256 0xa0         /* IMAGE_SIGNATURE_256, §7 */
 #define T_KEYS_2048 0xa1       /* PUBLIC_KEYS_2048, §7 */
-#define T_SIG_512 0xa3         /* IMAGE_SIGNATURE_512, §7 */
 #define T_KEYS_4096 0xa4       /* PUBLIC_KEYS_4096, §7 */
 
-/* A section of one of two types is listed (and, when want_ok, its CRC holds). */
-static bool has_section(const struct fs3_image *img, uint8_t a, uint8_t b, bool want_ok)
+/* A section of one of two types is listed. */
+static bool has_section(const struct fs3_image *img, uint8_t a, uint8_t b)
 {
-	for (int i = 0; i < img->nitems; i++) {
-		const struct fs3_item *it = &img->items[i];
-		if (it->kind == FS3_ITEM_SECTION && it->entry >= 0 && (it->type == a || it->type == b) &&
-		    (!want_ok || it->ok))
+	for (int i = 0; i < img->nentries; i++)
+		if (!img->entries[i].in_dtoc && (img->entries[i].type == a || img->entries[i].type == b))
 			return true;
-	}
 	return false;
 }
 
-/* Fs3Operations::FsIntQueryAux: no security mode unless a signature, public keys and
- * mcc_en are all there; then secure-fw before signed-fw (printSecurityAttrInfo), §7. */
+/* Fs3Operations::FsIntQueryAux: no security mode unless a signature was read, public keys
+ * are listed and mcc_en is set (§7). */
 static bool security_mode(const struct fs3_image *img)
 {
-	return has_section(img, T_SIG_256, T_SIG_512, true) && has_section(img, T_KEYS_2048, T_KEYS_4096, false) &&
-	       img->info.mcc_en;
+	return img->signature && has_section(img, T_KEYS_2048, T_KEYS_4096) && img->info.mcc_en;
 }
 
+/* printSecurityAttrInfo: secure-fw before signed-fw, then ", debug", ", dev" (§7). */
 const char *cli_fs3_security(const struct fs3_image *img)
 {
-	if (!security_mode(img))
+	static char out[48];
+
+	if (!security_mode(img) || (!img->info.secure_fw && !img->info.signed_fw))
 		return "N/A";
-	if (img->info.secure_fw)
-		return img->info.debug_fw ? "secure-fw, debug" : "secure-fw";
-	if (img->info.signed_fw)
-		return img->info.debug_fw ? "signed-fw, debug" : "signed-fw";
-	return "N/A";
+	snprintf(out, sizeof(out), "%s%s%s", img->info.secure_fw ? "secure-fw" : "signed-fw",
+		 img->info.debug_fw ? ", debug" : "", img->dev_keys ? ", dev" : "");
+	return out;
 }
 
 static void print_uid(const char *label, const struct fs3_uid *u, bool guid, bool step)

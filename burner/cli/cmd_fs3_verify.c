@@ -138,6 +138,21 @@ static void print_json(const struct fs3_image *img, bool showitoc, int rc, const
 	json_end(&j);
 }
 
+/* showitoc does not check the sections' CRCs (mstflint reads none of them then), only the
+ * structures around them: pointers, tools area, BOOT2, hashes table, TOC headers. */
+static int showitoc_verdict(const struct fs3_image *img, struct cx_status *st)
+{
+	char tmp[24];
+
+	for (int i = 0; i < img->nitems; i++) {
+		const struct fs3_item *it = &img->items[i];
+		if (!it->ok && !(it->kind == FS3_ITEM_SECTION && it->entry >= 0))
+			return cx_fail(st, CX_EIMAGE, "%s at 0x%x: wrong CRC (exp:0x%x, act:0x%x)",
+				       item_name(it, tmp), it->off, it->crc_calc, it->crc_stored);
+	}
+	return CX_OK;
+}
+
 int cli_fs3_verify(struct cli *c, struct fs3_file *f, int rc, struct cx_status *st)
 {
 	bool showitoc = c->nparams == 1;
@@ -146,8 +161,8 @@ int cli_fs3_verify(struct cli *c, struct fs3_file *f, int rc, struct cx_status *
 		return cx_fail(st, CX_EUSAGE, "unknown parameter '%s' for v: only 'showitoc'", c->params[0]);
 	/* A parse that stopped part-way still shows what it checked before the fault. */
 	if (f->img.fmt && (rc == CX_OK || f->img.nitems > 0)) {
-		if (!rc && !showitoc)
-			rc = fs3_verdict(&f->img, st);
+		if (!rc)
+			rc = showitoc ? showitoc_verdict(&f->img, st) : fs3_verdict(&f->img, st);
 		if (c->json) {
 			print_json(&f->img, showitoc, rc, st);
 			c->json_done = true;

@@ -142,6 +142,8 @@ struct fs3_image {
 	struct rom_info roms[ROM_MAX_IMAGES];
 	int nroms;
 	uint32_t security_version; /* FS4 fw_security_version pointer value */
+	bool signature;            /* an IMAGE_SIGNATURE section whose CRC holds (§7) */
+	bool dev_keys;             /* its keypair UUID marks development keys (§7) */
 };
 
 /* Parse buf (the whole file). CX_EIMAGE with one line on a structural fault. */

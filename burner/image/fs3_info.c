@@ -9,6 +9,9 @@
 #define T_IMAGE_INFO 0x10      /* FS3_IMAGE_INFO, §5 */
 #define T_ROM_CODE 0x18        /* FS3_ROM_CODE, §6.5 */
 #define T_DBG_FW_INI 0x30      /* FS3_DBG_FW_INI, §6.6 */
+#define T_SIG_256 0xa0         /* FS3_IMAGE_SIGNATURE_256, §7 */
+#define T_SIG_512 0xa3         /* FS3_IMAGE_SIGNATURE_512, §7 */
+#define SIG_KEYPAIR_OFF 0x10   /* cx4fw_image_signature_*: keypair_uuid[4], §7 */
 #define T_MFG_INFO 0xe0        /* FS3_MFG_INFO, §6.1 */
 #define T_DEV_INFO 0xe1        /* FS3_DEV_INFO, §6.2 */
 #define INFO_SIZE 0x400        /* image_layout_image_info: 1 KiB, §5 */
@@ -168,6 +171,19 @@ static int dev_info(struct fs3_image *img, const uint8_t *s, uint32_t len, struc
 	return CX_OK;
 }
 
+/* GetImgSigInfo: development keys when one of the UUID's first three dwords is set, the
+ * fourth is 0 and the third's low half is 0 (§7). */
+static void signature(struct fs3_image *img, const uint8_t *s, uint32_t len)
+{
+	img->signature = true;
+	if (len < SIG_KEYPAIR_OFF + 16)
+		return;
+	uint32_t u0 = be32(s + SIG_KEYPAIR_OFF), u1 = be32(s + SIG_KEYPAIR_OFF + 4);
+	uint32_t u2 = be32(s + SIG_KEYPAIR_OFF + 8), u3 = be32(s + SIG_KEYPAIR_OFF + 12);
+	if ((u0 || u1 || u2) && u3 == 0 && (u2 & 0xffff) == 0)
+		img->dev_keys = true;
+}
+
 int fs3_section_info(struct fs3_image *img, int idx, struct cx_status *st)
 {
 	const struct fs3_entry *e = &img->entries[idx];
@@ -187,6 +203,10 @@ int fs3_section_info(struct fs3_image *img, int idx, struct cx_status *st)
 		return CX_OK;
 	case T_DBG_FW_INI:
 		img->ini_entry = idx;
+		return CX_OK;
+	case T_SIG_256:
+	case T_SIG_512:
+		signature(img, s, e->size);
 		return CX_OK;
 	default:
 		return CX_OK;

@@ -46,6 +46,7 @@ struct f3_ent {
 
 struct f3_spec {
 	bool fs4, rom, ini, hashes, override_en, signed_fw, secure_fw, mcc_en;
+	bool old_uids;   /* MFG_INFO 0.x / DEV_INFO 1.x: two GUID and two MAC entries (§6.1) */
 	const char *psid, *vsd;
 	uint16_t ver[3];
 	uint32_t hw_id;
@@ -151,18 +152,26 @@ static inline void f3_fill(struct f3 *b, const struct f3_ent *e)
 	} else if (e->type == 0xe0) { /* MFG_INFO 1.0 */
 		memset(p, 0, e->size);
 		f3_str(p, s->psid, 16);
-		f3_put32(p + 0x1c, 1u << 24 | s->override_en);
+		f3_put32(p + 0x1c, (s->old_uids ? 0u : 1u) << 24 | s->override_en);
 		f3_uid(p + 0x20, 8, 1, 0x98039b0300a1b2c0ull);
-		f3_uid(p + 0x30, 8, 1, 0x98039ba1b2c0ull);
+		f3_uid(p + 0x30, 8, 1, s->old_uids ? 0x98039b0300a1b2c8ull : 0x98039ba1b2c0ull);
+		if (s->old_uids) {
+			f3_uid(p + 0x40, 2, 1, 0x98039ba1b2c0ull);
+			f3_uid(p + 0x50, 2, 1, 0x98039ba1b2c1ull);
+		}
 	} else if (e->type == 0xe1 && (e->size == 0x200)) { /* DEV_INFO 2.0 */
 		memset(p, 0, e->size);
 		f3_put32(p, 0x6d446576);
 		f3_put32(p + 4, 0x496e666f);
 		f3_put32(p + 8, 0x2342cafa);
 		f3_put32(p + 12, 0xbacafe00);
-		f3_put32(p + 0x10, 2u << 8);
+		f3_put32(p + 0x10, (s->old_uids ? 1u : 2u) << 8);
 		f3_uid(p + 0x20, 8, 1, 0x98039b0300a1b2c0ull);
-		f3_uid(p + 0x30, 8, 1, 0x98039ba1b2c0ull);
+		f3_uid(p + 0x30, 8, 1, s->old_uids ? 0x98039b0300a1b2c8ull : 0x98039ba1b2c0ull);
+		if (s->old_uids) {
+			f3_uid(p + 0x40, 2, 1, 0x98039ba1b2d0ull); /* differs from MFG_INFO's: "Orig" */
+			f3_uid(p + 0x50, 0, 0, 0);                 /* N/A */
+		}
 		f3_str(p + 0x70, "device vsd", 208);
 	} else if (e->type == 0xe1) { /* a spare DEV_INFO: erased */
 		memset(p, 0xff, e->size);

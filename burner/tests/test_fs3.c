@@ -385,6 +385,21 @@ static void test_fs3_dump_slot1(void **state)
 	assert_string_equal(img.info.psid, "MT_2420110034");
 }
 
+/* MFG_INFO 0.x and DEV_INFO 1.x: two GUID and two MAC allocations each (§6.1, §6.2). */
+static void test_old_uid_layout(void **state)
+{
+	(void)state;
+	struct f3_spec s = f3_defaults(false);
+	s.old_uids = true;
+	f3_build(&b, &s);
+	assert_int_equal(parse(), CX_OK);
+	assert_false(img.dev.new_format);
+	assert_false(img.mfg.new_format);
+	assert_true(img.dev.guids[1].uid == 0x98039b0300a1b2c8ull && img.dev.guids[1].step == 1);
+	assert_true(img.dev.macs[0].uid == 0x98039ba1b2d0ull && img.dev.macs[0].num == 2);
+	assert_true(img.dev.macs[1].uid == 0 && img.mfg.macs[1].uid == 0x98039ba1b2c1ull);
+}
+
 static void test_unknown_versions(void **state)
 {
 	(void)state;
@@ -419,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_flash_dump),
 		cmocka_unit_test(test_fs3_dump_slot1),
+		cmocka_unit_test(test_old_uid_layout),
 		cmocka_unit_test(test_unknown_versions),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
