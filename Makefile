@@ -244,7 +244,7 @@ pxe-report:
 pxe-cycle:
 	scripts/pxe-cycle $(if $(BOUND),--bound $(BOUND)) $(PXE_ROOT)
 
-CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
+CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/host/fs3seed $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace $(B)/host/pci-list \
               $(IMAGES)/SHA256SUMS $(QEMU)
 

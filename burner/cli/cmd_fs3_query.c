@@ -76,11 +76,17 @@ static void print_uids(const struct fs3_image *img)
 		print_uid_pair("MAC", &d->macs[0], &m->macs[0], false);
 		return;
 	}
+	/* Without a new-layout DEV_INFO, MFG_INFO's bytes are shown in the old layout too, as
+	 * mstflint 4.21 shows them (tested, fs3-format.md §6.2): a new-layout MFG_INFO's MAC (at
+	 * the old layout's second GUID) is "Orig Base GUID2". */
+	struct fs3_uid mg[2] = {m->guids[0], m->new_format ? m->macs[0] : m->guids[1]};
+	struct fs3_uid mm[2] = {m->new_format ? (struct fs3_uid){0} : m->macs[0],
+				m->new_format ? (struct fs3_uid){0} : m->macs[1]};
 	printf(LABEL "UID                GuidsNumber  Step\n", "Description:");
-	print_uid_pair("GUID1", &d->guids[0], &m->guids[0], true);
-	print_uid_pair("GUID2", &d->guids[1], &m->guids[1], true);
-	print_uid_pair("MAC1", &d->macs[0], &m->macs[0], true);
-	print_uid_pair("MAC2", &d->macs[1], &m->macs[1], true);
+	print_uid_pair("GUID1", &d->guids[0], &mg[0], true);
+	print_uid_pair("GUID2", &d->guids[1], &mg[1], true);
+	print_uid_pair("MAC1", &d->macs[0], &mm[0], true);
+	print_uid_pair("MAC2", &d->macs[1], &mm[1], true);
 }
 
 static void print_head(const struct fs3_image *img, bool full)
@@ -195,8 +201,9 @@ int cli_fs3_query(struct cli *c, struct fs3_file *f, struct cx_status *st)
 			return cx_fail(st, CX_EUSAGE, "unknown parameter '%s' for q: only 'full'", c->params[0]);
 		full = true;
 	}
-	/* Like mstflint, q refuses an image that does not verify. */
-	if ((rc = fs3_verdict(&f->img, st)))
+	/* Like mstflint's quick query, q refuses an image whose structure or shown sections do
+	 * not verify (fs3-format.md §10); a bad CRC elsewhere is v's to find. */
+	if ((rc = fs3_verdict_query(&f->img, st)))
 		return rc;
 	if (!f->img.info.present)
 		return cx_fail(st, CX_EIMAGE, "image has no IMAGE_INFO section");

@@ -194,17 +194,49 @@ static const char *item_what(const struct fs3_item *it, char tmp[24])
 	return tmp;
 }
 
-int fs3_verdict(const struct fs3_image *img, struct cx_status *st)
+/* The section types a quick query reads, so checks: mstflint 4.21 fs3_ops.cpp
+ * IsFs3SectionReadable (quickQuery) takes those GetImageInfoFromSection knows, §10. */
+static const uint8_t query_reads[] = {
+	0xe0, 0x10, 0xe1, /* MFG_INFO, IMAGE_INFO, DEV_INFO */
+	0xa0, 0xa3, 0x18, /* IMAGE_SIGNATURE_256, IMAGE_SIGNATURE_512, ROM_CODE */
+	0xa1, 0xa4,       /* PUBLIC_KEYS_2048, PUBLIC_KEYS_4096 */
+};
+
+static bool query_checks(const struct fs3_item *it)
+{
+	if (it->kind == FS3_ITEM_BOOT2)
+		return false; /* FS3_CHECKB2 with !quickQuery: its size only, §10 */
+	if (it->kind != FS3_ITEM_SECTION || it->entry < 0)
+		return true; /* a TOC header, or the FS4 pointers, tools area, hashes table */
+	for (size_t i = 0; i < sizeof(query_reads); i++)
+		if (query_reads[i] == it->type)
+			return true;
+	return false;
+}
+
+static int verdict(const struct fs3_image *img, bool query, struct cx_status *st)
 {
 	char tmp[24];
 
 	for (int i = 0; i < img->nitems; i++) {
 		const struct fs3_item *it = &img->items[i];
+		if (query && !query_checks(it))
+			continue;
 		if (!it->ok)
 			return cx_fail(st, CX_EIMAGE, "%s at 0x%x: wrong CRC (exp:0x%x, act:0x%x)",
 				       item_what(it, tmp), it->off, it->crc_calc, it->crc_stored);
 	}
 	return CX_OK;
+}
+
+int fs3_verdict(const struct fs3_image *img, struct cx_status *st)
+{
+	return verdict(img, false, st);
+}
+
+int fs3_verdict_query(const struct fs3_image *img, struct cx_status *st)
+{
+	return verdict(img, true, st);
 }
 
 const uint8_t *fs3_entry_data(const struct fs3_image *img, const struct fs3_entry *e)

@@ -152,6 +152,11 @@ int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_s
 /* CX_OK if every checked item's CRC is right, else CX_EIMAGE naming the first wrong one. */
 int fs3_verdict(const struct fs3_image *img, struct cx_status *st);
 
+/* The verdict of q (fs3-format.md §10): like fs3_verdict(), but of the sections only those
+ * that q reads (IMAGE_INFO, MFG_INFO, DEV_INFO, ROM_CODE, the signatures and public keys),
+ * and not BOOT2's CRC, as mstflint's quick query reads and checks. */
+int fs3_verdict_query(const struct fs3_image *img, struct cx_status *st);
+
 /* The name mstflint gives a section type ("MAIN_CODE", ...), or NULL if unknown. */
 const char *fs3_sect_name(uint8_t type);
 
