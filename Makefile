@@ -318,7 +318,7 @@ check-unit: $(UNIT_BINS) $(B)/host/mkfs2 $(B)/host/fs3seed
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
 FUZZ_SECONDS ?= 60
-fuzz: $(B)/fuzz/fuzz_image $(B)/host/mkfs2 $(B)/host/fs3seed
+fuzz: $(B)/fuzz/fuzz_image $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/host/fs3seed
 	tests/fuzz-corpus.sh $(B) && $(B)/fuzz/fuzz_image -max_total_time=$(FUZZ_SECONDS) \
 	  $(B)/fuzz/corpus
 

@@ -206,3 +206,27 @@ def test_counts(files):
     fs3 = [n for n in ALL if "cx4" in n and "as-fs4" not in n or "as-fs3" in n]
     assert len(GOOD) == 22 and len(DAMAGED) == 31
     assert len(fs3) > 10 and len(ALL) - len(fs3) > 10
+
+
+@pytest.mark.parametrize("name", ["cx5-ini", "cx4lx-hp", "cx4-signed-fw", "cx5-dump0", "cx4lx-dump1"])
+def test_rrom_ri_dc_agree(files, name, tmp_path):
+    """The ROM rrom writes and dc's .ini are mstflint's own; the image ri writes (mstflint's
+    ri takes only a card) verifies with mstflint and shows what the file shows."""
+    img = files(name)
+    ours, theirs = tmp_path / "rom.cx", tmp_path / "rom.mst"
+    a, b = cx("-i", img, "rrom", ours), flint(img, "rrom", theirs)
+    assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stdout)
+    assert ours.read_bytes() == theirs.read_bytes() and ours.read_bytes()[:2] == b"\x55\xaa"
+    out = tmp_path / "ri.bin"
+    assert cx("-i", img, "ri", out).returncode == 0
+    v = flint(out, "v")
+    assert v.returncode == 0 and "Image is bootable" in v.stdout, v.stdout
+    assert q_lines(flint(out, "q").stdout) == q_lines(flint(img, "q").stdout)
+    if "dump" not in name:
+        assert out.read_bytes() == img.read_bytes()[:out.stat().st_size]
+    a, b = cx("-i", img, "dc"), flint(img, "dc")
+    assert (a.returncode == 0) == (b.returncode == 0), (a.stderr, b.stdout)
+    if "ini" in name:
+        assert a.returncode == 0 and a.stdout.strip() == b.stdout.strip() and "[" in a.stdout
+    else:
+        assert a.returncode == 5 and "no DBG_FW_INI" in a.stderr

@@ -195,7 +195,7 @@ static const char *item_what(const struct fs3_item *it, char tmp[24])
 }
 
 /* The section types a quick query reads, so checks: mstflint 4.21 fs3_ops.cpp
- * IsFs3SectionReadable (quickQuery) takes those GetImageInfoFromSection knows, §10. */
+ * IsFs3SectionReadable (quickQuery) takes those GetImageInfoFromSection knows, fs3-format.md §10. */
 static const uint8_t query_reads[] = {
 	0xe0, 0x10, 0xe1, /* MFG_INFO, IMAGE_INFO, DEV_INFO */
 	0xa0, 0xa3, 0x18, /* IMAGE_SIGNATURE_256, IMAGE_SIGNATURE_512, ROM_CODE */
@@ -205,7 +205,7 @@ static const uint8_t query_reads[] = {
 static bool query_checks(const struct fs3_item *it)
 {
 	if (it->kind == FS3_ITEM_BOOT2)
-		return false; /* FS3_CHECKB2 with !quickQuery: its size only, §10 */
+		return false; /* FS3_CHECKB2 with !quickQuery: its size only, fs3-format.md §10 */
 	if (it->kind != FS3_ITEM_SECTION || it->entry < 0)
 		return true; /* a TOC header, or the FS4 pointers, tools area, hashes table */
 	for (size_t i = 0; i < sizeof(query_reads); i++)
