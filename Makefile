@@ -103,6 +103,11 @@ $(B)/host/mkfs3: $(MKFS3_SRC) $(MKFS3_HDR)
 	$(HOSTCC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  -Isim/mkfs3 -Isim/mkfs2 -o $@ $(MKFS3_SRC) -lz
 
+# FS3/FS4 images from the unit tests' builder (burner/tests/fs3_builder.h): fuzz seeds, CLI tests.
+$(B)/host/fs3seed: burner/tests/fs3seed.c burner/tests/fs3_builder.h
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) -O1 -g -o $@ $< -lz
+
 cxsim: $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace
 $(B)/host/cxsim: $(SIM_CORE) $(SIM_CLI) $(SIM_MKFS2) $(SIM_HDR) sim/mkfs2/crc16.h sim/mkfs2/number.h sim/mkfs2/be.h
 	@mkdir -p $(@D)
@@ -239,7 +244,7 @@ pxe-report:
 pxe-cycle:
 	scripts/pxe-cycle $(if $(BOUND),--bound $(BOUND)) $(PXE_ROOT)
 
-CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(UNIT_BINS) $(B)/fuzz/fuzz_image \
+CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/host/fs3seed $(UNIT_BINS) $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace $(B)/host/pci-list \
               $(IMAGES)/SHA256SUMS $(QEMU)
 
@@ -309,11 +314,11 @@ check-functions:
 
 check-static: check-layers check-calls check-functions check-docs check-man
 
-check-unit: $(UNIT_BINS) $(B)/host/mkfs2
+check-unit: $(UNIT_BINS) $(B)/host/mkfs2 $(B)/host/fs3seed
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
 FUZZ_SECONDS ?= 60
-fuzz: $(B)/fuzz/fuzz_image $(B)/host/mkfs2
+fuzz: $(B)/fuzz/fuzz_image $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/host/fs3seed
 	tests/fuzz-corpus.sh $(B) && $(B)/fuzz/fuzz_image -max_total_time=$(FUZZ_SECONDS) \
 	  $(B)/fuzz/corpus
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-corpus.sh BUILD_DIR — writes the fuzzer's seed corpus: small synthetic
-# FS2 images from mkfs2, one per structural variant, into BUILD_DIR/fuzz/corpus.
+# FS2 images from mkfs2, one per structural variant, FS3/FS4 images from mkfs3 and from
+# the unit tests' builder (fs3seed), into BUILD_DIR/fuzz/corpus.
 set -euo pipefail
 B=${1:?usage: fuzz-corpus.sh BUILD_DIR}
 M="$B/host/mkfs2"
@@ -29,4 +30,20 @@ read -r _ off size < <(grep '^sect_ROM ' "$OUT/rom-src.map")
 tail -c +$((off + 16 + 1)) "$OUT/rom-src.tmp" | head -c $((size - 20)) >"$OUT/seed-rom.bin"
 rm -f "$OUT/rom-src.tmp" "$OUT/rom-src.map"
 i=$((i + 1))
+# FS3/FS4 seeds from the unit tests' builder (burner/tests/fs3seed.c).
+for k in fs3 fs4 fs4-hashes fs4-signed; do
+	"$B/host/fs3seed" "$k" "$OUT/seed-$k.bin"
+	i=$((i + 1))
+done
+# FS3/FS4 seeds from the generator (sim/mkfs3), under the fuzzer's 140,000-byte inputs.
+while read -r name opts; do
+	# shellcheck disable=SC2086
+	"$B/host/mkfs3" -o "$OUT/seed-mkfs3-$name.bin" $opts
+	i=$((i + 1))
+done <<'LIST'
+fs3 --chip cx4lx --no-rom
+fs4 --chip cx5 --no-rom
+fs4-signed --chip cx5 --signed --mcc-en --signed-fw --no-rom
+fs4-cx4 --chip cx4 --format fs4 --no-rom --dev-sections mfg,dev
+LIST
 echo "fuzz corpus: $i seeds in $OUT"

@@ -215,10 +215,11 @@ def test_zlib_inflates_past_limit(base):
     check_refused(path, E_IMAGE, ["more than"], commands=[["dc"]])
 
 
-def test_fs3_image_is_unsupported(base):
+def test_fs3_byte_makes_a_malformed_fs3_image(base):
+    """Byte 0x24 = 3 makes the file FS3 (fs3-format.md §1.1): an FS2 body has no ITOC."""
     path, _ = base
     mutate(path, lambda b: b.__setitem__(0x24, 3))
-    check_refused(path, E_UNSUPPORTED, ["FS3"])
+    check_refused(path, E_IMAGE, ["ITOC"])
 
 
 # Bad values on the command line: refused before anything is written.

@@ -15,6 +15,7 @@ from conftest import ROOT, make_check_runs, run
 SCRIPT = ROOT / "scripts" / "check-docs"
 SECT = "\u00a7"
 FS2 = "fs2-format.md"
+FS3 = "fs3-" + "format" + ".md"
 
 
 def check(folder=None):
@@ -23,12 +24,14 @@ def check(folder=None):
 
 @pytest.fixture
 def tree(tmp_path):
-    """A small project: burner/image/, whose comments cite only fs2-format.md, and that
-    document's headings (its text names other documents, which this tree does not have)."""
+    """A small project: burner/image/, whose comments cite only the FS2 and the FS3 format
+    documents, and those documents' headings (their text names other documents, which
+    this tree does not have)."""
     (tmp_path / "docs").mkdir()
-    text = (ROOT / "docs" / FS2).read_text()
-    (tmp_path / "docs" / FS2).write_text("".join(line + "\n\n" for line in text.split("\n")
-                                                 if line.startswith("#")))
+    for doc in (FS2, FS3):
+        text = (ROOT / "docs" / doc).read_text()
+        (tmp_path / "docs" / doc).write_text("".join(line + "\n\n" for line in text.split("\n")
+                                                     if line.startswith("#")))
     shutil.copytree(ROOT / "burner" / "image", tmp_path / "burner" / "image")
     return tmp_path
 
@@ -68,7 +71,7 @@ def test_real_tree_passes():
 def test_small_tree_passes(tree):
     r = check(tree)
     assert r.returncode == 0, r.stdout
-    assert re.match(r"check-docs: \d+ citations in \d+ files resolve to headings of the 1 documents",
+    assert re.match(r"check-docs: \d+ citations in \d+ files resolve to headings of the 2 documents",
                     r.stdout)
 
 

@@ -74,7 +74,7 @@ static int query(struct cli *c, struct device *d, const struct nv_state *s, stru
 		bool differs = s->value[i] != s->def[i];
 		star |= differs;
 		printf("%s", differs ? "*" : " ");
-		printf(NAME_COL + 1, nv_settings[i].name);
+		printf(&NAME_COL[1], nv_settings[i].name); /* the star takes the first column */
 		printf("%s\n", nv_value_text(i, s->value[i], buf, sizeof(buf)));
 	}
 	if (star)

@@ -56,12 +56,50 @@ static int facts_from_device(struct cli *c, struct match_subject *s, struct cx_s
 	return rc;
 }
 
+/* An FS3/FS4 file (ConnectX-4 and later): the card it came from, by its image's own word.
+ * CX_OK with *done false when the file is not one. */
+static int facts_from_fs3(struct cli *c, struct match_subject *s, bool *done, struct cx_status *st)
+{
+	struct fs3_image *img = NULL;
+	uint8_t *buf = NULL;
+	size_t len;
+	enum fs3_fmt fmt;
+	int rc = CX_OK;
+
+	*done = false;
+	if (file_read(c->image, IMGFILE_MAX, &buf, &len, st))
+		return st->code;
+	fmt = fs3_detect(buf, len);
+	if (fmt == FMT_FS3 || fmt == FMT_FS4) {
+		*done = true;
+		if (!(img = malloc(sizeof(*img))))
+			rc = cx_fail(st, CX_ENOMEM, "out of memory");
+		else if (!(rc = fs3_parse(buf, len, img, st)) && !(rc = fs3_verdict(img, st))) {
+			card_facts_from_fs3(&s->k, img);
+			/* A file that holds two slots is a whole flash (a dump, fs3-format.md §8):
+			 * its size is the card's. A release file says nothing of the flash. */
+			if (img->log2_slot < 31 && len >= (2ull << img->log2_slot))
+				s->k.mc.flash_size = (uint32_t)len;
+			const struct chip_desc *cd = chip_by_hw_id(s->k.mc.hw_id);
+			snprintf(s->label, sizeof(s->label), "%s", c->image);
+			snprintf(s->chip, sizeof(s->chip), "%s (%s)", cd ? cd->name : "unknown chip", img->fmt->name);
+			s->oem = oem_from_psid(s->k.psid);
+		}
+	}
+	free(img);
+	free(buf);
+	return rc;
+}
+
 static int facts_from_file(struct cli *c, struct match_subject *s, struct cx_status *st)
 {
 	struct card_facts *k = &s->k;
-	int rc = imgfile_open(&s->f, c->image, c->striped, st);
+	bool fs3 = false;
+	int rc = c->striped ? CX_OK : facts_from_fs3(c, s, &fs3, st);
 
-	if (rc)
+	if (rc || (!c->striped && fs3))
+		return rc;
+	if ((rc = imgfile_open(&s->f, c->image, c->striped, st)))
 		return rc;
 	const struct fs2_info *in = &s->f.img.info;
 	if (!in->nhw_ids)
@@ -114,6 +152,12 @@ static void print_card(const struct match_subject *s, const struct match_result 
 		       r->card_row->stock_part ? r->card_row->stock_part : "");
 	printf("  port type: %s (%s)\n", r->card_port == BOARD_PORT_NONE ? "unknown" : board_port_name(r->card_port),
 	       r->card_port_basis);
+	const struct chip_desc *cd = chip_by_hw_id(k->mc.hw_id);
+	if (cd && cd->support != CHIP_CARDS) {
+		/* FS3/FS4 images carry no board .ini; their PSID names the board (fs3-format.md §5). */
+		printf("  %s%s: %s\n", cd->name, k->mc.secure_fw ? ", secure firmware" : "", cd->limit);
+		return;
+	}
 	if (r->have_card_ini)
 		printf("  board .ini: read from %s\n", k->ini_source);
 	else

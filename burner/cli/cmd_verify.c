@@ -92,6 +92,10 @@ static void print_json(const struct imgfile *f, int rc, const struct cx_status *
 int cmd_verify(struct cli *c, struct cx_status *st)
 {
 	struct imgfile f;
+
+	if (c->nparams == 1) /* FS3/FS4 files never get here (cmd_fs3.c) */
+		return cx_fail(st, CX_EUSAGE, "v %s: an FS2 image has no ITOC (showitoc is for FS3/FS4 images)",
+			       c->params[0]);
 	int rc = cli_open_image(c, &f, st);
 
 	/* A file that could not be read has nothing to show; a parse that

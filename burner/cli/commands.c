@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/fs3cli.h"
 #include "dev/lockdown.h"
 #include "ops/card_state.h"
 #include "ops/device_trace.h"
@@ -23,9 +24,9 @@ const struct command cli_commands[] = {
 	{"probe", cmd_probe, CMD_JSON, 0, 0, "probe",
 	 "-d BDF only: read-only checks (IDs, semaphores, flash, two reads, image, FW, lockdown); "
 	 "safe to write or why not"},
-	{"v", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "v",
-	 "verify every checksum and structure rule of the image"},
-	{"verify", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 0, "verify", "same as v"},
+	{"v", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "v [showitoc]",
+	 "verify every checksum and structure rule of the image; showitoc (FS3/FS4) dumps each ITOC/DTOC entry"},
+	{"verify", cmd_verify, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "verify [showitoc]", "same as v"},
 	{"q", cmd_query, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "q [full]",
 	 "show versions, device, GUIDs/MACs, VSD and PSID; 'full' adds layout details"},
 	{"query", cmd_query, CMD_NEEDS_IMAGE | CMD_JSON, 0, 1, "query [full]", "same as q"},
@@ -100,6 +101,11 @@ static int run_command(const struct command *cmd, struct cli *c, struct cx_statu
 	if ((cmd->flags & CMD_WRITES_IMAGE) && c->device && !(cmd->flags & CMD_WRITES_CARD))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s on a card comes with the burn support; use it on a file",
 			       cmd->name);
+	/* An FS3/FS4 file (ConnectX-4 and later) is read, or refused, by cli/cmd_fs3.c. */
+	bool fs3;
+	int rc = cli_fs3_dispatch(cmd, c, &fs3, st);
+	if (fs3)
+		return rc;
 	return cmd->run(c, st);
 }
 

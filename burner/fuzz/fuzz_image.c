@@ -2,10 +2,12 @@
 /* fuzz_image.c — libFuzzer target over everything cxflash does with an untrusted image:
  * locating it (contiguous and striped), parsing, verifying, reading the GUIDs,
  * tags and ROM records, inflating the .ini, reading and comparing it,
- * patching a copy, judging the input as a ROM file, and drom/brom on the image. */
+ * patching a copy, judging the input as a ROM file, and drom/brom on the image; and the
+ * FS3/FS4 reader: detection, parse, verdict, the .ini inflated. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/fs3.h"
 #include "image/imgfile.h"
 #include "image/ini.h"
 #include "image/patch.h"
@@ -63,6 +65,26 @@ static void exercise(const uint8_t *data, size_t size, bool striped)
 	imgfile_close(&f);
 }
 
+/* The FS3/FS4 reader on the same bytes (fs3.h): it must bound every pointer itself. */
+static void exercise_fs3(const uint8_t *data, size_t size)
+{
+	static struct fs3_image img; /* large: not on the fuzzer's stack */
+	struct cx_status st = {0};
+
+	(void)fs3_detect(data, size);
+	if (fs3_parse(data, size, &img, &st) != CX_OK)
+		return;
+	cx_status_clear(&st);
+	fs3_verdict(&img, &st);
+	if (img.ini_entry >= 0) {
+		const struct fs3_entry *e = &img.entries[img.ini_entry];
+		char *text;
+		size_t len;
+		if (ini_inflate(fs3_entry_data(&img, e), e->size, &text, &len, &st) == CX_OK)
+			free(text);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -72,5 +94,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rom_file_check(data, size, NULL, &st);
 	exercise(data, size, false);
 	exercise(data, size, true);
+	exercise_fs3(data, size);
 	return 0;
 }

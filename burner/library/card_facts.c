@@ -38,6 +38,16 @@ void card_facts_from_info(struct card_facts *k, const struct cardinfo *ci)
 	}
 }
 
+void card_facts_from_fs3(struct card_facts *k, const struct fs3_image *img)
+{
+	k->mc.hw_id = (uint16_t)img->info.hw_ids[0];
+	k->mc.secure_fw = img->info.secure_fw;
+	snprintf(k->psid, sizeof(k->psid), "%s", img->info.psid);
+	k->mc.psid = k->psid;
+	k->mc.have_fw = true;
+	memcpy(k->mc.fw_ver, img->info.fw_ver, sizeof(k->mc.fw_ver));
+}
+
 /* "2.42.5000" -> {2, 42, 5000}. */
 static bool parse_ver(const char *s, uint16_t v[3])
 {

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "image/fs3.h"
 #include "image/info.h"
 #include "library/match.h"
 #include "ops/cardinfo.h"
@@ -30,6 +31,11 @@ void card_facts_from_info(struct card_facts *k, const struct cardinfo *ci);
 
 /* The PSID, version and .ini of the card's image (borrows img). */
 void card_facts_from_image(struct card_facts *k, const struct fs2_image *img);
+
+/* The same from an FS3/FS4 image (ConnectX-4 and later, fs3-format.md §5): its first
+ * supported HW ID, IMAGE_INFO's PSID and version (what flint compares for a PSID change),
+ * and whether its firmware is secure. The flash size is not set: a file does not say it. */
+void card_facts_from_fs3(struct card_facts *k, const struct fs3_image *img);
 
 /* A card without a readable image: its PSID, version and .ini from its backup
  * (checked whole first). bundle must outlive k. CX_EABSENT when the bundle

@@ -9,7 +9,9 @@
 
 #include "dev/chip.h"
 #include "image/fs2.h"
+#include "image/fs3.h"
 #include "image/imgfile.h"
+#include "library/manifest_fs3.h"
 #include "image/ini.h"
 #include "library/ini_diff.h"
 #include "library/manifest.h"
@@ -228,6 +230,13 @@ static void read_facts(struct manifest_entry *e, struct ini_doc *d, const struct
 	check_pin(e, t);
 }
 
+static bool is_fs3(const uint8_t *buf, size_t len)
+{
+	enum fs3_fmt f = fs3_detect(buf, len);
+
+	return f == FMT_FS3 || f == FMT_FS4;
+}
+
 static void hash_file(struct manifest_entry *e, const uint8_t *buf, size_t len)
 {
 	uint8_t d[SHA256_LEN];
@@ -275,7 +284,21 @@ int manifest_add_file(struct manifest *m, const char *path, const struct board_t
 		e->size = f.raw_len; /* what was hashed, should the file have changed since stat() */
 		hash_file(e, f.raw, f.raw_len);
 	}
-	if (rc == CX_OK) {
+	e->format = FMT_FS2;
+	if (rc != CX_OK && f.raw && is_fs3(f.raw, f.raw_len)) {
+		/* ConnectX-4 and later: its own reader, the same entry (manifest_fs3.h) */
+		char why[CX_MSG_MAX];
+		rc = manifest_fs3_facts(e, f.raw, f.raw_len, why, sizeof(why));
+		if (rc && rc != CX_ENOMEM)
+			refuse(e, rc, "%s", why);
+		if (rc != CX_ENOMEM) {
+			e->port = port_type(0, e->psid, NULL, t, e->port_basis, sizeof(e->port_basis));
+			check_pin(e, t);
+			rc = CX_OK;
+		} else {
+			snprintf(fst.msg, sizeof(fst.msg), "%s", why);
+		}
+	} else if (rc == CX_OK) {
 		/* A release carries blank GUIDs on purpose: the burner keeps the card's. */
 		struct cx_status vst = {0};
 		int v = fs2_verdict(&f.img, &vst);
@@ -450,6 +473,25 @@ static void json_ver(struct json *j, const char *key, const uint16_t v[3])
 	json_str(j, key, s);
 }
 
+/* The format, and what only FS3/FS4 files say (null for FS2). */
+static void json_fs3(struct json *j, const struct manifest_entry *e)
+{
+	bool fs3 = e->format == FMT_FS3 || e->format == FMT_FS4;
+
+	json_str(j, "format", e->format == FMT_FS4 ? "FS4" : fs3 ? "FS3" : "FS2");
+	if (!fs3) {
+		json_null(j, "slot_size");
+		json_null(j, "security");
+		return;
+	}
+	json_int(j, "slot_size", 1ll << e->log2_slot);
+	json_obj(j, "security");
+	json_bool(j, "mcc_en", e->mcc_en);
+	json_bool(j, "signed_fw", e->signed_fw);
+	json_bool(j, "secure_fw", e->secure_fw);
+	json_close(j);
+}
+
 static void json_entry(struct json *j, const struct manifest_entry *e)
 {
 	/* The image's facts mean something only when it parsed; otherwise null. */
@@ -465,7 +507,8 @@ static void json_entry(struct json *j, const struct manifest_entry *e)
 	json_str(j, "reason", e->status ? e->reason : NULL);
 	if (!parsed) {
 		static const char *const facts[] = {"psid", "fw_version", "dev_type", "family", "hw_ids",
-						    "roms", "port", "port_basis", "pin", "ini"};
+						    "roms", "port", "port_basis", "pin", "ini", "format",
+						    "slot_size", "security"};
 		for (size_t i = 0; i < COUNT(facts); i++)
 			json_null(j, facts[i]);
 		json_close(j);
@@ -496,6 +539,7 @@ static void json_entry(struct json *j, const struct manifest_entry *e)
 	json_str(j, "port", e->port == BOARD_PORT_NONE ? "unknown" : board_port_name(e->port));
 	json_str(j, "port_basis", e->port_basis);
 	json_str(j, "pin", pin_name(e->pin));
+	json_fs3(j, e);
 	if (e->have_ini) {
 		json_obj(j, "ini");
 		json_str(j, "name", e->ini_name);

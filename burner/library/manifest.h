@@ -72,6 +72,13 @@ struct manifest_entry {
 	const char *ini_name, *ini_description, *ini_device_id, *ini_subsystem_id,
 		*ini_class_code, *ini_num_ports, *ini_flash_size;
 
+	/* The format (image/fs3.h enum fs3_fmt: FMT_FS2, FMT_FS3, FMT_FS4) and what only
+	 * FS3/FS4 files say: log2 of their slot size, their IMAGE_INFO security flags
+	 * (manifest_fs3.h). 0 and false for FS2. */
+	uint8_t format;
+	unsigned log2_slot;
+	bool mcc_en, signed_fw, secure_fw;
+
 	enum board_port port;           /* BOARD_PORT_NONE when unknown */
 	char port_basis[160];           /* why we think so, one line */
 

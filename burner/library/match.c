@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dev/chip.h"
+#include "image/fs3.h"
 #include "image/imgfile.h"
 #include "image/rom_insert.h"
 #include "library/match.h"
@@ -167,7 +168,10 @@ static void judge_unsound(const struct manifest_entry *e, struct match_candidate
 	uint8_t *buf = NULL;
 	size_t len;
 
-	if (img && e->status == CX_EIMAGE && e->sha256[0] && !file_read(e->path, IMGFILE_MAX, &buf, &len, &st))
+	/* An FS3/FS4 file has its reason already (manifest_fs3.h); no FS2 rule applies to it. */
+	bool fs2 = e->format != FMT_FS3 && e->format != FMT_FS4;
+	if (img && fs2 && e->status == CX_EIMAGE && e->sha256[0] &&
+	    !file_read(e->path, IMGFILE_MAX, &buf, &len, &st))
 		guard_check_file(buf, len, img, &v);
 	if (v.code)
 		refused_by_burn(c, v.code, v.rule, v.reason);
@@ -297,6 +301,42 @@ static void summarise(const struct match_card *card, const struct manifest_entry
 			 from, e->psid, to, rel, change, c->reasons[0]);
 }
 
+/* An FS3/FS4 image (ConnectX-4 and later, fs3-format.md): the rules of its own family. No
+ * FS2 burn rule applies, and its board is its PSID (it carries no board .ini). */
+static void judge_fit_fs3(const struct match_card *card, const struct manifest_entry *e,
+			  struct match_candidate *c)
+{
+	const struct chip_desc *want = e->have_family ? chip_by_family(e->family) : NULL;
+	const struct chip_desc *have = chip_by_hw_id(card->hw_id);
+	bool fits = false;
+
+	for (int i = 0; i < e->nhw_ids; i++)
+		fits |= (uint16_t)e->hw_ids[i] == card->hw_id;
+	if (!fits)
+		reason(c, MATCH_REFUSED, "this image is for %s (HW ID 0x%x); the card is %s (HW ID 0x%x)",
+		       want ? want->name : "another chip", e->nhw_ids ? (unsigned)(e->hw_ids[0] & 0xFFFF) : 0,
+		       have ? have->name : "another chip", card->hw_id);
+	if (have && have->support == CHIP_READ_ONLY)
+		reason(c, MATCH_REFUSED, "%s: %s", have->name, have->limit);
+	/* Two slots fit the flash (fs3-format.md §8); the device data sits above them. */
+	if (card->flash_size && e->log2_slot < 31 && (2ull << e->log2_slot) > card->flash_size)
+		reason(c, MATCH_REFUSED, "its slot is %u KiB: two do not fit the card's %u KiB flash",
+		       (1u << e->log2_slot) >> 10, card->flash_size >> 10);
+}
+
+/* A card whose firmware is secure refuses a PSID change itself ("Changing PSID is
+ * unsupported under Secure FW", quoted in the source of library/boards.txt's Dell
+ * ConnectX-6 Dx row): only recovery mode writes past it, on a chip without hardware
+ * secure boot (fs3-format.md §7). */
+static void judge_secure(const struct match_card *card, struct match_candidate *c)
+{
+	const struct chip_desc *have = chip_by_hw_id(card->hw_id);
+
+	if (card->secure_fw && c->rel != REL_SAME_PSID && have && have->support != CHIP_READ_ONLY)
+		reason(c, MATCH_REFUSED, "the card runs secure firmware, which refuses a PSID change: only "
+		       "recovery mode (the flash-not-present jumper) writes it, with the image unmodified");
+}
+
 static int judge(const struct match_card *card, struct match_result *r, const struct manifest_entry *e,
 		 const struct match_opts *o, struct match_candidate *c, struct cx_status *st)
 {
@@ -310,10 +350,16 @@ static int judge(const struct match_card *card, struct match_result *r, const st
 	}
 	if (e->status == CX_EMISMATCH)
 		reason(c, MATCH_REFUSED, "%s", e->reason);
-	judge_fit(card, e, o, c);
+	bool fs3 = e->format == FMT_FS3 || e->format == FMT_FS4;
+	if (fs3)
+		judge_fit_fs3(card, e, c);
+	else
+		judge_fit(card, e, o, c);
 	judge_psid(card, r, e, o, c);
 	judge_port(r, e, c);
-	int rc = judge_ini(r, e, c, st);
+	if (fs3)
+		judge_secure(card, c);
+	int rc = fs3 ? CX_OK : judge_ini(r, e, c, st);
 	summarise(card, e, c);
 	return rc;
 }

@@ -69,6 +69,7 @@ struct match_card {
 	const char *ini_text;           /* the card's board .ini (FW_CONF or a backup's), or NULL */
 	size_t ini_len;
 	uint32_t pci_class;             /* 24-bit PCI class code, 0 if unknown */
+	bool secure_fw;                 /* its FS3/FS4 firmware says secure_fw (fs3-format.md §5) */
 	uint16_t subsys_vendor, subsys_device; /* 0 if unknown */
 };
 

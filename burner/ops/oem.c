@@ -15,6 +15,8 @@ static const struct {
 	{"SUN", "Sun"},       /* §3.1 row 11, §3.2 */
 	{"LNV", "Lenovo"},    /* §3.1 note (LNV0000000025) */
 	{"ISL", "ISL (OEM not named)"}, /* §3.1 row 3 */
+	{"HPE", "HPE"},       /* library/boards.txt: HPE0000000009 (872726-B21), HPE0000000035 */
+	{"CIS", "Cisco"},     /* library/boards.txt: CIS0000000008 (Cisco CX623106A) */
 };
 
 static const struct {
