@@ -6,6 +6,7 @@
 
 #include "dev/lockdown.h"
 #include "dev/pci_enum.h"
+#include "image/fs3.h"
 #include "image/info.h"
 #include "rescue/data_area.h"
 #include "rescue/inventory.h"
@@ -219,10 +220,15 @@ void inv_show(struct wizard *w)
 			show_card(w, i, &w->cards[i]);
 	}
 	if (w->have_lib) {
-		size_t ok = 0;
-		for (size_t i = 0; i < w->lib.m.n; i++)
+		size_t ok = 0, later = 0;
+		for (size_t i = 0; i < w->lib.m.n; i++) {
 			ok += w->lib.m.e[i].status == CX_OK;
+			later += w->lib.m.e[i].format == FMT_FS3 || w->lib.m.e[i].format == FMT_FS4;
+		}
 		fprintf(o, "Firmware library: %zu image%s: %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
+		if (later)
+			fprintf(o, "  %zu of them for ConnectX-4 and later (FS3/FS4): judged, never offered: cxflash "
+				"does not write those cards yet\n", later);
 	}
 	fprintf(o, "Backups on the stick: %d\n", w->ix.n);
 	data_area_show(w);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "fs3_builder.h"
 #include "wizard_checks.h"
 #include "wizard_rig.h"
 
@@ -78,9 +79,26 @@ static void test_two_cards_interactive(void **state)
 	expect_history(r, 1, "\"action\":\"update\"", "\"result\":\"ok\"", "\"bdf\":\"0000:02:00.0\"");
 }
 
+static struct f3 fs3_image; /* 128 KiB: off the stack */
+
+/* An FS3 image (the tests' own builder, fs3_builder.h) in the library folder. */
+static void add_fs3_image(struct rig *r, const char *name)
+{
+	char p[256];
+	struct f3_spec s = f3_defaults(false);
+	FILE *f;
+
+	f3_build(&fs3_image, &s);
+	snprintf(p, sizeof(p), "%s/%s", r->fw, name);
+	assert_non_null(f = fopen(p, "wb"));
+	assert_int_equal(fwrite(fs3_image.buf, 1, fs3_image.len, f), fs3_image.len);
+	assert_int_equal(fclose(f), 0);
+}
+
 /* A ConnectX-4 Lx in the first slot (its identity only, cxsim's --hw-id): the inventory
  * names it and says in one line that nothing is offered for it; the card menu lists the
- * two ConnectX-3 cards alone; the ConnectX-4 Lx gets no crspace write. */
+ * two ConnectX-3 cards alone; the ConnectX-4 Lx gets no crspace write. An FS3 image in the
+ * library is counted and said to be never offered. */
 static void test_files_only_card_shown_not_offered(void **state)
 {
 	struct rig *r = *state;
@@ -93,6 +111,7 @@ static void test_files_only_card_shown_not_offered(void **state)
 	hp_card(r);
 	old_stock_card(r);
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
+	add_fs3_image(r, "cx4.bin");
 	const uint8_t *orig = watch_flash(r, lx, &n);
 	uint64_t writes = cxsim_counters(lx)->cr_writes;
 
@@ -104,6 +123,8 @@ static void test_files_only_card_shown_not_offered(void **state)
 	expect_said(r, "  2. 0000:03:00.0  ConnectX-3 A1  " STOCK_PSID);
 	expect_said(r, "  3. back to the menu");
 	expect_said(r, "== update: card 0000:03:00.0");
+	expect_said(r, "Firmware library: 2 images: 2 usable\n  1 of them for ConnectX-4 and later (FS3/FS4): "
+		       "judged, never offered: cxflash does not write those cards yet\n");
 	expect_untouched(lx, orig, n);
 	assert_int_equal(cxsim_counters(lx)->cr_writes, writes);
 }
