@@ -116,3 +116,22 @@ def test_connectx6dx_is_read_only(lib):
     c = by_name(j)["stock-cx6dx.bin"]
     assert c["verdict"] == "REFUSED"
     assert "its firmware is signed and the chip enforces it" in first_reason(c)
+
+
+@pytest.mark.parametrize("chip", ["cx4", "cx4lx", "cx5", "cx6", "cx6dx", "cx6lx"])
+def test_a_verdict_for_each_new_chip(lib, chip):
+    """A card of each chip, and a newer image of its own PSID in the library: an update (OK)
+    on ConnectX-4, 4 Lx and 5; REFUSED on the read-only ConnectX-6 family, naming why."""
+    mk, fw = lib
+    mk(f"fw/own-{chip}.bin", f"--chip {chip} --psid MT_0000009999 --fw 30.1.2")
+    card = mk(f"card-{chip}.bin", f"--chip {chip} --psid MT_0000009999 --fw 30.1.1")
+    r, j = match(fw, card)
+    c = by_name(j)[f"own-{chip}.bin"]
+    assert c["relation"] == "same PSID" and c["version_change"] == "upgrade", c
+    if chip.startswith("cx6"):
+        assert r.returncode == 5 and c["verdict"] == "REFUSED"
+        assert "its firmware is signed and the chip enforces it" in first_reason(c)
+    else:
+        assert r.returncode == 0 and c["verdict"] == "OK" and j["recommended"] == f"own-{chip}.bin"
+    # every other image of the library is another chip's, or broken: refused
+    assert all(x["verdict"] == "REFUSED" for n, x in by_name(j).items() if n != f"own-{chip}.bin")
