@@ -100,14 +100,16 @@ static int refuse_edit(const char *name, const struct fs3_file *f, struct cx_sta
 
 	if (!strcmp(name, "sg") && !img->mfg.guids_override_en)
 		return cx_fail(st, CX_EUNSUPPORTED, "sg: guids override is not set, cannot set device guids "
-			       "(%s MFG_INFO guids_override_en is 0)", fmt);
+			       "(%s MFG_INFO guids_override_en is 0); a card's GUIDs/MACs are its device data "
+			       "(DEV_INFO), outside the image, and a burn keeps them", fmt);
 	if (!strcmp(name, "sg") || !strcmp(name, "sv"))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s: the %s of an %s image %s the card's device data "
 			       "(DEV_INFO), outside the image and kept by a burn: not set in a file", name,
 			       name[1] == 'g' ? "GUIDs/MACs" : "VSD", fmt, name[1] == 'g' ? "are" : "is");
 	if (is_signed(img))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s: this %s image is signed and ROM_CODE is in the signed "
-			       "region: changing it would need re-signing with NVIDIA's key", name, fmt);
+			       "region: changing it would need re-signing with NVIDIA's key; burn, unmodified, "
+			       "the released image that carries the ROM you want", name, fmt);
 	return cx_fail(st, CX_EUNSUPPORTED, "%s: changing the ROM of an %s image is not supported "
 		       "(this family is read-only until card support lands)", name, fmt);
 }
