@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Unmodified mstflint 4.21 against simulated ConnectX-4, 4 Lx and 5 cards in flash-recovery
+("livefish") mode.
+
+cxsim models these chips without running firmware: the card always shows its recovery PCI
+ID (the HW ID itself, 0x209/0x20b/0x20d) and a memory-controller class, and mstflint reaches
+the flash through the VSEC and the 5th-generation gateway (lock bit 31 of 0xf0400, cache
+replacement at 0xf0420). Images come from sim/mkfs3 with a 1 MiB slot (--slot-log 20) and no
+ROM, so that a burn over FUSE takes seconds. What these tests establish about mstflint 4.21:
+  - `q` on an erased flash fails: "No valid FS3 image found" (FS4 on a ConnectX-5);
+  - `-y burn` alone fails the same way; `-nofs -y burn` fails with "Cannot extract device
+    data sections"; `-nofs --ignore_dev_data -y burn` burns the file's device data too,
+    puts the image in slot 1 (at 1 << slot size) and points the boot address there;
+  - a second, failsafe `-y burn` puts the newer image in the other slot and zeroes the old
+    magic, but warns "Failed to update FW boot address" (no firmware to activate it);
+  - a write-protected flash is refused ("Flash is write protected") and left as it was.
+Each test prints the config accesses and model time of every mstflint run."""
+import json
+import pathlib
+
+import pytest
+
+from conftest import BUILD, run
+from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
+from test_oracle import fields
+
+MKFS3 = BUILD / "host" / "mkfs3"
+CHIPS = {
+    # chip: (format, recovery PCI ID, FW versions old and new)
+    "cx4": ("FS3", "0x0209", "12.28.2006", "12.28.2010"),
+    "cx4lx": ("FS3", "0x020b", "14.32.1010", "14.32.1020"),
+    "cx5": ("FS4", "0x020d", "16.35.4030", "16.35.4040"),
+}
+SLOT_LOG = 20
+
+
+def image(tmp_path, chip, fw, name):
+    assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
+    out = tmp_path / name
+    r = run([MKFS3, "--chip", chip, "-o", out, "--slot-log", str(SLOT_LOG), "--no-rom",
+             "--fw", fw, "--psid", f"SIM_{chip.upper()}"])
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def ok(r):
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    return r
+
+
+class Meter:
+    """Config accesses and model time of each mstflint run on card 0 of a server."""
+
+    def __init__(self, server, chip):
+        self.s, self.chip = server, chip
+        self.last = self.now()
+
+    def now(self):
+        k = self.s.card_stats()["counters"]
+        return k["cfg_reads"] + k["cfg_writes"], k["time_ns"]
+
+    def run(self, what, *args):
+        r = self.s.mstflint("-d", bdf(0), *args)
+        n, t = self.now()
+        print(f"{self.chip} {what}: exit {r.returncode}, {n - self.last[0]} config accesses, "
+              f"{(t - self.last[1]) / 1e6:.1f} ms model time")
+        self.last = (n, t)
+        return r
+
+
+def counters(stem):
+    return json.loads(pathlib.Path(stem).with_suffix(".stats").read_text())["cards"][0]["counters"]
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
+    fmt, rec_id, old_fw, new_fw = CHIPS[chip]
+    psid = f"SIM_{chip.upper()}"
+    old, new = image(tmp_path, chip, old_fw, "old.bin"), image(tmp_path, chip, new_fw, "new.bin")
+    stem = cxsim.create("card", "--chip", chip)
+    s = cxsim.serve(stem)
+    assert s.read(0, "device") == rec_id and s.read(0, "class") == "0x050000"
+    m = Meter(s, chip)
+    q = m.run("q (erased)", "q")
+    assert q.returncode != 0 and f"No valid {fmt} image found" in q.stdout + q.stderr
+    ok(m.run("burn -nofs --ignore_dev_data", "-i", old, "-nofs", "--ignore_dev_data", "-y",
+             "burn"))
+    assert s.stop() == 0
+    k = counters(stem)
+    assert k["unmodelled"] == (2 if chip == "cx5" else 0)   # CX5: the efuse 0xf0c0c, twice
+    assert k["gw_without_sem"] == 0 and k["gw_cache_rep_on"] == 0 and k["erases"] >= 1
+    boot = cxsim.boot_check(stem)
+    assert boot["format"] == fmt and boot["would_boot"] and not boot["fw_running"]
+    assert (boot["slot"], boot["fw_version"], boot["psid"]) == (1, old_fw, psid)
+    assert boot["pci_device"] == rec_id
+
+    s = cxsim.serve(stem)
+    m = Meter(s, chip)
+    f = fields(ok(m.run("q", "q")).stdout)
+    assert (f["Image type"], f["FW Version"], f["PSID"]) == (fmt, old_fw, psid)
+    v = ok(m.run("v", "v")).stdout
+    assert "FW image verification succeeded" in v
+    r = ok(m.run("burn (failsafe)", "-i", new, "-y", "burn"))
+    assert "Failed to update FW boot address" in r.stdout + r.stderr
+    assert s.stop() == 0
+    boot = cxsim.boot_check(stem)
+    assert (boot["slot"], boot["valid_images"], boot["fw_version"]) == (0, 1, new_fw)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_write_protected_flash_is_refused_and_unchanged(cxsim, tmp_path, chip):
+    fmt, _, old_fw, _ = CHIPS[chip]
+    img = image(tmp_path, chip, old_fw, "old.bin")
+    stem = cxsim.create("card", "--chip", chip)
+    ok(run([BUILD / "host" / "cxsim", "fault", stem, "--write-protect", "on"]))
+    before = stem.with_suffix(".flash").read_bytes()
+    s = cxsim.serve(stem)
+    r = Meter(s, chip).run("burn (write-protected)", "-i", img, "-nofs", "--ignore_dev_data",
+                           "-y", "burn")
+    assert r.returncode != 0 and "Flash is write protected" in r.stdout + r.stderr
+    assert s.stop() == 0
+    assert stem.with_suffix(".flash").read_bytes() == before
+    k = counters(stem)
+    assert k["bytes_programmed"] == 0 and k["erases"] == 0
+    assert not cxsim.boot_check(stem)["would_boot"]
