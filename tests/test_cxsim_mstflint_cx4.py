@@ -123,3 +123,29 @@ def test_write_protected_flash_is_refused_and_unchanged(cxsim, tmp_path, chip):
     k = counters(stem)
     assert k["bytes_programmed"] == 0 and k["erases"] == 0
     assert not cxsim.boot_check(stem)["would_boot"]
+
+
+PARTS = {
+    # part: what mstflint 4.21 makes of it (mflash.c g_flash_info_arr)
+    "W25Q128JV": None, "MX25L12845E": None, "W25Q256JV-IM": None, "MX25L25645G": None,
+    "W25Q256JV": "SPI flash #0 (vendor: 0xef, memory type: 0x40, es: 0) is not supported",
+}
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_flash_parts_as_mstflint_sees_them(cxsim, tmp_path, part):
+    """The 16 and 32 MiB parts: mstflint reads the image on all but the W25Q256JV-IQ/JQ
+    (JEDEC 0xef4019), for which 4.21 has no table entry. On a ConnectX-4 Lx it uses
+    3-byte instructions on the 32 MiB parts too (is_four_byte_address_needed: 0)."""
+    img = image(tmp_path, "cx4lx", CHIPS["cx4lx"][2], "old.bin")
+    stem = cxsim.create("card", "--chip", "cx4lx", "--flash", part, "--image", img)
+    s = cxsim.serve(stem)
+    r = Meter(s, part).run("q", "q")
+    k = s.card_stats()["counters"]
+    assert s.stop() == 0
+    if PARTS[part]:
+        assert r.returncode != 0 and PARTS[part] in r.stdout + r.stderr
+        return
+    f = fields(ok(r).stdout)
+    assert (f["FW Version"], f["PSID"]) == (CHIPS["cx4lx"][2], "SIM_CX4LX")
+    assert set(k["gw_by_opcode"]) <= {"0x03", "0x05", "0x9f"}   # no 4-byte opcodes
