@@ -18,7 +18,7 @@
 /* hw-access.md §1.1 (PCI IDs), §1.2 (HW ID and revision), §3.5 (0xf03a0 on CX3/Pro
  * only), §3.11 (CX2 boot ROM probes 6 start positions, CX3 10), §8 (the tools HCR:
  * CX3/Pro only; mlxconfig knows HW IDs 501 and 503, mlxcfg_4th_gen_commander.cpp@4.25).
- * CX4, 4 Lx, 5 (fs3-fs4.md §2, fs3-format.md §1.1; mstflint 4.21): HW IDs and PF IDs from
+ * CX4, 4 Lx, 5 (hw-access.md §1.1, §3.13, fs3-format.md §1.1; mstflint 4.21): HW IDs and PF IDs from
  * dev_mgt/tools_dev_types.c; recovery PCI ID = HW ID (mtcr_ul_com.c
  * live_fish_id_database, dm_is_livefish_mode); boot address 0xf0000 bits 31:8 on CX4/4 Lx,
  * 0xf00c0 on CX5 (mflash.c mf_update_boot_addr); HW semaphore 0xe250c on CX4/4 Lx, 0xe74e0

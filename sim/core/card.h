@@ -8,7 +8,7 @@
 #include "spi_nor.h"
 #include "tools.h"
 
-/* Chip facts, hw-access.md §1.1–§1.2 (CX4 and later: fs3-fs4.md §2, and mstflint 4.21 as
+/* Chip facts, hw-access.md §1.1–§1.2 (CX4 and later: hw-access.md §3.13, and mstflint 4.21 as
  * cited in card.c). */
 struct sim_chip_info {
 	const char *name;

@@ -7,7 +7,7 @@
  * tools HCR and CR mailbox (tools_hcr.c). Any other address is logged, counted
  * and reads 0 — never all-ones, which at 0x41270 would mean recovery mode.
  *
- * 5th generation (CX4, 4 Lx, 5; fs3-fs4.md §2): the boot-address register sits where
+ * 5th generation (CX4, 4 Lx, 5; hw-access.md §3.13): the boot-address register sits where
  * the chip table says (CX5: 0xf00c0, the address in bits 31:0), the tools' HW
  * semaphore (0xe250c or 0xe74e0) is read-to-lock like the others, and 0xf0204 is a
  * plain register (mstflint sets bit 1, power_boot_partial_reset, after it moves the

@@ -162,7 +162,7 @@ struct cxsim_params {
 	 * supporting the address spaces whose bits are set (CXSIM_VSEC_BIT). 0, the
 	 * default up to CX3 Pro, means no VSEC: whether CX2/CX3 have one is UNCONFIRMED
 	 * (§2.1), and tools then use the window. The window works either way. CX4 and
-	 * later default to CXSIM_VSEC_FULL (what mtcr needs, fs3-fs4.md §2). */
+	 * later default to CXSIM_VSEC_FULL (what mtcr needs, hw-access.md §2.4). */
 	uint32_t vsec_spaces;
 
 	/* Faults. */

@@ -15,7 +15,7 @@
  * finally drops). The gateway has no "deselect" of its own in hw-access.md,
  * so the model clocks on, as wires would: UNCONFIRMED on real silicon.
  *
- * The 5th generation (CX4, 4 Lx, 5; fs3-fs4.md §2, hw-access.md §3.13), as mstflint 4.21
+ * The 5th generation (CX4, 4 Lx, 5; hw-access.md §3.13), as mstflint 4.21
  * drives it (mflash.c fifth_gen_flash_init, connectib_flash_lock, is4_flash_lock;
  * mflash_gw.c cntx_exec_cmd): the same registers, but
  *  - the lock is bit 31 of the command register: a read returns it and, when it was

@@ -123,7 +123,7 @@ const struct spi_part spi_parts[] = {
 			  "sector-/block-erase 18 ms, chip-erase 35 ms (typ, UNCONFIRMED against a "
 			  "stored copy; the same values are confirmed for SST25VF080B/016B)",
 	},
-	/* 16 and 32 MiB parts of ConnectX-4 and later cards (fs3-fs4.md §2). How mstflint 4.21
+	/* 16 and 32 MiB parts of ConnectX-4 and later cards (hw-access.md §3.13). How mstflint 4.21
 	 * names them (mflash.c g_flash_info_arr, get_type_index_by_vendor_type_density): JEDEC
 	 * type 0x40 Winbond up to 16 MiB is "W25QxxBV"; type 0x70 is "W25Qxxx" (16 MiB with
 	 * BP=1 protecting 256 KiB, 32 MiB with BP3:0); Macronix type 0x20 is "MX25L16xxx" up
