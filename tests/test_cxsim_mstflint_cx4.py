@@ -149,3 +149,20 @@ def test_flash_parts_as_mstflint_sees_them(cxsim, tmp_path, part):
     f = fields(ok(r).stdout)
     assert (f["FW Version"], f["PSID"]) == (CHIPS["cx4lx"][2], "SIM_CX4LX")
     assert set(k["gw_by_opcode"]) <= {"0x03", "0x05", "0x9f"}   # no 4-byte opcodes
+
+
+def test_cx5_with_32mib_part_sees_its_image_twice(cxsim, tmp_path):
+    """mstflint 4.21 reaches a ConnectX-5's flash with 3-byte addresses only, so on a 32 MiB
+    part its search for an image start at 0x1000000 reads address 0 again and finds the
+    same FS4 image twice: q refuses the card. (What the real gateway sends as the fourth
+    address byte without ADDR_SIZE is UNCONFIRMED: the model sends none, as mstflint asks.)"""
+    dump = tmp_path / "cx5.dump"
+    r = run([MKFS3, "--chip", "cx5", "--dump", "-o", dump, "--slot-log", str(SLOT_LOG),
+             "--no-rom", "--flash-size", str(32 << 20)])
+    assert r.returncode == 0, r.stderr
+    stem = cxsim.create("card", "--chip", "cx5", "--flash", "W25Q256JV-IM", "--image", dump)
+    assert cxsim.boot_check(stem)["would_boot"]
+    s = cxsim.serve(stem)
+    r = Meter(s, "cx5 W25Q256JV-IM").run("q", "q")
+    assert r.returncode != 0 and "More than one FS4 image found" in r.stdout + r.stderr
+    assert s.stop() == 0
