@@ -87,6 +87,7 @@ def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
              "burn"))
     assert s.stop() == 0
     k = counters(stem)
+    print(f"{chip} after q and burn: {json.dumps(k)}")
     assert k["unmodelled"] == (2 if chip == "cx5" else 0)   # CX5: the efuse 0xf0c0c, twice
     assert k["gw_without_sem"] == 0 and k["gw_cache_rep_on"] == 0 and k["erases"] >= 1
     boot = cxsim.boot_check(stem)
@@ -103,6 +104,7 @@ def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
     r = ok(m.run("burn (failsafe)", "-i", new, "-y", "burn"))
     assert "Failed to update FW boot address" in r.stdout + r.stderr
     assert s.stop() == 0
+    print(f"{chip} after q, v and failsafe burn: {json.dumps(counters(stem))}")
     boot = cxsim.boot_check(stem)
     assert (boot["slot"], boot["valid_images"], boot["fw_version"]) == (0, 1, new_fw)
 
