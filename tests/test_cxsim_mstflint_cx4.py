@@ -6,7 +6,7 @@ cxsim models these chips without running firmware: the card always shows its rec
 ID (the HW ID itself, 0x209/0x20b/0x20d) and a memory-controller class, and mstflint reaches
 the flash through the VSEC and the 5th-generation gateway (lock bit 31 of 0xf0400, cache
 replacement at 0xf0420). Images come from sim/mkfs3 with a 1 MiB slot (--slot-log 20) and no
-ROM, so that a burn over FUSE takes seconds. What these tests establish about mstflint 4.21:
+ROM, so that a burn over FUSE takes seconds (ConnectX-5: a whole-flash dump, see image()). What these tests establish about mstflint 4.21:
   - `q` on an erased flash fails: "No valid FS3 image found" (FS4 on a ConnectX-5);
   - `-y burn` alone fails the same way; `-nofs -y burn` fails with "Cannot extract device
     data sections"; `-nofs --ignore_dev_data -y burn` burns the file's device data too,
@@ -17,6 +17,7 @@ ROM, so that a burn over FUSE takes seconds. What these tests establish about ms
 Each test prints the config accesses and model time of every mstflint run."""
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -32,13 +33,20 @@ CHIPS = {
     "cx5": ("FS4", "0x020d", "16.35.4030", "16.35.4040"),
 }
 SLOT_LOG = 20
+# The failsafe second burn (~20 s of FUSE each) on one chip per format: cx4 takes the same
+# FS3 path as cx4lx (only its IDs differ), which keeps the file near 2 minutes on 2 cores.
+FAILSAFE = {"cx4lx", "cx5"}
 
 
 def image(tmp_path, chip, fw, name):
+    """An FS3 file; for FS4 a whole 16 MiB flash (image in slot 0, device data and DTOC at
+    the top): mstflint 4.21 refuses to burn an FS4 file whose DTOC lists device sections
+    below 0xf00000 ("First DTOC address (0xd000) is less than device area start address")."""
     assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
     out = tmp_path / name
+    dump = ["--dump", "--dump-slot", "0"] if CHIPS[chip][0] == "FS4" else []
     r = run([MKFS3, "--chip", chip, "-o", out, "--slot-log", str(SLOT_LOG), "--no-rom",
-             "--fw", fw, "--psid", f"SIM_{chip.upper()}"])
+             "--fw", fw, "--psid", f"SIM_{chip.upper()}"] + dump)
     assert r.returncode == 0, r.stderr
     return out
 
@@ -68,6 +76,11 @@ class Meter:
         return r
 
 
+def unmodelled(server):
+    """The crspace addresses the card logged as unmodelled."""
+    return set(re.findall(r"unmodelled (?:address|register) (0x[0-9a-f]+)", server.err.read_text()))
+
+
 def counters(stem):
     return json.loads(pathlib.Path(stem).with_suffix(".stats").read_text())["cards"][0]["counters"]
 
@@ -88,7 +101,8 @@ def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
     assert s.stop() == 0
     k = counters(stem)
     print(f"{chip} after q and burn: {json.dumps(k)}")
-    assert k["unmodelled"] == (2 if chip == "cx5" else 0)   # CX5: the efuse 0xf0c0c, twice
+    # CX5: mstflint reads the efuse 0xf0c0c (speed bin) once per open; nothing else is unmodelled
+    assert unmodelled(s) == ({"0xf0c0c"} if chip == "cx5" else set())
     assert k["gw_without_sem"] == 0 and k["gw_cache_rep_on"] == 0 and k["erases"] >= 1
     boot = cxsim.boot_check(stem)
     assert boot["format"] == fmt and boot["would_boot"] and not boot["fw_running"]
@@ -101,6 +115,9 @@ def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
     assert (f["Image type"], f["FW Version"], f["PSID"]) == (fmt, old_fw, psid)
     v = ok(m.run("v", "v")).stdout
     assert "FW image verification succeeded" in v
+    if chip not in FAILSAFE:
+        assert s.stop() == 0
+        return
     r = ok(m.run("burn (failsafe)", "-i", new, "-y", "burn"))
     assert "Failed to update FW boot address" in r.stdout + r.stderr
     assert s.stop() == 0
