@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd_create.c — `cxsim create`: a new card, its flash empty or holding an FS2 image. */
+/* cmd_create.c — `cxsim create`: a new card, its flash empty or holding an FS2 image; on the
+ * FS3/FS4 chips (cx4, cx4lx, cx5) an image file is copied as it is: a whole-flash dump (the
+ * part's size, `mkfs3 --dump`) over the whole flash, anything smaller to slot 0. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -169,7 +171,7 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 	uint64_t v, d;
 
 	if (o->chip && cxsim_chip_parse(o->chip, &chip))
-		return cli_usage(CMD, "--chip: '%s' is not cx2, cx3 or cx3pro", o->chip);
+		return cli_usage(CMD, "--chip: '%s' is not cx2, cx3, cx3pro, cx4, cx4lx or cx5", o->chip);
 	cxsim_params_default(p, chip);
 	if (o->pci_device) {
 		if (number_parse(o->pci_device, 0xFFFF, &v))
@@ -233,6 +235,19 @@ out:
 	return buf;
 }
 
+/* FS3/FS4: the file as it is, at 0 (see the top); 0 or an exit code. */
+static int install_raw(const struct create_opts *o, uint8_t *img, size_t len, uint8_t *flash,
+		       size_t fsize)
+{
+	if (o->slot || o->corrupt || o->id.psid || o->id.vsd || o->id.set_guid || o->id.set_mac)
+		return cli_usage(CMD, "--slot, --corrupt, --psid, --guid, --mac and --vsd are for FS2 "
+				 "chips: give an FS3/FS4 image (mkfs3) made as wanted");
+	if (len > fsize)
+		return cli_err("%s: %zu bytes do not fit in the %zu-byte flash", o->image, len, fsize);
+	memcpy(flash, img, len);
+	return CLI_OK;
+}
+
 /* Patch, maybe damage, and install the image; 0 or an exit code. */
 static int install(const struct create_opts *o, struct cxsim_card *c, uint32_t *start)
 {
@@ -243,7 +258,9 @@ static int install(const struct create_opts *o, struct cxsim_card *c, uint32_t *
 
 	if (!img)
 		return cli_err("cannot read image %s", o->image);
-	if (fs2_patch_identity(img, len, &o->id, err, sizeof(err)))
+	if (cxsim_chip_format(cxsim_get_params(c)->chip) != 2)
+		rc = install_raw(o, img, len, flash, fsize);
+	else if (fs2_patch_identity(img, len, &o->id, err, sizeof(err)))
 		rc = cli_err("%s: %s", o->image, err);
 	else if (o->corrupt && fs2_damage(img, len, err, sizeof(err)))
 		rc = cli_err("%s: %s", o->image, err);
@@ -292,7 +309,12 @@ int cmd_create(int argc, char **argv)
 		else
 			printf("image %s at 0x%" PRIx32 "%s, ", o.image, start,
 			       o.corrupt ? " (damaged)" : "");
-		if (bi->booted)
+		if (bi->booted && !cxsim_fw_running(c))
+			printf("FS%u image would boot from slot %u: FW %u.%u.%u, PSID %s; recovery mode "
+			       "(PCI ID %04x): no running firmware modelled\n", bi->fs, bi->slot,
+			       bi->fw_ver[0], bi->fw_ver[1], bi->fw_ver[2], bi->psid,
+			       cxsim_pci_device_now(c));
+		else if (bi->booted)
 			printf("boots slot %u: FW %u.%u.%u, PSID %s\n", bi->slot, bi->fw_ver[0],
 			       bi->fw_ver[1], bi->fw_ver[2], bi->psid);
 		else

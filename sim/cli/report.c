@@ -16,12 +16,40 @@ static const char *yes(bool v)
 	return v ? "true" : "false";
 }
 
+/* FS3/FS4 chips (no running firmware modelled): the boot ROM's verdict and the IDs. */
+static void boot_json_fs3(struct sbuf *b, const struct cxsim_card *c)
+{
+	const struct cxsim_boot *bi = cxsim_boot_info(c);
+	char ver[32];
+
+	sb_printf(b, "{\"format\":\"FS%u\",\"would_boot\":%s,\"booted\":%s", bi->fs,
+		  yes(bi->booted), yes(bi->booted));
+	if (bi->booted) {
+		fw_version(ver, sizeof(ver), bi);
+		sb_printf(b, ",\"slot\":%u,\"start\":\"0x%" PRIx32 "\",\"slot_log\":%u,"
+			  "\"valid_images\":%u,\"fw_version\":\"%s\",\"psid\":", bi->slot, bi->start,
+			  bi->slot_log, bi->nvalid, ver);
+		sb_json_str(b, bi->psid);
+	} else {
+		sb_printf(b, ",\"recovery_reason\":");
+		sb_json_str(b, bi->why);
+	}
+	sb_printf(b, ",\"fw_running\":%s,\"pci_vendor\":\"0x%04x\",\"pci_device\":\"0x%04x\","
+		  "\"class\":\"0x%06x\",\"powered\":%s}", yes(cxsim_fw_running(c)),
+		  PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c), cxsim_class_now(c),
+		  yes(cxsim_powered(c)));
+}
+
 void report_boot_json(struct sbuf *b, const struct cxsim_card *c)
 {
 	const struct cxsim_boot *bi = cxsim_boot_info(c);
 	char ver[32];
 	int i;
 
+	if (bi->fs == 3 || bi->fs == 4) {
+		boot_json_fs3(b, c);
+		return;
+	}
 	sb_printf(b, "{\"booted\":%s", yes(bi->booted));
 	if (bi->booted) {
 		fw_version(ver, sizeof(ver), bi);
@@ -86,6 +114,9 @@ void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
 	sb_printf(b, "},\"bytes_programmed\":%" PRIu64 ",\"bytes_erased\":%" PRIu64
 		  ",\"bytes_read\":%" PRIu64 ",\"erases\":%" PRIu64, k->bytes_programmed,
 		  k->bytes_erased, k->bytes_read, k->erases);
+	sb_printf(b, ",\"gw_cache_rep_on\":%" PRIu64 ",\"hw_sem_takes\":%" PRIu64
+		  ",\"vsec_sem_takes\":%" PRIu64, k->gw_cache_rep_on, k->hw_sem_takes,
+		  k->vsec_sem_takes);
 	sb_printf(b, ",\"tools_cmds\":%" PRIu64 ",\"tools_by_opcode\":{\"QUERY_DEV_CAP\":%" PRIu64
 		  ",\"QUERY_DEF_PARAMS\":%" PRIu64 ",\"ACCESS_REGISTER\":%" PRIu64 ",\"MBOX\":%" PRIu64
 		  "},\"tools_without_sem\":%" PRIu64 ",\"nv_write_cmds\":%" PRIu64 ",\"nv_writes\":%"
@@ -95,12 +126,37 @@ void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
 		  k->tools_without_sem, k->nv_write_cmds, k->nv_writes, k->time_ns);
 }
 
+/* FS3/FS4 chips: whether an image would boot; the card runs none (recovery mode). */
+static void boot_text_fs3(FILE *f, const struct cxsim_card *c)
+{
+	const struct cxsim_boot *bi = cxsim_boot_info(c);
+	char ver[32];
+
+	if (!bi->booted) {
+		fprintf(f, "boots:       recovery mode: no FS%u image would boot: %s\n", bi->fs, bi->why);
+	} else {
+		fw_version(ver, sizeof(ver), bi);
+		fprintf(f, "would boot:  FS%u image in slot %u (0x%" PRIx32 ", slot size 2^%u), "
+			"%u valid image(s)\n", bi->fs, bi->slot, bi->start, bi->slot_log, bi->nvalid);
+		fprintf(f, "FW version:  %s\n", ver);
+		fprintf(f, "PSID:        %s\n", bi->psid);
+		fprintf(f, "boots:       recovery mode all the same: no running firmware is modelled "
+			"for this chip\n");
+	}
+	fprintf(f, "PCI ID:      %04x:%04x, class 0x%06x\n", PCI_VENDOR_MELLANOX,
+		cxsim_pci_device_now(c), cxsim_class_now(c));
+}
+
 void report_boot_text(FILE *f, const struct cxsim_card *c)
 {
 	const struct cxsim_boot *bi = cxsim_boot_info(c);
 	char ver[32];
 	int i;
 
+	if (bi->fs == 3 || bi->fs == 4) {
+		boot_text_fs3(f, c);
+		return;
+	}
 	if (!bi->booted) {
 		fprintf(f, "boots:       recovery mode: %s\n", bi->why);
 	} else {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* bootrom.h — the model's boot ROM: which FS2 image, if any, a card boots at power-on.
+/* bootrom.h — the model's boot ROM: which FS2 (FS3, FS4) image, if any, a card boots at power-on.
  *
  * A small FS2 reader of the simulator's own (fs2-format.md §1–§3): magic at
  * the start positions (the first 6 on ConnectX-2, all on ConnectX-3, hw-access
@@ -19,5 +19,9 @@
 
 /* Scan flash (size bytes) with npos start positions; fills *b. */
 void bootrom_scan(const uint8_t *flash, size_t size, unsigned npos, struct cxsim_boot *b);
+
+
+/* FS3 (ConnectX-4, 4 Lx) and FS4 (ConnectX-5) flashes: bootrom_fs3.c. fs is 3 or 4. */
+void bootrom_scan_fs3(const uint8_t *flash, size_t size, unsigned fs, struct cxsim_boot *b);
 
 #endif

@@ -17,11 +17,28 @@
 
 /* hw-access.md §1.1 (PCI IDs), §1.2 (HW ID and revision), §3.5 (0xf03a0 on CX3/Pro
  * only), §3.11 (CX2 boot ROM probes 6 start positions, CX3 10), §8 (the tools HCR:
- * CX3/Pro only; mlxconfig knows HW IDs 501 and 503, mlxcfg_4th_gen_commander.cpp@4.25). */
+ * CX3/Pro only; mlxconfig knows HW IDs 501 and 503, mlxcfg_4th_gen_commander.cpp@4.25).
+ * CX4, 4 Lx, 5 (hw-access.md §1.1, §3.13, fs3-format.md §1.1; mstflint 4.21): HW IDs and PF IDs from
+ * dev_mgt/tools_dev_types.c; recovery PCI ID = HW ID (mtcr_ul_com.c
+ * live_fish_id_database, dm_is_livefish_mode); boot address 0xf0000 bits 31:8 on CX4/4 Lx,
+ * 0xf00c0 on CX5 (mflash.c mf_update_boot_addr); HW semaphore 0xe250c on CX4/4 Lx, 0xe74e0
+ * on CX5 (tools_res_mgmt.c g_dev_sem_info_db). No revision is known: 0. */
+#define GEN5(nm, hw, pf, format, bootreg, shift, sem) \
+	{.name = nm, .hw_id = hw, .default_pci = pf, .default_rev = 0, .boot_positions = 10, \
+	 .recovery_pci = hw, .fs = format, .no_fw = true, .gen5_gw = true, .boot_addr_reg = bootreg, \
+	 .boot_addr_shift = shift, .hw_sem = sem, .default_part = "W25Q128JV", \
+	 .default_vsec = CXSIM_VSEC_FULL}
+#define GEN4(nm, hw, pf, rev, fps, npos, tools) \
+	{.name = nm, .hw_id = hw, .default_pci = pf, .default_rev = rev, .has_flashprog_sem = fps, \
+	 .boot_positions = npos, .has_tools = tools, .recovery_pci = hw + 1, .fs = 2, \
+	 .boot_addr_reg = 0xF0000, .boot_addr_shift = 8, .default_part = "W25Q16"}
 static const struct sim_chip_info chips[] = {
-	[CXSIM_CX2] = {"cx2", 0x190, 0x673C, 0xB0, false, 6, false},
-	[CXSIM_CX3] = {"cx3", 0x1F5, 0x1003, 0x01, true, 10, true},
-	[CXSIM_CX3PRO] = {"cx3pro", 0x1F7, 0x1007, 0x00, true, 10, true},
+	[CXSIM_CX2] = GEN4("cx2", 0x190, 0x673C, 0xB0, false, 6, false),
+	[CXSIM_CX3] = GEN4("cx3", 0x1F5, 0x1003, 0x01, true, 10, true),
+	[CXSIM_CX3PRO] = GEN4("cx3pro", 0x1F7, 0x1007, 0x00, true, 10, true),
+	[CXSIM_CX4] = GEN5("cx4", 0x209, 0x1013, 3, 0xF0000, 8, 0xE250C),
+	[CXSIM_CX4LX] = GEN5("cx4lx", 0x20B, 0x1015, 3, 0xF0000, 8, 0xE250C),
+	[CXSIM_CX5] = GEN5("cx5", 0x20D, 0x1017, 4, 0xF00C0, 0, 0xE74E0),
 };
 
 const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip)
@@ -32,6 +49,11 @@ const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip)
 const char *cxsim_chip_name(enum cxsim_chip chip)
 {
 	return chips[chip].name;
+}
+
+unsigned cxsim_chip_format(enum cxsim_chip chip)
+{
+	return chips[chip].fs;
 }
 
 int cxsim_chip_parse(const char *s, enum cxsim_chip *chip)
@@ -71,7 +93,8 @@ void cxsim_params_default(struct cxsim_params *p, enum cxsim_chip chip)
 	p->hw_rev = chips[chip].default_rev;
 	p->subsys_vendor = PCI_VENDOR_MELLANOX;
 	p->subsys_device = 0x0050;
-	snprintf(p->flash_part, sizeof(p->flash_part), "W25Q16");
+	snprintf(p->flash_part, sizeof(p->flash_part), "%s", chips[chip].default_part);
+	p->vsec_spaces = chips[chip].default_vsec;
 	p->seed = 1;
 	sim_profile_default(&p->tools, chip);
 }
@@ -155,8 +178,21 @@ static void sync_write_protect(struct cxsim_card *c)
 static void set_running_identity(struct cxsim_card *c)
 {
 	c->boot_addr = 0;
-	if (c->boot.booted)
+	if (cxsim_fw_running(c))
 		c->boot_addr = c->boot.start << 8; /* as a burner leaves it, §4.4 (UNCONFIRMED at power-on) */
+}
+
+bool cxsim_fw_running(const struct cxsim_card *c)
+{
+	return c->boot.booted && !c->chip->no_fw;
+}
+
+static void boot_rom(struct cxsim_card *c)
+{
+	if (c->chip->fs == 2)
+		bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
+	else
+		bootrom_scan_fs3(c->flash, c->flash_size, c->chip->fs, &c->boot);
 }
 
 void cxsim_power_cycle(struct cxsim_card *c)
@@ -179,7 +215,7 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	c->sr_bp_power_on = c->nor.sr & part->sr_bp_mask;
 	c->powered = true;
 	c->accesses = 0;
-	bootrom_scan(c->flash, c->flash_size, c->chip->boot_positions, &c->boot);
+	boot_rom(c);
 	sim_cr_reset(c);
 	sim_gw_reset(c);
 	sim_tools_reset(c);   /* the settings store (c->nv) is non-volatile: kept */
@@ -321,13 +357,14 @@ void cxsim_set_flash_sink(struct cxsim_card *c, void (*sink)(void *ctx, size_t o
 
 uint16_t cxsim_pci_device_now(const struct cxsim_card *c)
 {
-	/* Recovery ("livefish") ID = HW ID + 1, hw-access.md §1.1, §1.3. */
-	return c->boot.booted ? c->p.pci_device : (uint16_t)(c->chip->hw_id + 1);
+	/* Recovery ("livefish") ID: HW ID + 1 up to CX3 Pro (hw-access.md §1.1, §1.3), the
+	 * HW ID itself from CX4 on (the chip table). */
+	return cxsim_fw_running(c) ? c->p.pci_device : c->chip->recovery_pci;
 }
 
 uint32_t cxsim_class_now(const struct cxsim_card *c)
 {
-	return c->boot.booted ? CLASS_NETWORK : CLASS_MEMORY;
+	return cxsim_fw_running(c) ? CLASS_NETWORK : CLASS_MEMORY;
 }
 
 /* ---- state files: STEM.conf (key=value) and STEM.flash (raw) ---- */
@@ -418,6 +455,7 @@ static int parse_conf(FILE *in, struct cxsim_params *p, char *err, size_t errlen
 				return -1;
 			}
 			sim_profile_default(&p->tools, p->chip);
+			p->vsec_spaces = chips[p->chip].default_vsec; /* OPTIONAL: saved when it differs */
 			continue;
 		}
 		if (!strcmp(line, "hcr_fault")) {

@@ -8,7 +8,8 @@
 #include "spi_nor.h"
 #include "tools.h"
 
-/* Chip facts, hw-access.md §1.1–§1.2. */
+/* Chip facts, hw-access.md §1.1–§1.2 (CX4 and later: hw-access.md §3.13, and mstflint 4.21 as
+ * cited in card.c). */
 struct sim_chip_info {
 	const char *name;
 	uint16_t hw_id;          /* crspace 0xf0014 bits 15:0 */
@@ -17,6 +18,15 @@ struct sim_chip_info {
 	bool has_flashprog_sem;  /* 0xf03a0 exists (CX3/Pro only), §3.5 */
 	unsigned boot_positions; /* FS2 start positions the boot ROM searches, §3.11 */
 	bool has_tools;          /* the firmware's tools HCR (settings interface), §8: CX3/Pro */
+	uint16_t recovery_pci;   /* PCI device ID in recovery mode */
+	unsigned fs;             /* image format: 2 (FS2), 3 (FS3) or 4 (FS4) */
+	bool no_fw;              /* no running firmware modelled: always in recovery mode */
+	bool gen5_gw;            /* 5th-generation gateway: lock bit 31, cache replacement */
+	uint32_t boot_addr_reg;  /* the boot-address register */
+	unsigned boot_addr_shift; /* where the address sits in it (8: bits 31:8) */
+	uint32_t hw_sem;         /* the tools' HW semaphore (read-to-lock), 0 = none */
+	const char *default_part; /* SPI NOR part of a new card */
+	uint32_t default_vsec;   /* VSEC spaces of a new card (0 = no VSEC) */
 };
 
 const struct sim_chip_info *sim_chip_info(enum cxsim_chip chip);
@@ -30,7 +40,11 @@ struct semaphore {
 struct gateway {
 	uint32_t cmd, addr, data[4];
 	bool cs_held;            /* the previous transaction kept chip select asserted */
+	bool locked;             /* 5th generation: the lock, bit 31 of the command register */
+	uint32_t cache_rep_en;   /* 5th generation: 0xf0420, bit 0 = cache replacement on */
 };
+
+#define VSEC_NSEMS 16            /* dwords modelled in the VSEC SEMAPHORE space (0x0..0x3c) */
 
 /* The VSEC gateway's registers, §2.4 (offsets in pcicfg.c). */
 struct vsec {
@@ -40,6 +54,7 @@ struct vsec {
 	bool sem_other;          /* held by someone who is not the client (a fault) */
 	uint32_t addr;           /* ADDR as last written, bit 31 as the hardware left it */
 	uint32_t data;           /* DATA */
+	uint32_t sems[VSEC_NSEMS]; /* the SEMAPHORE space's semaphores: 0 free, else the owner's value */
 };
 
 struct cxsim_card {
@@ -66,7 +81,9 @@ struct cxsim_card {
 
 	/* crspace registers that hold state. */
 	struct semaphore sem_gpio, sem_flashprog, sem_trm;
-	uint32_t boot_addr;           /* 0xf0000 */
+	struct semaphore sem_hw;      /* 5th generation: the tools' HW semaphore (chip->hw_sem) */
+	uint32_t boot_addr;           /* the boot-address register (chip->boot_addr_reg) */
+	uint32_t reg_f0204;           /* 5th generation: bit 1 power_boot_partial_reset */
 	uint32_t reg_f3834;           /* livefish link-reset tweak, §1.3 */
 	struct gateway gw;
 	struct tools_hcr hcr;         /* the settings interface, tools.h */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cxsim.h — the card model: a ConnectX-2 / ConnectX-3 / ConnectX-3 Pro as seen
- * from PCI, at the register level. The manual of the hardware is
+ * from PCI, at the register level; a ConnectX-4 / 4 Lx / 5 in flash-recovery
+ * ("livefish") mode only: no running firmware, the 5th-generation flash gateway. The manual of the hardware is
  * docs/hw-access.md (section numbers below refer to it).
  *
  * The model is front-end agnostic: it has no I/O but the two state files it
@@ -51,7 +52,9 @@
 			 CXSIM_VSEC_BIT(CXSIM_AS_SEMAPHORE))
 #define CXSIM_VSEC_CRSPACE_ONLY CXSIM_VSEC_BIT(CXSIM_AS_CR_SPACE)
 
-enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO };
+/* CX4, CX4LX, CX5: always in recovery mode (no running firmware is modelled yet);
+ * their flash holds FS3 (CX4, 4 Lx) or FS4 (CX5) images (docs/fs3-format.md). */
+enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO, CXSIM_CX4, CXSIM_CX4LX, CXSIM_CX5 };
 
 /* ---- The settings interface (hw-access.md §8; sim/core/tools_hcr.h has the register
  * map, tools_cmds.c the answers, reg_access.c the register framing, nv_store.c the store).
@@ -157,8 +160,9 @@ struct cxsim_params {
 	bool bar0_crspace;
 	/* A vendor-specific capability (ID 9) after MSI-X: the VSEC gateway of §2.4,
 	 * supporting the address spaces whose bits are set (CXSIM_VSEC_BIT). 0, the
-	 * default, means no VSEC: whether CX2/CX3 have one is UNCONFIRMED (§2.1), and
-	 * tools then use the window. The window works either way. */
+	 * default up to CX3 Pro, means no VSEC: whether CX2/CX3 have one is UNCONFIRMED
+	 * (§2.1), and tools then use the window. The window works either way. CX4 and
+	 * later default to CXSIM_VSEC_FULL (what mtcr needs, hw-access.md §2.4). */
 	uint32_t vsec_spaces;
 
 	/* Faults. */
@@ -186,7 +190,12 @@ struct cxsim_counters {
 	uint64_t gw_by_opcode[256];         /* ... by SPI opcode (transactions with a command phase) */
 	uint64_t bytes_programmed, bytes_erased, bytes_read;
 	uint64_t erases;
-	uint64_t gw_without_sem;            /* gateway transactions while 0xf03fc was not held */
+	uint64_t gw_without_sem;            /* gateway transactions while 0xf03fc (5th generation:
+					     * the lock bit 31 of 0xf0400) was not held */
+	uint64_t gw_cache_rep_on;           /* 5th generation: transactions while cache
+					     * replacement (0xf0420 bit 0) was enabled */
+	uint64_t hw_sem_takes;              /* 5th generation: the HW semaphore (0xe250c/0xe74e0) taken */
+	uint64_t vsec_sem_takes;            /* VSEC semaphore space: a free semaphore taken */
 	uint64_t vsec_accesses;             /* VSEC gateway accesses started (ADDR writes) */
 	uint64_t vsec_without_sem;          /* ... while the client did not hold the VSEC semaphore */
 	uint64_t tools_cmds;                /* tools HCR commands the firmware executed (any status) */
@@ -200,13 +209,18 @@ struct cxsim_counters {
 
 /* What the boot-ROM model found at the last power-on. */
 struct cxsim_boot {
-	bool booted;            /* false: no valid image, the card is in recovery mode */
+	/* false: no valid image, the card is in recovery mode. true: an image that would
+	 * boot; a chip without modelled firmware (CX4, 4 Lx, 5) stays in recovery mode
+	 * all the same (cxsim_fw_running). */
+	bool booted;
 	uint32_t start;         /* physical start of the image that boots */
 	unsigned slot;          /* 0 or 1 */
 	bool failsafe;
 	unsigned nvalid;        /* valid images found */
 	uint16_t fw_ver[3];
 	uint16_t dev_type;
+	unsigned fs;            /* image format found or looked for: 2, 3 (FS3) or 4 (FS4) */
+	unsigned slot_log;      /* FS3/FS4: log2 of the slot size */
 	char psid[17];
 	char vsd[209];
 	int nguids;             /* 4 or 6 entries in the GUID section */
@@ -232,8 +246,9 @@ struct cxsim_setting {
 
 struct cxsim_card;
 
-/* Defaults for a chip: IDs, revision, a 2 MiB W25Q16, seed 1, no faults, and the chip's
- * settings profile (profile.c: guesses, not measured on a card). */
+/* Defaults for a chip: IDs, revision, its flash part (a 2 MiB W25Q16 up to CX3 Pro, a
+ * 16 MiB W25Q128JV from CX4 on), its VSEC (none up to CX3 Pro, CXSIM_VSEC_FULL from
+ * CX4 on), seed 1, no faults, and the chip's settings profile (profile.c: guesses, not measured on a card). */
 void cxsim_params_default(struct cxsim_params *p, enum cxsim_chip chip);
 
 /* A card whose flash is flash_size bytes of 0xFF; then power it on. */
@@ -320,6 +335,10 @@ void cxsim_flash_changed(struct cxsim_card *c); /* after writing it directly */
 void cxsim_set_flash_sink(struct cxsim_card *c, void (*sink)(void *ctx, size_t off, size_t len),
 			  void *ctx);
 
+/* Does firmware run now (a valid image booted on a chip whose firmware is modelled)?
+ * Else the card is in recovery mode. */
+bool cxsim_fw_running(const struct cxsim_card *c);
+
 /* The PCI IDs the card shows now. */
 uint16_t cxsim_pci_device_now(const struct cxsim_card *c);
 uint32_t cxsim_class_now(const struct cxsim_card *c);   /* 0x028000 or 0x050000 */
@@ -339,8 +358,9 @@ int cxsim_caps_parse(const char *s, uint8_t *caps);
 /* Does the chip have the settings interface at all (CX3, CX3 Pro)? */
 bool cxsim_chip_has_tools(enum cxsim_chip chip);
 
-/* Chip names and parsing for front ends: "cx2", "cx3", "cx3pro". */
+/* Chip names and parsing for front ends: "cx2", "cx3", "cx3pro", "cx4", "cx4lx", "cx5". */
 const char *cxsim_chip_name(enum cxsim_chip chip);
+unsigned cxsim_chip_format(enum cxsim_chip chip); /* its image format: 2 (FS2), 3 or 4 */
 int cxsim_chip_parse(const char *s, enum cxsim_chip *chip);
 
 /* Messages about unmodelled accesses etc. go here (default: none). */

@@ -14,6 +14,24 @@
  * more data of the unfinished command (a page program writes them when CS
  * finally drops). The gateway has no "deselect" of its own in hw-access.md,
  * so the model clocks on, as wires would: UNCONFIRMED on real silicon.
+ *
+ * The 5th generation (CX4, 4 Lx, 5; hw-access.md §3.13), as mstflint 4.21
+ * drives it (mflash.c fifth_gen_flash_init, connectib_flash_lock, is4_flash_lock;
+ * mflash_gw.c cntx_exec_cmd): the same registers, but
+ *  - the lock is bit 31 of the command register: a read returns it and, when it was
+ *    clear, sets it (read-to-lock); a command write keeps it as bit 31 says, so writing
+ *    0 releases it. There is no 0xf03fc semaphore in the gateway's way: gw_without_sem
+ *    counts transactions started while the lock was not held;
+ *  - FLASH_ENABLE does not exist (mflash_dev_capability.c is_flash_enable_needed: 0):
+ *    bit 13 is ignored;
+ *  - 0xf0408 [25:0] (cache-replacement offset) and 0xf040c [23:16] (its command) read
+ *    0: no firmware runs, so nothing waits to be replaced and mstflint takes the
+ *    direct-access path (check_cache_replacement_guard). Writes are ignored, counted
+ *    as unmodelled;
+ *  - 0xf0420 bit 0 enables cache replacement; it reads 1 at power-on (UNCONFIRMED:
+ *    mstflint clears it while it holds the lock and sets it again on release, so
+ *    that is the state it expects to find). Transactions while it is set are counted
+ *    (gw_cache_rep_on): on a card with firmware they could race the cache.
  */
 #include "card.h"
 
@@ -21,6 +39,11 @@
 #define GW_ADDR 0xF0404
 #define GW_DATA0 0xF0410
 #define GW_DATA3 0xF041C
+#define GW_CACHE_REP_OFF 0xF0408   /* 5th gen: cache-replacement offset [25:0], mflash_pack_layer.h */
+#define GW_CACHE_REP_CMD 0xF040C   /* 5th gen: cache-replacement command [23:16], ditto */
+#define GW_CACHE_REP_EN 0xF0420    /* 5th gen: bit 0 cache replacement on, HCR_CACHE_REPLACEMNT_EN_ADDR */
+#define GW_CACHE_REP_ON 0x1u       /* mflash.c disable_cache_replacement: bit 0 */
+#define GW_LOCK (1u << 31)         /* 5th gen: HBO_LOCK, mflash.c is4_flash_lock */
 
 #define GW_READ_OP (1u << 0)       /* data phase reads the flash, §3.1 */
 #define GW_CMD_PHASE (1u << 2)
@@ -39,10 +62,38 @@
 void sim_gw_reset(struct cxsim_card *c)
 {
 	c->gw = (struct gateway){0};
+	if (c->chip->gen5_gw)
+		c->gw.cache_rep_en = GW_CACHE_REP_ON;
+}
+
+/* Reading the 5th generation's command register: the lock as it was, and taken. */
+static uint32_t gen5_cmd_read(struct gateway *g)
+{
+	uint32_t v = (g->cmd & ~GW_LOCK) | (g->locked ? GW_LOCK : 0);
+
+	g->locked = true;
+	return v;
+}
+
+static bool gen5_read(struct cxsim_card *c, uint32_t addr, uint32_t *v)
+{
+	if (!c->chip->gen5_gw)
+		return false;
+	switch (addr) {
+	case GW_CMD: *v = gen5_cmd_read(&c->gw); return true;
+	case GW_CACHE_REP_OFF: *v = 0; return true;
+	case GW_CACHE_REP_CMD: *v = 0; return true;
+	case GW_CACHE_REP_EN: *v = c->gw.cache_rep_en; return true;
+	default: return false;
+	}
 }
 
 uint32_t sim_gw_read(struct cxsim_card *c, uint32_t addr)
 {
+	uint32_t v;
+
+	if (gen5_read(c, addr, &v))
+		return v;
 	if (addr == GW_CMD)
 		return c->gw.cmd;
 	if (addr == GW_ADDR)
@@ -86,9 +137,11 @@ static void run(struct cxsim_card *c, uint32_t cmd)
 	spi_nor_set_stuck(&c->nor, c->p.stuck_addr, c->p.stuck_mask);
 	if (cmd & GW_CMD_PHASE)
 		c->cnt.gw_by_opcode[op]++;
-	if (!sim_gpio_sem_held(c))
+	if (c->chip->gen5_gw ? !g->locked : !sim_gpio_sem_held(c))
 		c->cnt.gw_without_sem++;
-	if (!(cmd & GW_FLASH_ENABLE)) {
+	if (c->chip->gen5_gw && (g->cache_rep_en & GW_CACHE_REP_ON))
+		c->cnt.gw_cache_rep_on++;
+	if (!(cmd & GW_FLASH_ENABLE) && !c->chip->gen5_gw) {
 		sim_card_log(c, "gateway command 0x%08x without FLASH_ENABLE: the flash sees nothing", cmd);
 		return;
 	}
@@ -139,12 +192,18 @@ void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 		g->data[(addr - GW_DATA0) / 4] = val;
 		return;
 	}
+	if (c->chip->gen5_gw && addr == GW_CACHE_REP_EN) {
+		g->cache_rep_en = val;
+		return;
+	}
 	if (addr != GW_CMD) {
 		c->cnt.unmodelled++;
 		sim_card_log(c, "gateway write of unmodelled register 0x%05x", addr);
 		return;
 	}
 	g->cmd = val;
+	if (c->chip->gen5_gw)
+		g->locked = val & GW_LOCK;
 	if (!(val & GW_BUSY))
 		return;
 	if (c->p.stuck_busy)

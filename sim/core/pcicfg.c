@@ -21,9 +21,11 @@
  *         and sets bit 31; with bit 31 = 1 it writes DATA there and clears
  *         bit 31. Both complete at once (the flag is right at the first poll).
  *   +0x14 DATA
- * Only CR_SPACE (2) reaches anything: the crspace the window reaches. An access
- * in any other space, supported or not, reads 0 and is logged and counted as
- * unmodelled. Each access (ADDR write) is counted, and so is one made while the
+ * CR_SPACE (2) reaches the crspace the window reaches; SEMAPHORE (0xa) holds 16
+ * semaphores at 0x0..0x3c (mstflint's flash-programming and ICMD ones, at 0x10 and 0x0,
+ * tools_res_mgmt.c g_vsec_sem_addr: write-your-value-to-lock, sem_space() below). An
+ * access in any other space (or place), supported or not, reads 0 and is logged and
+ * counted as unmodelled. Each access (ADDR write) is counted, and so is one made while the
  * client does not hold the VSEC semaphore (counters vsec_accesses and
  * vsec_without_sem). params.sem_held_vsec: another agent holds the semaphore
  * from power-on until someone writes 0.
@@ -114,7 +116,7 @@ void sim_pcicfg_reset(struct cxsim_card *c)
 		h[CAP_VSEC + 2] = VSEC_LEN;
 		h[CAP_VSEC + VSEC_TYPE_BYTE] = VSC_FUNCTIONAL;
 	}
-	c->vsec = (struct vsec){.counter = 1};
+	c->vsec = (struct vsec){.counter = 1};   /* the SEMAPHORE space's semaphores too */
 	if (c->p.sem_held_vsec) {
 		c->vsec.sem = VSEC_OTHER_TICKET;
 		c->vsec.sem_other = true;
@@ -185,21 +187,46 @@ static uint32_t vsec_read(struct cxsim_card *c, unsigned reg)
 	}
 }
 
+/* The SEMAPHORE space (tools_res_mgmt.c lock_icommand_gateway_semaphore: write your
+ * value, read it back; yours if it reads back; write 0 to free): a write of a non-zero
+ * value takes a free semaphore and is ignored on a held one; a write of 0 frees it. */
+static bool sem_space(struct cxsim_card *c, uint32_t a, bool write)
+{
+	struct vsec *v = &c->vsec;
+	uint32_t *s;
+
+	if (a % 4 || a / 4 >= VSEC_NSEMS)
+		return false;
+	s = &v->sems[a / 4];
+	if (!write)
+		v->data = *s;
+	else if (!v->data)
+		*s = 0;
+	else if (!*s) {
+		*s = v->data;
+		c->cnt.vsec_sem_takes++;
+	}
+	return true;
+}
+
 /* One access through ADDR: it completes before the next config cycle. */
 static void vsec_access(struct cxsim_card *c, uint32_t val)
 {
 	struct vsec *v = &c->vsec;
 	uint32_t a = val & VSEC_ADDR_MASK;
 	bool write = val & VSEC_FLAG;
+	bool ok = vsec_supports(c, v->space);
 
 	c->cnt.vsec_accesses++;
 	if (!v->sem || v->sem_other)
 		c->cnt.vsec_without_sem++;
-	if (v->space == CXSIM_AS_CR_SPACE && vsec_supports(c, v->space)) {
+	if (v->space == CXSIM_AS_CR_SPACE && ok) {
 		if (write)
 			sim_cr_write(c, a, v->data);
 		else
 			v->data = sim_cr_read(c, a);
+	} else if (v->space == CXSIM_AS_SEMAPHORE && ok && sem_space(c, a, write)) {
+		/* done */
 	} else {
 		c->cnt.unmodelled++;
 		sim_card_log(c, "VSEC %s of address 0x%05x in %sspace 0x%x: not modelled",

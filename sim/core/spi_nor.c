@@ -30,7 +30,12 @@
  *    programs only the first data byte, at the address given.
  *  - Chip erase answers to 0xC7 and 0x60 on every part (M25P documents only 0xC7).
  *  - SRWD/BPL are plain writable bits: /WP is not modelled (taken as high).
- *  - W25Q TB/SEC/CMP, SR2 and volatile-SR writes are not modelled (SR1 bits 6:5 read 0).
+ *  - W25Q TB/SEC/CMP, SR2 and volatile-SR writes are not modelled (SR1 bits 6:5 read 0;
+ *    on 4-bit-BP parts bit 5 is BP3). RDSR2/RDSR3/RDCR (0x35, 0x15) are not decoded.
+ *  - Parts over 16 MiB (addr4): 0x13/0x12/0x21/0xDC take 4 address bytes and act as
+ *    READ/PP/SSE/SE; EN4B (0xB7) makes the 3-byte instructions take 4 too, EX4B
+ *    (0xE9) undoes it; power-on (and power loss) is 3-byte mode. Without 4-byte
+ *    addressing the address wraps within the lower 16 MiB (the high byte is 0).
  *
  * Stuck bits (a fault, spi_nor_set_stuck): in one byte, the bits of a mask keep their
  * value through every erase and program (also an interrupted one). The command itself
@@ -78,12 +83,14 @@ static uint8_t sr_nonvolatile(const struct spi_part *p)
 	return is_sst(p) ? 0 : sr_writable(p);
 }
 
-/* Bytes protected at the top of the array for the BP2:0 value in sr. M25P80/16/32,
+/* Bytes protected at the top of the array for the BP value in sr. M25P80/16/32,
  * W25Q80/16/32 (TB=0) and SST25VF080B/016B/032B tables all read: BP=0 none, BP=n upper
- * 64 KiB << (n-1), capped at the whole array (e.g. SST25VF016B: 1 → 1F0000-1FFFFF,
+ * 64 KiB << (n-1), capped at the whole array; the 16 and 32 MiB parts the same with
+ * their own unit (part->bp_unit: W25Q128JV 256 KiB) and BP3:0 where they have it (e.g. SST25VF016B: 1 → 1F0000-1FFFFF,
  * 2 → 1E0000-, 3 → 1C0000-, 4 → 180000-, 5 → 100000-, 6 and 7 → all). */
 static uint32_t protected_bytes(const struct spi_part *p, uint8_t sr)
 {
+	uint32_t unit = p->bp_unit ? p->bp_unit : SZ_64K;
 	unsigned shift = 0;
 	unsigned bp;
 
@@ -94,9 +101,9 @@ static uint32_t protected_bytes(const struct spi_part *p, uint8_t sr)
 	bp = (unsigned)(sr & p->sr_bp_mask) >> shift;
 	if (bp == 0)
 		return 0;
-	if (bp - 1 >= 16 || ((uint64_t)SZ_64K << (bp - 1)) >= p->size)
+	if (bp - 1 >= 16 || ((uint64_t)unit << (bp - 1)) >= p->size)
 		return p->size;
-	return SZ_64K << (bp - 1);
+	return unit << (bp - 1);
 }
 
 static bool touches_protected(const struct spi_nor *f, uint32_t base, uint32_t len)
@@ -235,6 +242,8 @@ static void power_on(struct spi_nor *f, uint8_t sr)
 	f->selected = false;
 	f->nbytes = 0;
 	f->op = OP_NONE;
+	f->alen = 3;
+	f->mode4 = false;
 	f->addr = 0;
 	memset(f->wbuf, 0xFF, sizeof f->wbuf);
 	memset(f->wmask, 0, sizeof f->wmask);
@@ -287,8 +296,27 @@ static bool decodes(const struct spi_part *p, uint8_t op)
 		return p->erase_64k;
 	case SPI_EWSR:
 		return is_sst(p);
+	case SPI_READ4: case SPI_PP4: case SPI_EN4B: case SPI_EX4B:
+		return p->addr4;
+	case SPI_SSE4:
+		return p->addr4 && p->erase_4k;
+	case SPI_SE4:
+		return p->addr4 && p->erase_64k;
 	default:
 		return false; /* includes SPI_BE32: no part here has a 32 KiB time in the table */
+	}
+}
+
+/* The 3-byte instruction a 4-byte-address one acts as (or op itself). */
+static uint8_t base_op(uint8_t op)
+{
+	switch (op) {
+	case SPI_CE_60: return SPI_CE;
+	case SPI_READ4: return SPI_READ;
+	case SPI_PP4: return SPI_PP;
+	case SPI_SSE4: return SPI_SSE;
+	case SPI_SE4: return SPI_SE;
+	default: return op;
 	}
 }
 
@@ -301,7 +329,8 @@ static void latch(struct spi_nor *f, uint8_t op)
 		f->op = OP_NONE;
 		return;
 	}
-	f->op = op == SPI_CE_60 ? SPI_CE : op;
+	f->op = base_op(op);
+	f->alen = (f->op != op && op != SPI_CE_60) || f->mode4 ? 4 : 3;
 	if (op == SPI_PP) {
 		memset(f->wmask, 0, sizeof f->wmask);
 		f->nwritten = 0;
@@ -310,11 +339,11 @@ static void latch(struct spi_nor *f, uint8_t op)
 	}
 }
 
-/* Address bytes 1..3 (n is the byte index since select, the opcode being 0). */
+/* Address bytes 1..alen (n is the byte index since select, the opcode being 0). */
 static void addr_byte(struct spi_nor *f, unsigned n, uint8_t mosi)
 {
 	f->addr = (f->addr << 8) | mosi;
-	if (n == 3)
+	if (n == f->alen)
 		f->addr &= f->part->size - 1; /* the part ignores address bits above its size */
 }
 
@@ -349,7 +378,7 @@ uint8_t spi_nor_xfer(struct spi_nor *f, uint8_t mosi, uint64_t now)
 			return ((f->addr + (n - 4)) & 1) ? p->res_id : p->jedec[0];
 		return p->res_id;
 	case SPI_READ:
-		if (n <= 3) {
+		if (n <= f->alen) {
 			addr_byte(f, n, mosi);
 			return HIGHZ;
 		}
@@ -358,7 +387,7 @@ uint8_t spi_nor_xfer(struct spi_nor *f, uint8_t mosi, uint64_t now)
 		f->stats.bytes_read++;
 		return v;
 	case SPI_PP:
-		if (n <= 3) {
+		if (n <= f->alen) {
 			addr_byte(f, n, mosi);
 			return HIGHZ;
 		}
@@ -373,7 +402,7 @@ uint8_t spi_nor_xfer(struct spi_nor *f, uint8_t mosi, uint64_t now)
 		return HIGHZ;
 	case SPI_SSE:
 	case SPI_SE:
-		if (n <= 3)
+		if (n <= f->alen)
 			addr_byte(f, n, mosi);
 		return HIGHZ;
 	case SPI_WRSR:
@@ -447,13 +476,18 @@ void spi_nor_deselect(struct spi_nor *f, uint64_t now)
 			start_wrsr(f, now);
 		break;
 	case SPI_PP:
-		if (n >= 5)
+		if (n >= f->alen + 2)
 			start_pp(f, now);
 		break;
 	case SPI_SSE:
 	case SPI_SE:
-		if (n == 4)
+		if (n == f->alen + 1)
 			start_erase(f, f->op, now);
+		break;
+	case SPI_EN4B:
+	case SPI_EX4B:
+		if (n == 1)
+			f->mode4 = f->op == SPI_EN4B;
 		break;
 	case SPI_CE:
 		if (n == 1)

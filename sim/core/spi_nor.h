@@ -4,6 +4,9 @@
  * The flash gateway (gateway.c) turns each gateway transaction into chip
  * select, bytes exchanged, and (unless CS is held) deselect. The chip acts
  * like its datasheet says: an instruction is latched by its first byte;
+ * parts over 16 MiB also take 4-byte-address instructions (0x12, 0x13, 0x21,
+ * 0xDC) and EN4B/EX4B (0xB7/0xE9: 4-byte mode for the 3-byte ones; power-on
+ * is 3-byte mode, so a 3-byte address reaches the lower 16 MiB only);
  * program, erase and status-register writes need WEL (set by WREN) and start
  * when CS goes high; WIP stays set for the operation's datasheet time on the
  * model clock, and while it is set every instruction but RDSR is ignored;
@@ -21,11 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* SPI opcodes, hw-access.md §3.3. */
+/* SPI opcodes, hw-access.md §3.3. The 4-byte-address forms and the address-mode
+ * instructions are those of parts over 16 MiB (W25Q256JV, MX25L25645G datasheets;
+ * mstflint 4.21 mflash.c gen_4byte_address_access_commands uses 0x21, 0xDC, 0x12, 0x13). */
 enum spi_op {
 	SPI_WRSR = 0x01, SPI_PP = 0x02, SPI_READ = 0x03, SPI_WRDI = 0x04, SPI_RDSR = 0x05,
-	SPI_WREN = 0x06, SPI_SSE = 0x20, SPI_BE32 = 0x52, SPI_RDID = 0x9F, SPI_RES = 0xAB,
-	SPI_CE = 0xC7, SPI_SE = 0xD8,
+	SPI_WREN = 0x06, SPI_PP4 = 0x12, SPI_READ4 = 0x13, SPI_SSE = 0x20, SPI_SSE4 = 0x21,
+	SPI_BE32 = 0x52, SPI_RDID = 0x9F, SPI_RES = 0xAB, SPI_EN4B = 0xB7, SPI_CE = 0xC7,
+	SPI_SE = 0xD8, SPI_SE4 = 0xDC, SPI_EX4B = 0xE9,
 };
 
 #define SPI_SR_WIP 0x01
@@ -39,7 +45,9 @@ struct spi_part {
 	bool erase_4k;           /* 0x20 erases 4 KiB */
 	bool erase_64k;          /* 0xD8 erases 64 KiB */
 	bool byte_program;       /* SST: 0x02 programs one byte per command */
-	uint8_t sr_bp_mask;      /* status-register block-protect bits */
+	uint8_t sr_bp_mask;      /* status-register block-protect bits (BP2:0 or BP3:0 from bit 2) */
+	uint32_t bp_unit;        /* bytes BP = 1 protects at the top (doubling per step); 0 = 64 KiB */
+	bool addr4;              /* over 16 MiB: 4-byte opcodes, EN4B/EX4B; 3-byte mode at power-on */
 	uint8_t sr_power_on;     /* SR value at power-on (SST: BP bits set) */
 	/* Datasheet typical times, ns. */
 	uint64_t t_page_prog;    /* one 256-byte page program (or one byte, SST) */
@@ -64,6 +72,8 @@ struct spi_nor {
 	bool selected;
 	unsigned nbytes;         /* bytes clocked since select */
 	uint8_t op;
+	unsigned alen;           /* address bytes of the instruction in progress: 3 or 4 */
+	bool mode4;              /* EN4B given: 3-byte instructions take 4 address bytes */
 	uint32_t addr;
 	uint8_t wbuf[256];       /* bytes to program, by page offset */
 	bool wmask[256];

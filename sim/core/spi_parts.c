@@ -6,7 +6,7 @@
  * log2(size) = signature + 1 for ST parts. SST parts answer RES with the
  * manufacturer/device ID pair instead (see spi_nor.c), so their res_id is the device ID.
  *
- * Block protect: every part here uses BP2:BP0 = SR bits 4:2 (sr_bp_mask 0x1C) with the
+ * Block protect: every part up to 4 MiB uses BP2:BP0 = SR bits 4:2 (sr_bp_mask 0x1C) with the
  * "upper 64 KiB << (BP-1), capped at the whole array" table, which is what the
  * M25P80/16/32 and W25Q80/16/32 (TB = 0) protection tables and the SST25VF080B/016B/032B
  * "Software Status Register Block Protection" tables say (spi_nor.c, protected_bytes()).
@@ -122,6 +122,68 @@ const struct spi_part spi_parts[] = {
 		.source = "SST/Microchip SST25VF032B datasheet, Features: byte-program 7 us, "
 			  "sector-/block-erase 18 ms, chip-erase 35 ms (typ, UNCONFIRMED against a "
 			  "stored copy; the same values are confirmed for SST25VF080B/016B)",
+	},
+	/* 16 and 32 MiB parts of ConnectX-4 and later cards (hw-access.md §3.13). How mstflint 4.21
+	 * names them (mflash.c g_flash_info_arr, get_type_index_by_vendor_type_density): JEDEC
+	 * type 0x40 Winbond up to 16 MiB is "W25QxxBV"; type 0x70 is "W25Qxxx" (16 MiB with
+	 * BP=1 protecting 256 KiB, 32 MiB with BP3:0); Macronix type 0x20 is "MX25L16xxx" up
+	 * to 16 MiB and "MX25Lxxx" at 32 MiB. mstflint 4.21 has NO entry for Winbond type
+	 * 0x40 at 32 MiB (0xEF4019, the W25Q256JV-IQ/JQ), so it refuses that part; the -IM/JM
+	 * variant (0xEF7019) it knows. On CX4/4 Lx/5 it uses 3-byte instructions whatever the
+	 * size (mflash_dev_capability.c is_four_byte_address_needed: 0), so only the lower 16
+	 * MiB of a 32 MiB part are reached; 4-byte opcodes are for CX6 and later.
+	 * BP: W25Q128JV BP2:0, 256 KiB << (BP-1) (CMP = SEC = TB = 0 table); the others BP3:0
+	 * (SR bits 5:2), 64 KiB << (BP-1), capped. Tables and times from memory of the
+	 * datasheets' protection and AC-characteristics tables: UNCONFIRMED against a stored
+	 * copy. */
+	{
+		.name = "W25Q128JV", .jedec = { 0xEF, 0x40, 0x18 }, .res_id = 0x17, .size = 16 * MIB,
+		.erase_4k = true, .erase_64k = true, .byte_program = false,
+		.sr_bp_mask = 0x1C, .bp_unit = 256 * 1024, .sr_power_on = 0x00,
+		.t_page_prog = 700 * US, .t_erase_4k = 45 * MS, .t_erase_64k = 150 * MS,
+		.t_chip_erase = 40 * S, .t_wrsr = 10 * MS,
+		.source = "Winbond W25Q128JV datasheet (-IQ/JQ ID 0xEF4018), AC Electrical "
+			  "Characteristics: tPP 0.7 ms, tSE 45 ms, tBE2 150 ms, tCE 40 s, tW 10 ms "
+			  "(typ, UNCONFIRMED against a stored copy)",
+	},
+	{
+		.name = "MX25L12845E", .jedec = { 0xC2, 0x20, 0x18 }, .res_id = 0x17, .size = 16 * MIB,
+		.erase_4k = true, .erase_64k = true, .byte_program = false,
+		.sr_bp_mask = 0x3C, .sr_power_on = 0x00,
+		.t_page_prog = 1400 * US, .t_erase_4k = 90 * MS, .t_erase_64k = 700 * MS,
+		.t_chip_erase = 80 * S, .t_wrsr = 40 * MS,
+		.source = "Macronix MX25L12845E datasheet, Erase and Programming Performance: tPP "
+			  "1.4 ms, tSE 90 ms, tBE 0.7 s, tCE 80 s, tW 40 ms (typ, UNCONFIRMED "
+			  "against a stored copy)",
+	},
+	{
+		.name = "W25Q256JV", .jedec = { 0xEF, 0x40, 0x19 }, .res_id = 0x18, .size = 32 * MIB,
+		.erase_4k = true, .erase_64k = true, .byte_program = false,
+		.sr_bp_mask = 0x3C, .addr4 = true, .sr_power_on = 0x00,
+		.t_page_prog = 700 * US, .t_erase_4k = 45 * MS, .t_erase_64k = 150 * MS,
+		.t_chip_erase = 80 * S, .t_wrsr = 10 * MS,
+		.source = "Winbond W25Q256JV datasheet (-IQ/JQ ID 0xEF4019), AC Electrical "
+			  "Characteristics: tPP 0.7 ms, tSE 45 ms, tBE2 150 ms, tCE 80 s, tW 10 ms "
+			  "(typ, UNCONFIRMED against a stored copy)",
+	},
+	{
+		.name = "W25Q256JV-IM", .jedec = { 0xEF, 0x70, 0x19 }, .res_id = 0x18, .size = 32 * MIB,
+		.erase_4k = true, .erase_64k = true, .byte_program = false,
+		.sr_bp_mask = 0x3C, .addr4 = true, .sr_power_on = 0x00,
+		.t_page_prog = 700 * US, .t_erase_4k = 45 * MS, .t_erase_64k = 150 * MS,
+		.t_chip_erase = 80 * S, .t_wrsr = 10 * MS,
+		.source = "Winbond W25Q256JV datasheet (-IM/JM ID 0xEF7019), as W25Q256JV "
+			  "(typ, UNCONFIRMED against a stored copy)",
+	},
+	{
+		.name = "MX25L25645G", .jedec = { 0xC2, 0x20, 0x19 }, .res_id = 0x18, .size = 32 * MIB,
+		.erase_4k = true, .erase_64k = true, .byte_program = false,
+		.sr_bp_mask = 0x3C, .addr4 = true, .sr_power_on = 0x00,
+		.t_page_prog = 500 * US, .t_erase_4k = 30 * MS, .t_erase_64k = 220 * MS,
+		.t_chip_erase = 50 * S, .t_wrsr = 40 * MS,
+		.source = "Macronix MX25L25645G datasheet, Erase and Programming Performance: tPP "
+			  "0.5 ms, tSE 30 ms, tBE 0.22 s, tCE 50 s, tW 40 ms (typ, UNCONFIRMED "
+			  "against a stored copy)",
 	},
 };
 

@@ -43,7 +43,7 @@ bool sim_tools_fw_new_enough(const struct cxsim_card *c)
 {
 	const uint16_t *v = c->boot.fw_ver;
 
-	if (!c->boot.booted)
+	if (!cxsim_fw_running(c))
 		return false;
 	for (int i = 0; i < 3; i++)
 		if (v[i] != min_fw[i])
@@ -59,7 +59,7 @@ void sim_tools_reset(struct cxsim_card *c)
 
 static bool cr_mbox_present(const struct cxsim_card *c)
 {
-	return !c->p.no_cr_mbox && c->boot.booted;
+	return !c->p.no_cr_mbox && cxsim_fw_running(c);
 }
 
 /* Who answers a command, if anyone, before the opcode is looked at: an HCR status,
@@ -93,7 +93,7 @@ static void start(struct cxsim_card *c)
 	h->dw[HCR_CTRL] &= ~HCR_STATUS_MASK;
 	h->busy = true;
 	/* No firmware, or the go-stuck fault: nobody will ever finish it. */
-	h->done_at = !c->boot.booted || c->p.hcr_fault == CXSIM_HCR_GO_STUCK
+	h->done_at = !cxsim_fw_running(c) || c->p.hcr_fault == CXSIM_HCR_GO_STUCK
 		     ? UINT64_MAX : c->now + exec_ns(c, (uint16_t)(h->dw[HCR_CTRL] & HCR_OPCODE_MASK));
 }
 

@@ -639,13 +639,19 @@ static void test_wel_cleared(void **state)
 /* ---- block protection ---- */
 
 /* Try a one-byte PP at addr; true if it was carried out. */
+/* One byte programmed at addr (parts over 16 MiB: the 4-byte PP, 0x12). */
 static bool try_pp(struct rig *r, uint32_t addr)
 {
 	uint8_t v = 0x00, sr;
+	uint8_t b4[6] = {SPI_PP4, (uint8_t)(addr >> 24), (uint8_t)(addr >> 16), (uint8_t)(addr >> 8),
+			 (uint8_t)addr, 0x00};
 
 	r->mem[addr] = 0xFF;
 	wren(r);
-	pp(r, addr, &v, 1);
+	if (r->p->addr4)
+		tx(r, b4, sizeof b4, NULL, 0);
+	else
+		pp(r, addr, &v, 1);
 	sr = rdsr(r);
 	assert_int_equal(sr & SPI_SR_WEL, sr & SPI_SR_WIP ? SPI_SR_WEL : 0);
 	r->now += r->p->t_page_prog;
@@ -661,15 +667,17 @@ static void set_sr(struct rig *r, uint8_t v)
 	assert_int_equal(rdsr(r), v);
 }
 
+/* BP = n protects the top unit << (n - 1) bytes, capped: unit 64 KiB, or the part's
+ * (W25Q128JV: 256 KiB); BP2:0 or BP3:0 from SR bit 2. */
 static void test_block_protect_table(void **state)
 {
 	(void)state;
 	for (unsigned i = 0; i < spi_nparts; i++) {
 		struct rig *r = rig_new(spi_parts[i].name, 1, false);
-		uint32_t sz = r->p->size;
+		uint32_t sz = r->p->size, unit = r->p->bp_unit ? r->p->bp_unit : SZ_64K;
 
-		for (unsigned bp = 0; bp < 8; bp++) {
-			uint64_t prot = bp ? (uint64_t)SZ_64K << (bp - 1) : 0;
+		for (unsigned bp = 0; bp <= (unsigned)(r->p->sr_bp_mask >> 2); bp++) {
+			uint64_t prot = bp ? (uint64_t)unit << (bp - 1) : 0;
 			uint32_t first;
 
 			if (prot > sz)
