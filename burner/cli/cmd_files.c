@@ -17,18 +17,6 @@ static int open_verified(struct cli *c, struct imgfile *f, struct cx_status *st)
 	return rc;
 }
 
-static void json_wrote(struct cli *c, const char *what, const char *path, size_t len)
-{
-	struct json j;
-
-	json_begin(&j, stdout);
-	json_str(&j, "wrote", what);
-	json_str(&j, "file", path);
-	json_int(&j, "size", (long long)len);
-	json_end(&j);
-	c->json_done = true;
-}
-
 int cmd_dc(struct cli *c, struct cx_status *st)
 {
 	struct imgfile f;
@@ -46,7 +34,7 @@ int cmd_dc(struct cli *c, struct cx_status *st)
 		if (c->nparams == 1) {
 			rc = file_write(c->params[0], (const uint8_t *)text, len, st);
 			if (!rc && c->json)
-				json_wrote(c, "ini", c->params[0], len);
+				cli_json_wrote(c, "ini", c->params[0], len);
 		} else if (c->json) {
 			struct json j;
 			json_begin(&j, stdout);
@@ -72,7 +60,7 @@ int cmd_rrom(struct cli *c, struct cx_status *st)
 		const struct fs2_item *s = &f.img.items[f.img.rom_sect];
 		rc = file_write(c->params[0], f.cont + s->data_off, s->data_len, st);
 		if (!rc && c->json)
-			json_wrote(c, "rom", c->params[0], s->data_len);
+			cli_json_wrote(c, "rom", c->params[0], s->data_len);
 	}
 	imgfile_close(&f);
 	return rc;
@@ -89,7 +77,7 @@ int cmd_extract(struct cli *c, struct cx_status *st)
 	if (!rc) {
 		rc = file_write(c->params[0], f.cont, f.img.last_addr, st);
 		if (!rc && c->json)
-			json_wrote(c, "image", c->params[0], f.img.last_addr);
+			cli_json_wrote(c, "image", c->params[0], f.img.last_addr);
 	}
 	imgfile_close(&f);
 	return rc;

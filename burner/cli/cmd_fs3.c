@@ -8,18 +8,6 @@
 #include "image/ini.h"
 #include "util/fileio.h"
 
-static void json_wrote(struct cli *c, const char *what, const char *path, size_t len)
-{
-	struct json j;
-
-	json_begin(&j, stdout);
-	json_str(&j, "wrote", what);
-	json_str(&j, "file", path);
-	json_int(&j, "size", (long long)len);
-	json_end(&j);
-	c->json_done = true;
-}
-
 static int need_verified(const struct fs3_file *f, int rc, struct cx_status *st)
 {
 	return rc ? rc : fs3_verdict(&f->img, st);
@@ -32,7 +20,7 @@ static int write_section(struct cli *c, const struct fs3_file *f, int entry, con
 	int rc = file_write(c->params[0], fs3_entry_data(&f->img, e), e->size, st);
 
 	if (!rc && c->json)
-		json_wrote(c, what, c->params[0], e->size);
+		cli_json_wrote(c, what, c->params[0], e->size);
 	return rc;
 }
 
@@ -52,7 +40,7 @@ static int fs3_dc(struct cli *c, const struct fs3_file *f, struct cx_status *st)
 	if (c->nparams == 1) {
 		rc = file_write(c->params[0], (const uint8_t *)text, len, st);
 		if (!rc && c->json)
-			json_wrote(c, "ini", c->params[0], len);
+			cli_json_wrote(c, "ini", c->params[0], len);
 	} else if (c->json) {
 		struct json j;
 		json_begin(&j, stdout);
@@ -83,7 +71,7 @@ static int fs3_ri(struct cli *c, const struct fs3_file *f, struct cx_status *st)
 	}
 	int rc = file_write(c->params[0], img->buf, end, st);
 	if (!rc && c->json)
-		json_wrote(c, "image", c->params[0], end);
+		cli_json_wrote(c, "image", c->params[0], end);
 	return rc;
 }
 

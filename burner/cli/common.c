@@ -49,6 +49,18 @@ int cli_open_image_shown(struct cli *c, struct imgfile *f, struct cx_status *st)
 	return imgfile_open(f, c->image, c->striped, st);
 }
 
+void cli_json_wrote(struct cli *c, const char *what, const char *path, size_t len)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_str(&j, "wrote", what);
+	json_str(&j, "file", path);
+	json_int(&j, "size", (long long)len);
+	json_end(&j);
+	c->json_done = true;
+}
+
 void cli_identity_opts(const struct cli *c, struct identity_opts *o)
 {
 	memset(o, 0, sizeof(*o));

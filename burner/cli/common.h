@@ -33,6 +33,10 @@ int cli_rom_choice(const struct cli *c, struct rom_choice *r, uint8_t **file, st
 /* Ask "question (y/n) [n]" on stdout unless -y; CX_EDECLINED on anything but yes. */
 int cli_confirm(struct cli *c, const char *question, struct cx_status *st);
 
+/* --json of a command that wrote a file (dc, rrom, ri on FS2 and FS3/FS4 files): what it
+ * wrote, where, how many bytes; marks the JSON as printed. */
+void cli_json_wrote(struct cli *c, const char *what, const char *path, size_t len);
+
 /* The backup a command that writes a card makes before its first write, as
  * the before_write callback of ops/burn.h and ops/setid.h (ctx: a struct
  * cli_backup). Into --backup-dir (default cxflash-backups); with --no-backup
