@@ -127,6 +127,11 @@ static int run(const struct command *cmd, struct cli *c, struct fs3_file *f, int
 		       "support lands", n, f->img.fmt->name);
 }
 
+int cli_fs3_run(const struct command *cmd, struct cli *c, struct fs3_file *f, int parse_rc, struct cx_status *st)
+{
+	return run(cmd, c, f, parse_rc, st);
+}
+
 int cli_fs3_dispatch(const struct command *cmd, struct cli *c, bool *handled, struct cx_status *st)
 {
 	struct fs3_file f;
@@ -134,6 +139,8 @@ int cli_fs3_dispatch(const struct command *cmd, struct cli *c, bool *handled, st
 	int rc = CX_OK;
 
 	*handled = false;
+	if (c->device && cli_fs3_card_dispatch(cmd, c, handled, &rc, st))
+		return rc;
 	/* match reads an FS3/FS4 file itself: the card it came from (cmd_match.c). */
 	if (!c->image || !strcmp(cmd->name, "match"))
 		return CX_OK;

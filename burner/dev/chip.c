@@ -18,8 +18,10 @@
 #define SEM_FLASHPROG_TRIES 40     /* MAX_FLASH_PROG_SEM_RETRY_CNT, 500 ms apart, §3.5 */
 #define SEM_FLASHPROG_SLEEP_US 500000
 #define SEM_GPIO_SLEEP_US 1000
+#define GW_CACHE_REP_EN 0xF0420    /* GEN5: bit 0 = cache replacement on, HCR_CACHE_REPLACEMNT_EN_ADDR, §3.13 */
+#define GW_CACHE_REP_ON 0x1u       /* mflash.c disable_cache_replacement / restore_cache_replacemnt */
 #define CR_FW_VERSION 0x1F064      /* running FW version: MAJOR 31:16, then MINOR 31:16 | SUBMINOR, §1.2 */
-/* CHIP_CR_BOOT_ADDR's value is start << 8 (CHIP_BOOT_ADDR_SHIFT), a plain dword
+/* On ConnectX-2/3/3 Pro the boot address (BOOT_CX3) is start << 8, a plain dword
  * write (§4.4, mf_update_boot_addr): what
  * mstflint 4.9.0-1 and later write (4.21's mflash/mflash.c: boot_addr << 8 for
  * CX2/CX3/CX3 Pro). mstflint 3.8 and 4.x up to 4.8.0-2 wrote (start << 8) | 0x06:
@@ -27,24 +29,43 @@
  * hw-access.md §9.2 D2). What bits 2:1 mean is UNCONFIRMED (§6 item 7); both were
  * shipped for years for these cards, and a cold boot scans the flash anyway. */
 
-#define FILES_ONLY "cxflash reads its firmware files but does not work on its cards yet"
+#define RECOVERY_ONLY "its firmware is running and fetches code from the flash, and cxflash " \
+	"works on these cards only in recovery mode so far (the firmware's own flash access, its " \
+	"ICMD access registers, is not spoken yet)"
 #define SIGNED_ONLY "its firmware is signed and the chip enforces it (life cycle, secure boot: mstflint " \
 	"4.21 mlxfwops/lib/signature_manager.h), so cxflash only reads its files"
+
+#define BOOT_CX3 0xF0000           /* boot address, start << 8: hw-access.md §4.4; mflash.c mf_update_boot_addr */
+#define BOOT_CX5 0xF00C0           /* ConnectX-5: start << 0, mflash.c mf_update_boot_addr (4.21) */
+#define BOOT_CX6 0xF0080           /* ConnectX-6/6 Dx/6 Lx: start << 0, ditto (never written: read-only) */
+#define WARM_RESET_GEN5 0xF0204    /* bit 1: flash reset on warm reboot, mf_set_reset_flash_on_warm_reboot */
+#define WARM_RESET_GEN5_BIT 1
+#define LOG2_3BYTE 24              /* 3-byte addresses: mstflint 4.21 uses no other on CX3..CX5, §3.13 */
+
+#define GEN4_FS2 CHIP_GW_GEN4, CHIP_FW_FS2, BOOT_CX3, 8, 0, 0, LOG2_3BYTE
+#define GEN5(fmt, boot, shift) CHIP_GW_GEN5, fmt, boot, shift, WARM_RESET_GEN5, WARM_RESET_GEN5_BIT, LOG2_3BYTE
 
 /* One row per family, in enum order (chip_by_family indexes it). HW IDs: hw-access.md §1.2
  * up to ConnectX-3 Pro; from ConnectX-4 on, mstflint 4.21 dev_mgt/tools_dev_types.c, whose
  * recovery ID is the HW ID itself (mtcr_ul/mtcr_ul_com.c live_fish_id_database, Debian's
- * pci.ids "Flash Recovery" entries 0209..0216). */
+ * pci.ids "Flash Recovery" entries 0209..0216). Formats: fs3-fs4.md §1 (fw_ops.cpp
+ * GetFwFormatFromHwDevID). */
 static const struct chip_desc chips[CXF_COUNT] = {
-	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x191, false, 6, CHIP_CARDS, NULL},
-	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x1F6, true, 10, CHIP_CARDS, NULL},
-	[CXF_CX3PRO] = {CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x1F8, true, 10, CHIP_CARDS, NULL},
-	[CXF_CX4] = {CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x209, false, 0, CHIP_FILES, FILES_ONLY},
-	[CXF_CX4LX] = {CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x20B, false, 0, CHIP_FILES, FILES_ONLY},
-	[CXF_CX5] = {CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x20D, false, 0, CHIP_FILES, FILES_ONLY},
-	[CXF_CX6] = {CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x20F, false, 0, CHIP_READ_ONLY, SIGNED_ONLY},
-	[CXF_CX6DX] = {CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x212, false, 0, CHIP_READ_ONLY, SIGNED_ONLY},
-	[CXF_CX6LX] = {CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x216, false, 0, CHIP_READ_ONLY, SIGNED_ONLY},
+	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x191, false, 6, CHIP_CARDS, NULL, GEN4_FS2},
+	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x1F6, true, 10, CHIP_CARDS, NULL, GEN4_FS2},
+	[CXF_CX3PRO] = {CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x1F8, true, 10, CHIP_CARDS, NULL, GEN4_FS2},
+	[CXF_CX4] = {CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x209, false, 0, CHIP_RECOVERY, RECOVERY_ONLY,
+		     GEN5(CHIP_FW_FS3, BOOT_CX3, 8)},
+	[CXF_CX4LX] = {CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x20B, false, 0, CHIP_RECOVERY, RECOVERY_ONLY,
+		       GEN5(CHIP_FW_FS3, BOOT_CX3, 8)},
+	[CXF_CX5] = {CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x20D, false, 0, CHIP_RECOVERY, RECOVERY_ONLY,
+		     GEN5(CHIP_FW_FS4, BOOT_CX5, 0)},
+	[CXF_CX6] = {CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x20F, false, 0, CHIP_READ_ONLY, SIGNED_ONLY,
+		     GEN5(CHIP_FW_FS4, BOOT_CX6, 0)},
+	[CXF_CX6DX] = {CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x212, false, 0, CHIP_READ_ONLY, SIGNED_ONLY,
+		       GEN5(CHIP_FW_FS4, BOOT_CX6, 0)},
+	[CXF_CX6LX] = {CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x216, false, 0, CHIP_READ_ONLY, SIGNED_ONLY,
+		       GEN5(CHIP_FW_FS4, BOOT_CX6, 0)},
 };
 
 const struct chip_desc *chip_by_family(enum cx_family f)
@@ -128,15 +149,17 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 			       cfg->bdf, id & 0xFFFF);
 	/* Before livefish_fixup(): its register is ConnectX-3's, and nothing is written to a
 	 * card cxflash does not work on. */
-	if (c->desc->support != CHIP_CARDS)
+	c->recovery = pci_device == c->desc->recovery_id;
+	if (c->desc->support != CHIP_CARDS && !(c->desc->support == CHIP_RECOVERY && c->recovery))
 		return cx_fail(st, CX_EUNSUPPORTED, "%s is a %s: %s; nothing was written", cfg->bdf,
 			       c->desc->name, c->desc->limit);
 	if (c->desc->family == CXF_CX2 && c->rev != CX2_REV)
 		return cx_fail(st, CX_EUNSUPPORTED,
 			       "%s: revision 0x%02x of HW ID 0x190 is a first-generation ConnectX, not supported",
 			       cfg->bdf, c->rev);
-	c->recovery = pci_device == c->desc->recovery_id;
-	return livefish_fixup(c, st);
+	/* ConnectX-3's registers: a GEN5 chip has neither (mstflint 4.21 applies it on the
+	 * cntx_flash_init path only, mflash.c). */
+	return c->desc->gw == CHIP_GW_GEN4 ? livefish_fixup(c, st) : CX_OK;
 }
 
 /* Read-to-lock: a read of 0 means we now hold it, §3.5. */
@@ -160,9 +183,50 @@ static int take(struct chip *c, uint32_t addr, unsigned tries, unsigned sleep_us
 		       c->cr.cfg->bdf, addr);
 }
 
+/* GEN5 (§3.13, mflash.c connectib_flash_lock): the gateway's lock, then the cache
+ * replacement off for as long as it is held. Reading the command word takes the lock
+ * when bit 31 reads 0 (is4_flash_lock: up to GPIO_SEM_TRIES reads, 1 ms apart). */
+static int gw_lock(struct chip *c, struct cx_status *st)
+{
+	uint32_t v;
+
+	for (unsigned i = 0; i < SEM_GPIO_TRIES; i++) {
+		if (cr_read(&c->cr, CHIP_GW_CMD, &v, st))
+			return st->code;
+		if (!(v & CHIP_GW_LOCK)) {
+			c->held_gw = true;
+			if (cr_read(&c->cr, GW_CACHE_REP_EN, &v, st) ||
+			    cr_write(&c->cr, GW_CACHE_REP_EN, v & ~GW_CACHE_REP_ON, st)) {
+				chip_unlock(c);
+				return st->code;
+			}
+			return CX_OK;
+		}
+		cfg_sleep_us(c->cr.cfg, SEM_GPIO_SLEEP_US);
+	}
+	return cx_fail(st, CX_EBUSY,
+		       "%s: the flash gateway's lock (bit 31 of 0x%05x) is held by someone else (another tool); "
+		       "if nothing else is using the card, retry with --clear-semaphore",
+		       c->cr.cfg->bdf, CHIP_GW_CMD);
+}
+
+/* restore_cache_replacemnt, then the lock released by a zero command word (is4_flash_lock). */
+static void gw_unlock(struct chip *c)
+{
+	struct cx_status ignore = {0};
+	uint32_t v;
+
+	if (!cr_read(&c->cr, GW_CACHE_REP_EN, &v, &ignore))
+		cr_write(&c->cr, GW_CACHE_REP_EN, v | GW_CACHE_REP_ON, &ignore);
+	cr_write(&c->cr, CHIP_GW_CMD, 0, &ignore);
+}
+
 int chip_lock(struct chip *c, struct cx_status *st)
 {
 	int rc;
+
+	if (c->desc->gw == CHIP_GW_GEN5)
+		return c->held_gw ? CX_OK : gw_lock(c, st);
 
 	if (c->desc->flashprog_sem && !c->held_flashprog &&
 	    (rc = take(c, CHIP_SEM_FLASHPROG, SEM_FLASHPROG_TRIES, SEM_FLASHPROG_SLEEP_US, &c->held_flashprog, st)))
@@ -178,11 +242,13 @@ void chip_unlock(struct chip *c)
 {
 	struct cx_status ignore = {0};
 
+	if (c->held_gw)
+		gw_unlock(c);
 	if (c->held_gpio)
 		cr_write(&c->cr, CHIP_SEM_GPIO, 0, &ignore);
 	if (c->held_flashprog)
 		cr_write(&c->cr, CHIP_SEM_FLASHPROG, 0, &ignore);
-	c->held_gpio = c->held_flashprog = false;
+	c->held_gpio = c->held_flashprog = c->held_gw = false;
 }
 
 int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st)
@@ -199,11 +265,26 @@ int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st)
 
 int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st)
 {
-	return cr_write(&c->cr, CHIP_CR_BOOT_ADDR, start << CHIP_BOOT_ADDR_SHIFT, st);
+	const struct chip_desc *d = c->desc;
+	uint32_t v;
+
+	if (cr_write(&c->cr, d->boot_addr_reg, start << d->boot_addr_shift, st))
+		return st->code;
+	if (!d->warm_reset_reg)
+		return CX_OK;
+	if (cr_read(&c->cr, d->warm_reset_reg, &v, st))
+		return st->code;
+	return cr_write(&c->cr, d->warm_reset_reg, v | 1u << d->warm_reset_bit, st);
 }
 
 int chip_clear_semaphores(struct chip *c, struct cx_status *st)
 {
+	if (c->desc->gw == CHIP_GW_GEN5) {
+		if (cr_write(&c->cr, CHIP_GW_CMD, 0, st))
+			return st->code;
+		c->held_gw = false;
+		return CX_OK;
+	}
 	if (cr_write(&c->cr, CHIP_SEM_GPIO, 0, st))
 		return st->code;
 	if (c->desc->flashprog_sem && cr_write(&c->cr, CHIP_SEM_FLASHPROG, 0, st))

@@ -15,8 +15,13 @@
  * Like every mstflint, it then reads 0x41270 and, when that says the firmware is
  * not up, applies mstflint's link-reset workaround (0xf3834), whatever the PCI
  * ID. chip_lock() takes the flash semaphores as mstflint
- * does (§3.5): 0xf03a0 first on CX3/CX3 Pro, then 0xf03fc; chip_unlock()
- * releases what it took. A writer holds them for its whole session.
+ * does (§3.5): 0xf03a0 first on CX3/CX3 Pro, then 0xf03fc; on a GEN5 gateway its own
+ * lock instead, with the cache replacement off (§3.13). chip_unlock() releases what it
+ * took. A writer holds them for its whole session.
+ *
+ * A CHIP_RECOVERY family's card outside recovery mode is refused by chip_open() too, after
+ * reading the HW ID: its firmware fetches code from the flash, and the gateway is not ours
+ * to take while it does.
  */
 #ifndef CX_CHIP_H
 #define CX_CHIP_H
@@ -29,18 +34,30 @@
 /* The registers the read-only probe (ops/probe.c) looks at as well (hw-access.md). */
 #define CHIP_SEM_GPIO 0xF03FC       /* SEMAP63, the flash-gateway semaphore, §3.5 */
 #define CHIP_SEM_FLASHPROG 0xF03A0  /* HCR flash programming, CX3/Pro only, §3.5 */
-#define CHIP_CR_BOOT_ADDR 0xF0000   /* boot address register, §4.4 */
-#define CHIP_BOOT_ADDR_SHIFT 8      /* it holds start << 8 (chip.c says which mstflint wrote what) */
+#define CHIP_GW_CMD 0xF0400         /* flash gateway command word; on GEN5 also its lock, §3.1, §3.13 */
+#define CHIP_GW_LOCK (1u << 31)     /* GEN5: HBO_LOCK, read-to-lock (mflash.c is4_flash_lock), §3.13 */
 
 /* The families cxflash knows; CXF_COUNT is how many, not a family. */
 enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_CX4, CXF_CX4LX, CXF_CX5, CXF_CX6, CXF_CX6DX, CXF_CX6LX,
 		 CXF_COUNT };
 
-/* What cxflash does with a family. CHIP_CARDS: its cards and files. CHIP_FILES: its
+/* What cxflash does with a family. CHIP_CARDS: its cards and files. CHIP_RECOVERY: its
+ * files, and its cards in recovery mode, where no firmware runs and the flash is reached
+ * directly (ConnectX-4, 4 Lx, 5 for now: the running firmware's own flash access is not
+ * spoken yet, and a direct write behind it could hang it, fs3-fs4.md §2). CHIP_FILES: its
  * firmware files only, for now (ConnectX-4, 4 Lx, 5). CHIP_READ_ONLY: its files only,
  * for good (ConnectX-6, 6 Dx, 6 Lx). A card of a family without CHIP_CARDS is named by
  * chip_open() and refused before anything is written to it. */
-enum chip_support { CHIP_CARDS, CHIP_FILES, CHIP_READ_ONLY };
+enum chip_support { CHIP_CARDS, CHIP_RECOVERY, CHIP_FILES, CHIP_READ_ONLY };
+
+/* The flash gateway's generation (hw-access.md §3.1, §3.13). GEN4 (ConnectX-2 to 3 Pro):
+ * FLASH_ENABLE in every command word, the semaphores of §3.5 around it. GEN5 (ConnectX-4 to
+ * 5): the gateway's own lock, bit 31 of its command word, and the firmware's cache
+ * replacement turned off while it is held. */
+enum chip_gw { CHIP_GW_GEN4, CHIP_GW_GEN5 };
+
+/* The image format a family's flash holds (fs2-format.md, fs3-format.md §1). */
+enum chip_fw_format { CHIP_FW_FS2, CHIP_FW_FS3, CHIP_FW_FS4 };
 
 struct chip_desc {
 	enum cx_family family;
@@ -52,6 +69,13 @@ struct chip_desc {
 	unsigned start_positions;  /* FS2 start positions searched on flash, §3.11; 0: not FS2 */
 	enum chip_support support;
 	const char *limit;         /* without CHIP_CARDS: why cxflash does not write to it, a phrase */
+	enum chip_gw gw;
+	enum chip_fw_format format;
+	uint32_t boot_addr_reg;    /* where a warm reset finds the image, hw-access.md §4.4, §3.13 */
+	uint8_t boot_addr_shift;   /* ... which holds start << shift */
+	uint32_t warm_reset_reg;   /* a bit to set after the boot address, 0 if none (§3.13) */
+	uint8_t warm_reset_bit;
+	uint8_t log2_reach;        /* the flash is addressed with 3 bytes: 16 MiB at most (§3.13) */
 };
 
 struct chip {
@@ -60,7 +84,7 @@ struct chip {
 	uint8_t rev;               /* 0xf0014 bits 23:16 */
 	uint16_t pci_device;       /* as the PCI function shows it now */
 	bool recovery;
-	bool held_gpio, held_flashprog;
+	bool held_gpio, held_flashprog, held_gw;
 };
 
 /* Identify the chip behind cfg; pci_device is the function's device ID.
@@ -75,7 +99,8 @@ void chip_unlock(struct chip *c);
  * all zero when none runs (recovery mode). */
 int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st);
 
-/* Where a warm reset boots from: 0xf0000 = start << 8 (hw-access.md §4.4). */
+/* Where a warm reset boots from: the row's register = start << shift (hw-access.md §4.4,
+ * §3.13), then its warm-reset bit where it has one. */
 int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st);
 
 /* --clear-semaphore: release both flash semaphores whoever holds them (the

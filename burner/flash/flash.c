@@ -39,7 +39,7 @@ static int unsupported(struct flash *f, const struct fl_id *id, enum fl_id_kind 
 			       "%s: the flash does not answer JEDEC ID (reads %02x %02x %02x) and its RES "
 			       "signature 0x%02x is not a supported part", bdf, f->jedec[0], f->jedec[1],
 			       f->jedec[2], f->res);
-	if (kind == FL_ID_OK && id->log2size > FL_LOG2_3BYTE_MAX)
+	if (kind == FL_ID_OK && id->log2size > FL_LOG2_3BYTE_MAX && f->chip->desc->gw == CHIP_GW_GEN4)
 		return cx_fail(st, CX_EFLASH,
 			       "%s: the flash (JEDEC ID %02x %02x %02x) is larger than 16 MiB: it needs "
 			       "4-byte addresses, which ConnectX-2/-3 do not use", bdf, f->jedec[0],
@@ -76,7 +76,9 @@ static int identify(struct flash *f, bool *none, struct cx_status *st)
 	if (kind != FL_ID_OK || !(f->part = fl_part_lookup(&id)))
 		return unsupported(f, &id, kind, st);
 	f->log2size = id.log2size;
-	f->size = 1u << id.log2size;
+	/* 3-byte addresses reach 16 MiB of a 32 MiB part: the half mstflint 4.21 reaches on
+	 * these chips (§3.13); what sits above it on a real card is UNCONFIRMED. */
+	f->size = 1u << (id.log2size < f->chip->desc->log2_reach ? id.log2size : f->chip->desc->log2_reach);
 	return CX_OK;
 }
 
@@ -86,7 +88,7 @@ int flash_open(struct flash *f, struct chip *c, struct cx_status *st)
 	int rc;
 
 	*f = (struct flash){.chip = c};
-	fl_gw_init(&f->gw, &c->cr);
+	fl_gw_init(&f->gw, &c->cr, c->desc->gw);
 	if ((rc = fl_gw_end_left_command(&f->gw, st)))
 		return rc;
 	for (unsigned i = 0; i < IDENTIFY_TRIES && none; i++)
@@ -196,6 +198,10 @@ const char *flash_describe(const struct flash *f, char *buf, unsigned len)
 {
 	if (f->by_res)
 		snprintf(buf, len, "%s, %u KiB (RES signature 0x%02x)", f->part->name, f->size / 1024, f->res);
+	else if (f->size < 1u << f->log2size)
+		snprintf(buf, len, "%s, %u KiB, of which the first %u KiB are reached (JEDEC %02x %02x %02x)",
+			 f->part->name, (1u << f->log2size) / 1024, f->size / 1024, f->jedec[0], f->jedec[1],
+			 f->jedec[2]);
 	else
 		snprintf(buf, len, "%s, %u KiB (JEDEC %02x %02x %02x)", f->part->name, f->size / 1024,
 			 f->jedec[0], f->jedec[1], f->jedec[2]);

@@ -66,7 +66,7 @@ struct flash {
 	bool by_res;                 /* identified by RES (jedec[] was all 0xFF/0x00) */
 	uint8_t res;                 /* the RES signature, if by_res */
 	unsigned log2size;
-	uint32_t size;               /* bytes */
+	uint32_t size;               /* bytes cxflash reaches: the part, or 16 MiB of a larger one (§3.13) */
 	bool write_ready;            /* flash_prepare_write() succeeded */
 	struct flash_stats stats;
 };

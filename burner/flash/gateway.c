@@ -2,9 +2,15 @@
 /* gateway.c — one flash-gateway transaction (hw-access.md §3.2, cntx_exec_cmd*). */
 #include "flash/gateway.h"
 
-void fl_gw_init(struct fl_gw *gw, struct crspace *cr)
+/* What every command word of a generation carries, §3.1 and §3.13. */
+static const uint32_t gen_bits[] = {
+	[CHIP_GW_GEN4] = FL_GW_FLASH_ENABLE,
+	[CHIP_GW_GEN5] = CHIP_GW_LOCK, /* cntx_exec_cmd keeps the lock in the word (mflash_gw.c, 4.21) */
+};
+
+void fl_gw_init(struct fl_gw *gw, struct crspace *cr, enum chip_gw gen)
 {
-	*gw = (struct fl_gw){.cr = cr};
+	*gw = (struct fl_gw){.cr = cr, .always = gen_bits[gen]};
 }
 
 /* MSIZE for a data phase of len bytes; -1 if len is not 1, 2, 4, 8 or 16. */
@@ -46,9 +52,9 @@ int fl_gw_exec(struct fl_gw *gw, uint32_t cmd, struct cx_status *st)
 	uint32_t v;
 	int rc;
 
-	/* BUSY starts it; FLASH_ENABLE is required on these chips; bit 31 (the
-	 * 5th-gen lock) stays clear on the 4th-gen family (§3.1, §3.2 steps 1-4). */
-	cmd |= FL_GW_BUSY | FL_GW_FLASH_ENABLE | (gw->bank & FL_GW_BANK_MASK) << FL_GW_BANK_SHIFT;
+	/* BUSY starts it; the generation's bit: FLASH_ENABLE, or the 5th-gen lock we hold
+	 * (§3.1, §3.2 steps 1-4, §3.13). */
+	cmd |= FL_GW_BUSY | gw->always | (gw->bank & FL_GW_BANK_MASK) << FL_GW_BANK_SHIFT;
 	gw->transactions++;
 	if ((rc = cr_write(gw->cr, FL_GW_CMD, cmd, st)))
 		return rc;

@@ -10,7 +10,9 @@
  * through fl_gw_get() and fl_gw_set() only: the one `command` primitive of the
  * flash layer (style.md Lessons 5).
  *
- * Every transaction writes the command word with BUSY and FLASH_ENABLE set and
+ * Every transaction writes the command word with BUSY and the generation's bit set
+ * (FLASH_ENABLE on ConnectX-2/3; the held lock, bit 31, on ConnectX-4/5, whose command
+ * word is also its lock: a word without it would release the lock, §3.13) and
  * the bank in bit 11, then reads the word back until BUSY clears, at most
  * FL_GW_BUSY_POLLS times with no sleep (FLASH_CMD_CNT, §3.2); past that the
  * gateway is "stuck busy" (CX_EFLASH). A failing config access is CX_ENODEV
@@ -28,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "dev/chip.h"
 #include "dev/crspace.h"
 
 #define FL_GW_CMD 0xF0400u           /* HCR_FLASH_CMD: command/status word, §3.1 */
@@ -55,12 +58,14 @@
 
 struct fl_gw {
 	struct crspace *cr;
+	uint32_t always;             /* bits every command word carries: the generation's (gateway.c) */
 	unsigned bank;               /* chip select for the next transactions, §3.10 */
 	uint64_t transactions;       /* gateway transactions started */
 	uint64_t busy_polls;         /* reads of the command word waiting for BUSY to clear */
 };
 
-void fl_gw_init(struct fl_gw *gw, struct crspace *cr);
+/* gen: the chip's gateway generation (dev/chip.h). */
+void fl_gw_init(struct fl_gw *gw, struct crspace *cr, enum chip_gw gen);
 
 /* One transaction with command word cmd (phase bits, opcode, CS_HOLD; not
  * BUSY, FLASH_ENABLE or the bank, which are added here). No data registers

@@ -29,10 +29,13 @@
 #define BP_ALL FL_SR_BP_MASK      /* BP2..BP0 = SR bits [4:2], §4.1 item 5 */
 #define BP_ATMEL 0x0Cu            /* AT25DF: SWP = bits 3:2; bit 4 is WPP, the /WP pin level (Atmel
                                    * datasheet, from memory: UNCONFIRMED; hw-access.md §3.4) */
+#define BP_256 0x3Cu              /* 32 MiB Winbond/Macronix: BP3..BP0 = SR bits [5:2] (mflash.c
+                                   * mf_set_write_protect_direct_access writes 4 BP bits on FD_256) */
 #define LOG2_TINY 0x10            /* 64 KiB: below this no entry makes sense (selfcheck) */
 
 #define LEGACY FL_LOG2_LEGACY_MIN, FL_LOG2_LEGACY_MAX
 #define ONLY_16MB FL_LOG2_LEGACY_MAX, FL_LOG2_LEGACY_MAX
+#define ONLY_32MB FL_LOG2_MAX, FL_LOG2_MAX
 #define ERASE_4K FL_OP_SSE, FL_SZ_4K
 #define ERASE_64K FL_OP_SE, FL_SZ_64K
 
@@ -46,6 +49,11 @@ const struct fl_part fl_parts[] = {
 	{"N25Q0XX",      V_ST,        0xBA, LEGACY,    ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_ALL},
 	{"SST25VFxx",    V_SST,       0x25, LEGACY,    ERASE_64K, false, true,  SST_INIT_SR, BP_ALL},
 	{"W25QxxBV",     V_WINBOND,   0x40, LEGACY,    ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_ALL},
+	/* 32 MiB (FD_256), the ConnectX-4/5 parts of §3.13: mstflint 4.21 has 0xef70 and 0xc220;
+	 * 0xef40 (W25Q256JV-IQ) came in 4.25 (mflash.c g_flash_info_arr). */
+	{"W25Q256JV",    V_WINBOND,   0x40, ONLY_32MB, ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_256},
+	{"W25Q256JV-M",  V_WINBOND,   0x70, ONLY_32MB, ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_256},
+	{"MX25L256xx",   V_MACRONIX,  0x20, ONLY_32MB, ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_256},
 	{"W25Xxx",       V_WINBOND,   0x30, LEGACY,    ERASE_4K,  false, false, FL_NO_INIT_SR, BP_ALL},
 	{"W25Qxxx",      V_WINBOND,   0x70, ONLY_16MB, ERASE_4K,  true,  false, FL_NO_INIT_SR, BP_ALL},
 	{"AT25DFxxx",    V_ATMEL,     0x02, LEGACY,    ERASE_4K,  false, false, ATMEL_INIT_SR, BP_ATMEL},
@@ -132,8 +140,8 @@ int fl_parts_selfcheck(const struct fl_part *t, unsigned n, char *msg, size_t ms
 			return bad(msg, msglen, i, p->name, "Atmel type has only 3 bits");
 		if (p->log2_min > p->log2_max || p->log2_min < LOG2_TINY)
 			return bad(msg, msglen, i, p->name, "empty or implausible size range");
-		if (p->log2_max > FL_LOG2_3BYTE_MAX)
-			return bad(msg, msglen, i, p->name, "larger than 16 MiB: needs 4-byte addresses");
+		if (p->log2_max > FL_LOG2_MAX)
+			return bad(msg, msglen, i, p->name, "larger than 32 MiB");
 		if (!((p->erase_op == FL_OP_SSE && p->sector_size == FL_SZ_4K) ||
 		      (p->erase_op == FL_OP_SE && p->sector_size == FL_SZ_64K)))
 			return bad(msg, msglen, i, p->name, "erase opcode and sector size disagree");
@@ -143,8 +151,8 @@ int fl_parts_selfcheck(const struct fl_part *t, unsigned n, char *msg, size_t ms
 			return bad(msg, msglen, i, p->name, "init status value is not a byte");
 		if (p->init_sr != FL_NO_INIT_SR && (p->init_sr & p->bp_mask))
 			return bad(msg, msglen, i, p->name, "init status value sets block-protect bits");
-		if (!p->bp_mask || (p->bp_mask & ~(uint8_t)FL_SR_BP_MASK))
-			return bad(msg, msglen, i, p->name, "protect bits empty or outside BP2..BP0");
+		if (!p->bp_mask || (p->bp_mask & ~(uint8_t)(p->log2_max > FL_LOG2_3BYTE_MAX ? BP_256 : FL_SR_BP_MASK)))
+			return bad(msg, msglen, i, p->name, "protect bits empty or outside BP2..BP0 (BP3..BP0 over 16 MiB)");
 		if (p->byte_program && p->init_sr == FL_NO_INIT_SR)
 			return bad(msg, msglen, i, p->name,
 				   "SST parts power on protected: they need an init status value");

@@ -21,6 +21,7 @@
 #define FL_LOG2_LEGACY_MIN 0x14   /* FD_8, 1 MiB: first size of FD_LEGACY, §3.4 */
 #define FL_LOG2_LEGACY_MAX 0x18   /* FD_128, 16 MiB: last size of FD_LEGACY, §3.4 */
 #define FL_LOG2_3BYTE_MAX 0x18    /* 24-bit addresses, bank <= 16 MiB on CX2/CX3, §3.4 */
+#define FL_LOG2_MAX 0x19          /* FD_256, 32 MiB: the largest part in the table (§3.13) */
 #define FL_NO_INIT_SR (-1)        /* init_sr: the status register is not written */
 
 struct fl_part {
@@ -33,7 +34,8 @@ struct fl_part {
 	bool sub_and_sector;      /* both 0x20/4 KiB and 0xD8/64 KiB work (support_sub_and_sector) */
 	bool byte_program;        /* SST command set: PP programs one byte (MCS_SSTSPI), §3.8 */
 	int init_sr;              /* written to the status register before writing, or FL_NO_INIT_SR */
-	uint8_t bp_mask;          /* status bits that say "protected" (BP2..BP0 = 0x1C, §4.1 item 5) */
+	uint8_t bp_mask;          /* status bits that say "protected" (BP2..BP0 = 0x1C, §4.1 item 5;
+	                           * BP3..BP0 = 0x3C on the 32 MiB parts, §3.13) */
 };
 
 extern const struct fl_part fl_parts[];

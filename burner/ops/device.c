@@ -255,6 +255,17 @@ int device_read_image_shown(struct device *d, struct dev_image *img, unsigned sh
 	return read_locked(d, false, show, img, st);
 }
 
+int device_read_fs3(struct device *d, struct devfs3 *img, struct cx_status *st)
+{
+	int rc = device_lock(d, st);
+
+	if (rc)
+		return rc;
+	rc = devfs3_read(img, read_cb, d, d->flash.size, st);
+	device_unlock(d);
+	return rc;
+}
+
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st)
 {
 	int rc;

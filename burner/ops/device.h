@@ -18,6 +18,7 @@
 #include "dev/pci_enum.h"
 #include "flash/flash.h"
 #include "ops/devimage.h"
+#include "ops/devimage_fs3.h"
 
 struct device {
 	struct pci_card pci;
@@ -94,6 +95,9 @@ void device_keep_flash(struct device *d, uint8_t *flash);
  * this lock, or an erase or program command went to the flash since (a plan from it
  * would be a plan from bytes the flash may no longer hold). */
 uint8_t *device_take_flash(struct device *d);
+
+/* The FS3/FS4 image of a ConnectX-4/4 Lx/5 card (devimage_fs3.h), under the lock. */
+int device_read_fs3(struct device *d, struct devfs3 *img, struct cx_status *st);
 
 /* Read the whole flash into a malloc'd buffer of d->flash.size bytes. */
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st);

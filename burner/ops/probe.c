@@ -277,10 +277,10 @@ static void check_boot_addr(struct probe_ctx *x, struct probe_check *c)
 	struct probe *p = x->p;
 	struct cx_status e = {0};
 
-	if (cr_read(&x->d->chip.cr, CHIP_CR_BOOT_ADDR, &p->boot_addr, &e))
+	if (cr_read(&x->d->chip.cr, x->d->chip.desc->boot_addr_reg, &p->boot_addr, &e))
 		return failed(x, c, &e);
 	p->have_boot_addr = true;
-	uint32_t want = p->image_start << CHIP_BOOT_ADDR_SHIFT;
+	uint32_t want = p->image_start << x->d->chip.desc->boot_addr_shift;
 	/* What it holds at power-on is UNCONFIRMED (§4.4): a mismatch is only a note. */
 	if (p->have_image && p->boot_addr != want)
 		return say(c, PROBE_NOTE, "0x%08x, not the image's start 0x%06x << 8 (0x%08x)", p->boot_addr,

@@ -35,9 +35,9 @@ static const struct {
 	{CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x01F6, true, 10, CHIP_CARDS},
 	{CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x01F8, true, 10, CHIP_CARDS},
 	/* mstflint 4.21 dev_mgt/tools_dev_types.c, mtcr_ul/mtcr_ul_com.c live_fish_id_database */
-	{CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x0209, false, 0, CHIP_FILES},
-	{CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x020B, false, 0, CHIP_FILES},
-	{CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x020D, false, 0, CHIP_FILES},
+	{CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x0209, false, 0, CHIP_RECOVERY},
+	{CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x020B, false, 0, CHIP_RECOVERY},
+	{CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x020D, false, 0, CHIP_RECOVERY},
 	{CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x020F, false, 0, CHIP_READ_ONLY},
 	{CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x0212, false, 0, CHIP_READ_ONLY},
 	{CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x0216, false, 0, CHIP_READ_ONLY},
@@ -65,6 +65,35 @@ static void test_one_row_per_family(void **state)
 	}
 	assert_null(chip_by_family(CXF_COUNT));
 	assert_null(chip_by_family((enum cx_family)-1));
+}
+
+/* The flash facts of each family (hw-access.md §4.4, §3.13; mstflint 4.21 mflash.c
+ * mf_update_boot_addr, mf_set_reset_flash_on_warm_reboot; fw_ops.cpp GetFwFormatFromHwDevID). */
+static void test_flash_rows(void **state)
+{
+	static const struct {
+		enum cx_family f;
+		enum chip_gw gw;
+		enum chip_fw_format fmt;
+		uint32_t boot, shift, warm;
+	} want[] = {
+		{CXF_CX2, CHIP_GW_GEN4, CHIP_FW_FS2, 0xF0000, 8, 0},
+		{CXF_CX3, CHIP_GW_GEN4, CHIP_FW_FS2, 0xF0000, 8, 0},
+		{CXF_CX3PRO, CHIP_GW_GEN4, CHIP_FW_FS2, 0xF0000, 8, 0},
+		{CXF_CX4, CHIP_GW_GEN5, CHIP_FW_FS3, 0xF0000, 8, 0xF0204},
+		{CXF_CX4LX, CHIP_GW_GEN5, CHIP_FW_FS3, 0xF0000, 8, 0xF0204},
+		{CXF_CX5, CHIP_GW_GEN5, CHIP_FW_FS4, 0xF00C0, 0, 0xF0204},
+	};
+	(void)state;
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct chip_desc *c = chip_by_family(want[i].f);
+		assert_int_equal(c->gw, want[i].gw);
+		assert_int_equal(c->format, want[i].fmt);
+		assert_int_equal(c->boot_addr_reg, want[i].boot);
+		assert_int_equal(c->boot_addr_shift, want[i].shift);
+		assert_int_equal(c->warm_reset_reg, want[i].warm);
+		assert_int_equal(c->log2_reach, 24);
+	}
 }
 
 static void test_unique(void **state)
@@ -225,6 +254,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_row_per_family),
+		cmocka_unit_test(test_flash_rows),
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_lookups_round_trip),
 		cmocka_unit_test(test_recovery_ids),

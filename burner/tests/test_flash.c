@@ -113,7 +113,7 @@ static int check_damaged(unsigned kind, char *msg, size_t len)
 	case 0: t[n++] = t[0]; break;                         /* duplicate ID range */
 	case 1: t[0].erase_op = 0xD8; break;                  /* 0xD8 with 4 KiB sectors */
 	case 2: t[3].init_sr = FL_NO_INIT_SR; break;          /* SST without its WRSR value */
-	case 3: t[1].log2_max = 0x19; break;                  /* 32 MiB: 4-byte addresses */
+	case 3: t[1].log2_max = 0x1A; break;                  /* 64 MiB: larger than any part */
 	case 4: t[3].init_sr = 0x9C; break;                   /* "unprotect" that sets BP bits */
 	case 5: t[2].name = ""; break;
 	case 6: t[2].vendor = 0xFF; break;
@@ -124,7 +124,7 @@ static int check_damaged(unsigned kind, char *msg, size_t len)
 
 static void test_parts_selfcheck(void **state)
 {
-	static const char *says[] = {"ambiguous", "erase opcode", "SST", "4-byte", "block-protect",
+	static const char *says[] = {"ambiguous", "erase opcode", "SST", "32 MiB", "block-protect",
 				     "no name", "absent", "protect bits"};
 	char msg[160] = "";
 	(void)state;
@@ -812,8 +812,8 @@ static void test_link_reset_follows_0x41270(void **state)
 	}
 }
 
-/* A card of a family cxflash reads the files of but does not work on (dev/chip.h,
- * ConnectX-4 to 6 Lx): chip_open() names it after reading its HW ID and writes nothing,
+/* A card of a family cxflash reads the files of but does not work on (dev/chip.h:
+ * ConnectX-4 to 5 outside recovery mode, ConnectX-6 to 6 Lx): chip_open() names it after reading its HW ID and writes nothing,
  * not even the link-reset workaround a card without running firmware would get. */
 static void test_files_only_families_refused(void **state)
 {
@@ -822,7 +822,7 @@ static void test_files_only_families_refused(void **state)
 		const char *name;
 	} cards[] = {
 		{0x209, 0x1013, "is a ConnectX-4: "}, {0x20B, 0x1015, "is a ConnectX-4 Lx: "},
-		{0x20D, 0x1017, "is a ConnectX-5: "}, {0x20B, 0x020B, "is a ConnectX-4 Lx: "},
+		{0x20D, 0x1017, "is a ConnectX-5: "}, {0x212, 0x0212, "is a ConnectX-6 Dx: "},
 		{0x212, 0x101D, "is a ConnectX-6 Dx: "}, {0x216, 0x101F, "is a ConnectX-6 Lx: "},
 	};
 

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_fs3_card.c — -d BDF on a ConnectX-4, 4 Lx or 5 card: its FS3/FS4 image, read from
+ * its flash (ops/devimage_fs3.h), goes through the same commands as a file (cmd_fs3.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "cli/fs3cli.h"
+#include "dev/pci_enum.h"
+#include "ops/device.h"
+#include "ops/device_trace.h"
+
+/* The commands that read a card's image, as they read a file. */
+static const char *const reads[] = {"q", "query", "v", "verify", "ri", "extract", "dc", "rrom", NULL};
+
+static bool one_of(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+/* The card's family from its PCI ID (sysfs, no config access); NULL if not one of ours. */
+static const struct chip_desc *family_of(struct cli *c)
+{
+	struct pci_card pci;
+	struct cx_status ignore = {0};
+	const struct pci_id *row;
+
+	if (device_trace_replaying() || pci_find(c->sysfs, c->device, &pci, &ignore) || !(row = pci_id_row(pci.device)))
+		return NULL;
+	return chip_by_family(row->family);
+}
+
+static int read_card(const struct command *cmd, struct cli *c, struct cx_status *st)
+{
+	struct device d;
+	struct devfs3 img;
+	struct fs3_file f;
+	int rc;
+
+	memset(&img, 0, sizeof(img));
+	if ((rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st))) {
+		device_close(&d);
+		return rc;
+	}
+	rc = device_read_fs3(&d, &img, st);
+	device_close(&d);
+	if (rc && rc != CX_EIMAGE) {
+		devfs3_free(&img);
+		return rc;
+	}
+	if (!img.img.fmt) {
+		rc = cx_fail(st, CX_EIMAGE, "%s: the %s's flash holds no valid %s image (%s)", c->device,
+			     d.chip.desc->name, d.chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3", st->msg);
+	} else {
+		memset(&f, 0, sizeof(f));
+		f.buf = img.flash;
+		f.len = img.size;
+		f.img = img.img;
+		rc = cli_fs3_run(cmd, c, &f, rc, st);
+	}
+	devfs3_free(&img);
+	return rc;
+}
+
+bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handled, int *rc, struct cx_status *st)
+{
+	const struct chip_desc *fam = family_of(c);
+
+	if (!fam || fam->format == CHIP_FW_FS2)
+		return false;
+	*handled = true;
+	if (c->image)
+		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s with a file on a %s card is not supported yet; nothing was "
+			      "written", cmd->name, fam->name);
+	else if (one_of(cmd->name, reads))
+		*rc = read_card(cmd, c, st);
+	else
+		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s on a %s card is not supported yet (q, v, ri, dc and rrom "
+			      "are); nothing was written", cmd->name, fam->name);
+	return true;
+}

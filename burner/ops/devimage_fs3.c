@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devimage_fs3.c — an FS3/FS4 card's image, read section by section (fs3-format.md §8). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/devimage_fs3.h"
+
+#define UNIT 0x1000u             /* read granularity: one flash sector, the ITOC's alignment (§2) */
+#define HEAD 0x10000u            /* header, BOOT2 and ITOC of an image: ours, generous */
+#define DTOC_ZONE 0x1000u        /* the FS4 DTOC sits in the last 4 KiB of the flash, §4.5 */
+#define PROBE_LEN 0x40u          /* the magic and the FS3 version byte at +0x24, FS4 at +0x10 (§1) */
+#define LOG2_SLOT_MIN 20         /* candidate image starts: 0 and 1 << 20..23 (§8: mstflint */
+#define LOG2_SLOT_MAX 23         /* probes each slot size; 8 MiB is the largest a 16 MiB flash has) */
+
+int devfs3_need(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len, struct cx_status *st)
+{
+	if (off >= d->size || !len)
+		return CX_OK;
+	uint64_t end = (uint64_t)off + len > d->size ? d->size : (uint64_t)off + len;
+	for (uint32_t u = off / UNIT; (uint64_t)u * UNIT < end; u++) {
+		if (d->got[u])
+			continue;
+		/* one call for a run of units not read yet */
+		uint32_t v = u;
+		while ((uint64_t)v * UNIT < end && !d->got[v])
+			v++;
+		uint32_t a = u * UNIT, n = (v - u) * UNIT;
+		if (rd(ctx, a, d->flash + a, n, st))
+			return st->code;
+		memset(d->got + u, 1, v - u);
+		d->bytes_read += n;
+		u = v - 1;
+	}
+	return CX_OK;
+}
+
+/* 16 bytes at each candidate start; the first 64 KiB of every one that holds a magic. */
+static int find_heads(struct devfs3 *d, flash_read_fn rd, void *ctx, struct cx_status *st)
+{
+	for (int l = LOG2_SLOT_MIN - 1; l <= LOG2_SLOT_MAX; l++) {
+		uint32_t at = l < LOG2_SLOT_MIN ? 0 : 1u << l;
+		uint8_t m[PROBE_LEN];
+
+		if (at + HEAD > d->size)
+			break;
+		if (!d->got[at / UNIT]) {
+			if (rd(ctx, at, m, sizeof(m), st))
+				return st->code;
+			d->bytes_read += sizeof(m);
+		} else {
+			memcpy(m, d->flash + at, sizeof(m));
+		}
+		enum fs3_fmt f = fs3_detect(m, sizeof(m));
+		if ((f == FMT_FS3 || f == FMT_FS4) && devfs3_need(d, rd, ctx, at, HEAD, st))
+			return st->code;
+	}
+	return CX_OK;
+}
+
+/* Every section the entries parsed so far name. */
+static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, struct cx_status *st)
+{
+	for (int i = 0; i < d->img.nentries; i++) {
+		const struct fs3_entry *e = &d->img.entries[i];
+		if (devfs3_need(d, rd, ctx, e->data_off, e->size, st))
+			return st->code;
+	}
+	return CX_OK;
+}
+
+int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
+{
+	struct cx_status pst = {0};
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->size = size;
+	if (!(d->flash = malloc(size)) || !(d->got = calloc(size / UNIT + 1, 1))) {
+		devfs3_free(d);
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	}
+	memset(d->flash, 0xFF, size);
+	if ((rc = find_heads(d, rd, ctx, st)) || (rc = devfs3_need(d, rd, ctx, size - DTOC_ZONE, DTOC_ZONE, st)))
+		return rc;
+	/* The first parse names the sections; the second judges them. */
+	fs3_parse(d->flash, d->size, &d->img, &pst);
+	if (d->img.nentries == 0 && d->img.fmt && d->img.log2_slot >= LOG2_SLOT_MIN &&
+	    d->img.log2_slot <= LOG2_SLOT_MAX && (rc = devfs3_need(d, rd, ctx, d->img.start, 1u << d->img.log2_slot, st)))
+		return rc;
+	if (d->img.nentries == 0)
+		fs3_parse(d->flash, d->size, &d->img, &pst);
+	if ((rc = read_sections(d, rd, ctx, st)))
+		return rc;
+	return fs3_parse(d->flash, d->size, &d->img, st);
+}
+
+void devfs3_free(struct devfs3 *d)
+{
+	free(d->flash);
+	free(d->got);
+	d->flash = d->got = NULL;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devimage_fs3.h — the FS3/FS4 image a ConnectX-4/4 Lx/5 card holds, read from its flash.
+ *
+ * A card's flash is 16 MiB or more and its image a few MiB at most, so it is not read
+ * whole: devfs3_read() reads what mstflint's query and verify read (fs3-format.md §8,
+ * §4.5): the first 64 bytes where an image may start (0 and each slot size from 1 to 8 MiB),
+ * the first 64 KiB of the image found (its header, BOOT2 and ITOC), the last 4 KiB (the
+ * FS4 DTOC), then every section an ITOC or DTOC entry names, the device data included, in
+ * whole 4 KiB units. The result is a buffer as large as the flash with 0xFF where nothing
+ * was read, which image/fs3.h parses as the dump of a whole flash: what q, v and ri show
+ * is exactly what they show for a dump. An image whose ITOC is not in its first 64 KiB
+ * has its whole slot read instead.
+ */
+#ifndef CX_DEVIMAGE_FS3_H
+#define CX_DEVIMAGE_FS3_H
+
+#include <stdint.h>
+
+#include "image/fs3.h"
+#include "ops/devimage.h"
+
+struct devfs3 {
+	uint8_t *flash;          /* size bytes: what was read, 0xFF elsewhere (malloc'd) */
+	uint32_t size;
+	uint8_t *got;            /* one byte per 4 KiB unit: 1 once read */
+	uint64_t bytes_read;
+	struct fs3_image img;    /* parsed from flash (points into it) */
+};
+
+/* Read and parse. The parse's own verdict is its return code: CX_EIMAGE with its line
+ * when no image is found or its structure is broken (d->flash stays for a dump). */
+int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st);
+
+/* Read [off, off + len) into d->flash if not read yet (whole 4 KiB units). */
+int devfs3_need(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len, struct cx_status *st);
+
+void devfs3_free(struct devfs3 *d);
+
+#endif
