@@ -9,6 +9,7 @@
 
 #define TOC_SECTOR 0x1000  /* FS3/FS4_DEFAULT_SECTOR_SIZE: the head ends with the ITOC's sector, §11.2 */
 #define TOC_ENTRY_LEN 32   /* CIBFW_ITOC_ENTRY_SIZE, §3.2 */
+#define ERASE_UNIT 0x1000  /* a flash sector: the least an erase takes (Flash::write erases sectors), §11.2 */
 
 static const char *name_of(uint8_t type)
 {
@@ -119,14 +120,17 @@ static int check_size(const struct fs3_image *ci, const struct fs3_burn *b, uint
 	return CX_OK;
 }
 
-/* Ours, not mstflint's: no byte written may fall on a device section of the card or off the flash. */
+/* Ours, not mstflint's: no 4 KiB unit written (erased first, so a power cut may leave it blank) may
+ * hold a byte of a device section of the card, and nothing may fall off the flash. */
 static int check_clear(const struct fs3_burn *b, struct cx_status *st)
 {
 	if (b->len > b->slot_size || (uint64_t)b->target + b->len > b->flash_size)
 		return cx_fail(st, CX_EMISMATCH, "the image (0x%x bytes) does not fit the slot at 0x%x of a 0x%x-byte "
 			       "flash", b->len, b->target, b->flash_size);
 	for (int i = 0; i < b->next; i++) {
-		uint64_t lo = (uint64_t)b->target + b->ext[i].off, hi = lo + b->ext[i].len;
+		uint64_t lo = ((uint64_t)b->target + b->ext[i].off) / ERASE_UNIT * ERASE_UNIT;
+		uint64_t hi = ((uint64_t)b->target + b->ext[i].off + b->ext[i].len + ERASE_UNIT - 1) / ERASE_UNIT *
+			      ERASE_UNIT;
 		for (int k = 0; k < b->ndev; k++) {
 			const struct fs3_devrange *d = &b->dev[k];
 			if (lo < (uint64_t)d->off + d->len && d->off < hi)
