@@ -25,6 +25,7 @@
 
 #define FC_IMG_END 0x1a000   /* the builder's image part ends where its device data starts */
 #define FC_UNIT 0x1000       /* the erase unit the campaign cuts in */
+#define FC_BOOT 0xffffffffu  /* fc_mem.log: the set_boot_addr call */
 
 static inline uint32_t fc_slot_size(bool fs4)
 {
@@ -99,7 +100,7 @@ struct fc_mem {
 	bool dead;
 	uint32_t boot;
 	uint32_t wlo, whi;    /* lowest and highest byte written + 1 */
-	struct { uint32_t phys, len; } log[64];
+	struct { uint32_t phys, len; } log[64]; /* every call; set_boot_addr as {FC_BOOT, 0} */
 	int nlog;
 };
 
@@ -144,6 +145,8 @@ static inline int fc_boot(void *ctx, uint32_t start, struct cx_status *st)
 	struct fc_mem *m = ctx;
 	int call = m->calls++;
 
+	if (m->nlog < 64)
+		m->log[m->nlog].phys = FC_BOOT, m->log[m->nlog++].len = 0;
 	if (m->dead || call == m->cut_call) {
 		m->dead = true;
 		return cx_fail(st, CX_ENODEV, "power cut");
