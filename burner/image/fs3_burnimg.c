@@ -11,6 +11,7 @@
 #define HW_ID_MASK 0xffff       /* CheckMatchingHwDevId: supported_hw_id [15:0] is the HW ID, §11.1 */
 #define HW_REV_SHIFT 16         /* ... and [23:16] the revision */
 #define HW_REV_MASK 0xff
+#define TOC_LAYOUT_VER_OFF 16   /* FS4 TOC header: flash_layout_version, dword 4 [31:24], §3.1 */
 
 uint32_t fs3_burn_target(uint32_t current_start, unsigned log2_slot)
 {
@@ -93,6 +94,21 @@ static int check_hw_id(const struct fs3_image *fi, const struct fs3_card_id *id,
 		       id->hw_id, id->rev_id);
 }
 
+/* FwBurnAdvanced: an FS4 card whose DTOC's flash_layout_version is below the file's ITOC's gets its
+ * device sections moved first (CheckIfAlignmentIsNeeded, AlignDeviceSections): a write of the
+ * device data, which this tool never does. */
+static int check_layout(const struct fs3_image *fi, const struct fs3_image *ci, struct cx_status *st)
+{
+	if (!ci->fmt->dtoc)
+		return CX_OK;
+	unsigned card = ci->buf[ci->dtoc_off + TOC_LAYOUT_VER_OFF], file = fi->buf[fi->itoc_off + TOC_LAYOUT_VER_OFF];
+	if (card < file)
+		return cx_fail(st, CX_EUNSUPPORTED, "the file needs the card's device sections moved first (the card's "
+			       "flash layout version %u, the file's %u; mstflint's AlignDeviceSections): a write of the "
+			       "device data, which this tool does not do", card, file);
+	return CX_OK;
+}
+
 /* Format, HW ID, slot size, and where the card's image is: FsBurnAux, CheckAndDealWithChunkSizes. */
 static int check_fit(const struct fs3_image *fi, const struct fs3_image *ci, const struct fs3_card_id *id,
 		     struct fs3_burn *b, struct cx_status *st)
@@ -102,7 +118,7 @@ static int check_fit(const struct fs3_image *fi, const struct fs3_image *ci, con
 	if (fi->fmt->fmt != ci->fmt->fmt)
 		return cx_fail(st, CX_EMISMATCH, "the file is %s, the card's image %s: FW image type is not compatible "
 			       "with device (%s)", fi->fmt->name, ci->fmt->name, ci->fmt->name);
-	if ((rc = check_hw_id(fi, id, st)))
+	if ((rc = check_hw_id(fi, id, st)) || (rc = check_layout(fi, ci, st)))
 		return rc;
 	/* UNCONFIRMED use: mstflint lets 0x16 and 0x17 mix (then shifts 8 MB images); we do not. */
 	if (fi->log2_slot != ci->log2_slot)

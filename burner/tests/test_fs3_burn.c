@@ -227,6 +227,17 @@ static void test_refuses_inconsistent_entry(void **state)
 		"An inconsistency was found in DEV_INFO section attributes. no_crc ITOC attribute differs");
 }
 
+/* FS4: a file of a newer flash layout than the card's DTOC would have mstflint move the device
+ * sections first (AlignDeviceSections); refused. */
+static void test_refuses_device_realignment(void **state)
+{
+	(void)state;
+	make(true, "MT_0000000008");
+	file.buf[F4_ITOC + 16] = 1; /* flash_layout_version 1, the card's DTOC 0 */
+	f3_put32(file.buf + F4_ITOC + 28, f3_crc(file.buf + F4_ITOC, 28));
+	refused(true, 0, fc_flash(&card, 0), NULL, CX_EUNSUPPORTED, "AlignDeviceSections");
+}
+
 /* The writer's own guard: a plan changed to reach the device data writes nothing. */
 static void test_writer_refuses_device_data(void **state)
 {
@@ -268,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_hw_id),
 		cmocka_unit_test(test_refuses_missing_device_data),
 		cmocka_unit_test(test_refuses_inconsistent_entry),
+		cmocka_unit_test(test_refuses_device_realignment),
 		cmocka_unit_test(test_writer_refuses_device_data),
 	};
 	return cmocka_run_group_tests_name("fs3_burn", tests, NULL, NULL);
