@@ -174,6 +174,44 @@ static int take_card_entries(const struct fs3_image *fi, const struct fs3_image 
 	return CX_OK;
 }
 
+/* Where entry i of the new FS3 ITOC puts its section with the image at base: device entries at the
+ * card's absolute address (or the file's, unmatched), the rest base + their offset. */
+static void new_range(const struct fs3_image *fi, const struct fs3_image *ci, int i, uint32_t base, uint64_t *lo,
+		      uint64_t *hi)
+{
+	const struct fs3_entry *e = &fi->entries[i], *m = NULL;
+
+	for (int j = 0; e->device_data && j < ci->nitoc; j++)
+		if (ci->entries[j].type == e->type)
+			m = &ci->entries[j];
+	if (m)
+		*lo = m->data_off, *hi = *lo + m->size;
+	else if (e->device_data)
+		*lo = e->flash_addr, *hi = *lo + e->size;
+	else
+		*lo = (uint64_t)base + e->data_off - fi->start, *hi = *lo + e->size;
+}
+
+/* CheckItocArray: with the card's entries in, no two sections of the new ITOC may overlap, the
+ * image placed in either slot ("inconsistency found in ITOC", upstream's words). */
+static int check_itoc_array(const struct fs3_image *fi, const struct fs3_image *ci, const struct fs3_burn *b,
+			    struct cx_status *st)
+{
+	for (uint32_t base = 0; base <= b->slot_size; base += b->slot_size)
+		for (int i = 0; i < fi->nitoc; i++)
+			for (int j = i + 1; j < fi->nitoc; j++) {
+				uint64_t alo, ahi, blo, bhi;
+				new_range(fi, ci, i, base, &alo, &ahi);
+				new_range(fi, ci, j, base, &blo, &bhi);
+				if (alo < bhi && blo < ahi)
+					return cx_fail(st, CX_EMISMATCH, "inconsistency found in ITOC. %s(0x%x) section will "
+						       "potentially overwrite %s(0x%x) section.",
+						       name_of(fi->entries[i].type), fi->entries[i].type,
+						       name_of(fi->entries[j].type), fi->entries[j].type);
+			}
+	return CX_OK;
+}
+
 int fs3_burn_build(const struct fs3_image *fi, const struct fs3_image *ci, struct fs3_burn *b,
 		   struct cx_status *st)
 {
@@ -188,5 +226,7 @@ int fs3_burn_build(const struct fs3_image *fi, const struct fs3_image *ci, struc
 	memset(b->slot, 0xFF, b->len); /* between extents: not written */
 	for (int i = 0; i < b->next; i++)
 		memcpy(b->slot + b->ext[i].off, fi->buf + fi->start + b->ext[i].off, b->ext[i].len);
-	return b->fmt == FMT_FS3 ? take_card_entries(fi, ci, b, st) : CX_OK;
+	if (b->fmt != FMT_FS3)
+		return CX_OK;
+	return (rc = take_card_entries(fi, ci, b, st)) ? rc : check_itoc_array(fi, ci, b, st);
 }
