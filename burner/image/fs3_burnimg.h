@@ -68,7 +68,6 @@ struct fs3_burn {
 	struct fs3_devrange dev[2 * FS3_MAX_TOCS + 1]; /* the card's device sections */
 	int ndev;
 	int replaced;           /* FS3: ITOC entries that became the card's */
-	int unmatched;          /* FS3: device entries of the file the card lacks: kept, as mstflint */
 	bool psid_change;       /* IMAGE_INFO PSIDs differ: the caller's guard decides */
 	char card_psid[17], file_psid[17];
 };

@@ -164,10 +164,12 @@ static int take_card_entries(const struct fs3_image *fi, const struct fs3_image 
 					       : c->no_crc != e->no_crc ? "no_crc" : "relative_addr");
 			m = c;
 		}
-		if (!m) {
-			b->unmatched++; /* upstream keeps the file's entry: its address is the file's */
-			continue;
-		}
+		/* Upstream keeps the file's entry then, pointing where the card has no such section: an
+		 * image that fails its own verify. Ours: refused. */
+		if (!m)
+			return cx_fail(st, CX_EMISMATCH, "the file lists a device section the card lacks (%s at 0x%x): "
+				       "mstflint would keep the file's entry, pointing where the card has nothing; "
+				       "not done here", name_of(e->type), e->flash_addr);
 		memcpy(b->slot + (e->entry_off - fi->start), ci->buf + m->entry_off, TOC_ENTRY_LEN);
 		b->replaced++;
 	}

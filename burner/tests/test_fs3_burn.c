@@ -227,6 +227,18 @@ static void test_refuses_inconsistent_entry(void **state)
 		"An inconsistency was found in DEV_INFO section attributes. no_crc ITOC attribute differs");
 }
 
+/* FS3: a device section in the file's ITOC that the card lacks: mstflint keeps the file's entry,
+ * and the new image would not verify; refused. */
+static void test_refuses_unmatched_device_entry(void **state)
+{
+	(void)state;
+	make(false, "MT_2420110034");
+	assert_int_equal(card.ents[card.n - 1].type, 0xe3);
+	card.n--; /* no VPD_R0 */
+	f3_write(&card);
+	refused(false, 0, fc_flash(&card, 0), NULL, CX_EMISMATCH, "device section the card lacks (VPD_R0");
+}
+
 /* FS4: a file of a newer flash layout than the card's DTOC would have mstflint move the device
  * sections first (AlignDeviceSections); refused. */
 static void test_refuses_device_realignment(void **state)
@@ -279,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_hw_id),
 		cmocka_unit_test(test_refuses_missing_device_data),
 		cmocka_unit_test(test_refuses_inconsistent_entry),
+		cmocka_unit_test(test_refuses_unmatched_device_entry),
 		cmocka_unit_test(test_refuses_device_realignment),
 		cmocka_unit_test(test_writer_refuses_device_data),
 	};
