@@ -10,6 +10,9 @@
 #include "ops/device.h"
 #include "ops/device_trace.h"
 
+/* The commands that run as on any card: the bundle (ops/backup_facts.h) knows the format. */
+static const char *const same[] = {"backup", NULL};
+
 /* The commands that read a card's image, as they read a file. */
 static const char *const reads[] = {"q", "query", "v", "verify", "ri", "extract", "dc", "rrom", NULL};
 
@@ -72,13 +75,17 @@ bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handl
 	if (!fam || fam->format == CHIP_FW_FS2)
 		return false;
 	*handled = true;
-	if (c->image)
+	if (c->image && !strcmp(cmd->name, "burn"))
+		*rc = cmd->run(c, st);   /* burn_card() hands the card to ops/burn_fs3.c */
+	else if (c->image)
 		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s with a file on a %s card is not supported yet; nothing was "
 			      "written", cmd->name, fam->name);
 	else if (one_of(cmd->name, reads))
 		*rc = read_card(cmd, c, st);
+	else if (one_of(cmd->name, same))
+		*rc = cmd->run(c, st);
 	else
-		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s on a %s card is not supported yet (q, v, ri, dc and rrom "
-			      "are); nothing was written", cmd->name, fam->name);
+		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s on a %s card is not supported yet (q, v, ri, dc, rrom, "
+			      "backup and burn are); nothing was written", cmd->name, fam->name);
 	return true;
 }

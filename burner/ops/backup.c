@@ -12,6 +12,7 @@
 
 #include "image/ini.h"
 #include "ops/backup.h"
+#include "ops/backup_facts.h"
 #include "ops/nv_bundle.h"
 #include "util/fileio.h"
 #include "util/json.h"
@@ -61,11 +62,8 @@ static const char *const mac_key[2] = {"port1", "port2"};
 
 /* What the dump says, for identity.json and the name. */
 struct found {
-	struct dev_image di;
-	bool have_image;            /* located and parsed */
-	int verdict;                /* fs2_verdict() of the parsed image */
-	char image_error[CX_MSG_MAX];
-	char *ini;                  /* inflated FW_CONF, or NULL */
+	struct backup_facts x;      /* ops/backup_facts.h: from the FS2 or the FS3/FS4 reader */
+	char *ini;                  /* inflated board .ini, or NULL */
 	size_t ini_len;
 	char ini_error[CX_MSG_MAX];
 	char *nv;                   /* settings.json (ops/nv_bundle.h) */
@@ -76,42 +74,29 @@ struct found {
  * a card whose image is damaged is the one that most needs a backup. */
 static int inspect(const struct device *d, const uint8_t *flash, struct found *f, struct cx_status *st)
 {
-	struct devimage_mem m = {flash, d->flash.size};
 	struct cx_status ist = {0};
+	const uint8_t *ini = NULL;
+	size_t ini_len = 0;
 
 	memset(f, 0, sizeof(*f));
-	int rc = devimage_read(&f->di, devimage_mem_read, &m, d->flash.size, d->chip.desc->start_positions, &ist);
+	int rc = d->chip.desc->format == CHIP_FW_FS2
+			 ? backup_facts_fs2(flash, d->flash.size, d->chip.desc->start_positions, &f->x, &ini, &ini_len)
+			 : backup_facts_fs3(flash, d->flash.size, &f->x, &ini, &ini_len);
 	if (rc == CX_ENOMEM)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
-	if (rc) {
-		snprintf(f->image_error, sizeof(f->image_error), "%s", ist.msg);
-		return CX_OK;
+	if (ini && ini_inflate(ini, ini_len, &f->ini, &f->ini_len, &ist)) {
+		if (ist.code == CX_ENOMEM)
+			rc = cx_fail(st, CX_ENOMEM, "out of memory");
+		snprintf(f->ini_error, sizeof(f->ini_error), "%s", ist.msg);
+		f->ini = NULL;
 	}
-	if (f->di.parse_rc) {
-		snprintf(f->image_error, sizeof(f->image_error), "%s", f->di.parse_msg);
-		return CX_OK;
-	}
-	f->have_image = true;
-	cx_status_clear(&ist);
-	f->verdict = fs2_verdict(&f->di.img, &ist);
-	if (f->verdict)
-		snprintf(f->image_error, sizeof(f->image_error), "%s", ist.msg);
-	if (f->di.img.fwconf_sect >= 0) {
-		const struct fs2_item *s = &f->di.img.items[f->di.img.fwconf_sect];
-		cx_status_clear(&ist);
-		if (ini_inflate(f->di.buf + s->data_off, s->data_len, &f->ini, &f->ini_len, &ist)) {
-			if (ist.code == CX_ENOMEM)
-				return cx_fail(st, CX_ENOMEM, "out of memory");
-			snprintf(f->ini_error, sizeof(f->ini_error), "%s", ist.msg);
-			f->ini = NULL;
-		}
-	}
-	return CX_OK;
+	backup_facts_release(&f->x);
+	return rc == CX_ENOMEM ? rc : CX_OK;
 }
 
 static void found_free(struct found *f)
 {
-	devimage_free(&f->di);
+	backup_facts_free(&f->x);
 	free(f->ini);
 	free(f->nv);
 	f->ini = f->nv = NULL;
@@ -125,15 +110,15 @@ static bool bundle_name(const struct device *d, const struct found *f, const str
 	size_t k = 0;
 
 	utc_stamp(stamp, t, true);
-	if (!d->chip.recovery && f->have_image) {
+	if (!d->chip.recovery && f->x.have_image) {
 		/* PSIDs are [A-Z0-9_]; anything else (a hostile image) becomes '_'. */
-		const char *p = f->di.img.info.psid;
+		const char *p = f->x.psid;
 		for (; *p && k < 16; p++)
 			who[k++] = ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 				    (*p >= '0' && *p <= '9') || *p == '_') ? *p : '_';
 		if (!k)
 			k = (size_t)snprintf(who, sizeof(who), "nopsid");
-		snprintf(who + k, sizeof(who) - k, "-%016llx", (unsigned long long)f->di.img.guids.guid[0]);
+		snprintf(who + k, sizeof(who) - k, "-%016llx", (unsigned long long)f->x.guid[0]);
 	} else {
 		k = (size_t)snprintf(who, sizeof(who), "%s-", d->chip.recovery ? "recovery" : "noimage");
 		for (const char *p = d->pci.bdf; *p && k + 1 < sizeof(who); p++)
@@ -146,7 +131,7 @@ static bool bundle_name(const struct device *d, const struct found *f, const str
 /* identity.json's first part: the card, its flash and the dump's hash. */
 static void json_card(struct json *j, const struct device *d, const char *date, const char *flash_hex)
 {
-	char buf[64];
+	char buf[96];
 
 	json_str(j, "format", BACKUP_FORMAT);
 	json_str(j, "date", date);
@@ -165,61 +150,58 @@ static void json_card(struct json *j, const struct device *d, const char *date, 
 }
 
 /* Who the image says the card is: FW, PSID, VSD, GUIDs, MACs (null without an image). */
-static void json_identity(struct json *j, const struct fs2_image *img)
+static void json_identity(struct json *j, const struct backup_facts *x)
 {
 	static const char *const none[] = {"fw_version", "psid", "vsd", "guid_entries", "guids_blank",
 					   "guids", "macs", "macs_derived"};
-	char buf[24];
 
-	if (!img) {
+	if (!x->have_image) {
 		for (unsigned i = 0; i < sizeof(none) / sizeof(none[0]); i++)
 			json_null(j, none[i]);
 		return;
 	}
-	fmt_fw_version(buf, sizeof(buf), img->info.fw_ver);
-	json_str(j, "fw_version", img->info.have[TAG_FW_VERSION] ? buf : NULL);
-	json_str(j, "psid", img->info.psid);
-	json_str(j, "vsd", img->info.vsd);
-	json_int(j, "guid_entries", img->guids.n);
-	json_bool(j, "guids_blank", img->guids.blank);
+	json_str(j, "fw_version", x->fw_version[0] ? x->fw_version : NULL);
+	json_str(j, "psid", x->psid);
+	json_str(j, "vsd", x->vsd);
+	json_int(j, "guid_entries", x->guid_entries);
+	json_bool(j, "guids_blank", x->guids_blank);
 	json_obj(j, "guids");
 	for (int i = 0; i < 4; i++)
-		json_hex(j, guid_key[i], img->guids.guid[i], 16);
+		json_hex(j, guid_key[i], x->guid[i], 16);
 	json_close(j);
 	json_obj(j, "macs");
 	/* A MAC is the entry's low 48 bits: a blank entry is 64 bits of ones, which would
 	 * print as 16 digits and fail the bundle's own check (no backup of a blank card). */
 	for (int i = 0; i < 2; i++)
-		json_hex(j, mac_key[i], img->guids.mac[i] & 0xFFFFFFFFFFFFull, 12);
+		json_hex(j, mac_key[i], x->mac[i] & 0xFFFFFFFFFFFFull, 12);
 	json_close(j);
-	json_bool(j, "macs_derived", img->guids.macs_derived);
+	json_bool(j, "macs_derived", x->macs_derived);
 }
 
 /* Where the image lies, its verdict, its first ROM and the board .ini. */
 static void json_image(struct json *j, const struct found *f)
 {
-	const struct fs2_image *img = f->have_image ? &f->di.img : NULL;
-	char buf[32], t[12];
+	const struct backup_facts *x = &f->x;
 
-	if (img) {
-		json_int(j, "image_start", f->di.start);
-		json_int(j, "image_slot", f->di.slot);
-		json_bool(j, "image_failsafe", f->di.failsafe);
-		json_int(j, "image_size", (long long)f->di.len);
+	if (x->have_image) {
+		json_int(j, "image_start", x->start);
+		json_int(j, "image_slot", x->slot);
+		json_bool(j, "image_failsafe", x->failsafe);
+		json_int(j, "image_size", (long long)x->size);
 	} else {
 		json_null(j, "image_start");
 		json_null(j, "image_slot");
 		json_null(j, "image_failsafe");
 		json_null(j, "image_size");
 	}
-	json_str(j, "image_verdict", img ? cx_code_name(f->verdict) : "no-image");
-	json_str(j, "image_error", f->image_error[0] ? f->image_error : NULL);
-	json_identity(j, img);
-	if (img && img->nroms > 0) {
-		snprintf(buf, sizeof(buf), "%d.%d.%d", img->roms[0].ver[0], img->roms[0].ver[1], img->roms[0].ver[2]);
+	json_str(j, "image_format", x->format);
+	json_str(j, "image_verdict", x->have_image ? cx_code_name(x->verdict) : "no-image");
+	json_str(j, "image_error", x->error[0] ? x->error : NULL);
+	json_identity(j, x);
+	if (x->rom_type[0]) {
 		json_obj(j, "rom");
-		json_str(j, "type", rom_type_name(img->roms[0].product, t));
-		json_str(j, "version", buf);
+		json_str(j, "type", x->rom_type);
+		json_str(j, "version", x->rom_version);
 		json_close(j);
 	} else {
 		json_null(j, "rom");
@@ -452,7 +434,7 @@ int backup_card_from(struct device *d, const char *dir, uint8_t *first, backup_p
 
 	if ((rc = inspect(d, a, &f, st)) || (rc = nv_bundle_json(d, &f.nv, &f.nv_len, st)))
 		goto out;
-	r->have_image = f.have_image;
+	r->have_image = f.x.have_image;
 	if (progress)
 		progress(ctx, "writing and checking the bundle");
 	rc = write_bundle(d, a, &f, dir, &t, r, st);

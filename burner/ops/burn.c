@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/burn.h"
+#include "ops/burn_fs3.h"
 #include "ops/write_procedure.h"
 #include "image/info.h"
 #include "image/rom_insert.h"
@@ -419,6 +420,8 @@ int burn_card(struct device *d, const uint8_t *img, size_t len, const struct bur
 	struct card_write w = {.d = d, .op = &burn_op, .ctx = &x, .hooks = &o->hooks, .dry_run = o->dry_run};
 	int rc;
 
+	if (d->chip.desc->format != CHIP_FW_FS2)
+		return burn_fs3_card(d, img, len, o, r, st);
 	memset(r, 0, sizeof(*r));
 	if (!(x.buf = malloc(len ? len : 1)))
 		return cx_fail(st, CX_ENOMEM, "out of memory");

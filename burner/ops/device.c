@@ -266,6 +266,17 @@ int device_read_fs3(struct device *d, struct devfs3 *img, struct cx_status *st)
 	return rc;
 }
 
+int device_read_fs3_more(struct device *d, struct devfs3 *img, uint32_t off, uint32_t len, struct cx_status *st)
+{
+	int rc = device_lock(d, st);
+
+	if (rc)
+		return rc;
+	rc = devfs3_need(img, read_cb, d, off, len, st);
+	device_unlock(d);
+	return rc;
+}
+
 int device_read_flash(struct device *d, uint8_t **buf, struct cx_status *st)
 {
 	int rc;

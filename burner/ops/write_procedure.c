@@ -39,6 +39,25 @@ static int read_locked(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, str
 	return flash_read(&d->flash, addr, buf, len, st);
 }
 
+/* The same for an FS3/FS4 card (ops/devimage_fs3.h): the image found, whole (every CRC
+ * good, its magic written last by failsafe_fs3.h), at the start of the new or the old. */
+static enum card_state observe_fs3(struct card_write *w)
+{
+	struct devfs3 now;
+	struct cx_status ignore = {0};
+	enum card_state s = CARD_PARTIAL;
+
+	if (!flash_wait_idle(&w->d->flash, &ignore) &&
+	    !devfs3_read(&now, read_locked, w->d, w->d->flash.size, &ignore) && !fs3_verdict(&now.img, &ignore)) {
+		if (w->new_boot.set && now.img.start == w->new_boot.start)
+			s = CARD_NEW_BOOTS;
+		else if (w->old_boot.set && now.img.start == w->old_boot.start)
+			s = CARD_OLD_BOOTS;
+	}
+	devfs3_free(&now);
+	return s;
+}
+
 /* Which image the card boots now, after a failed write that changed the flash. */
 static enum card_state observe(struct card_write *w)
 {
@@ -136,7 +155,8 @@ int card_write_run(struct card_write *w, struct cx_status *st)
 		rc = locked_steps(w, st);
 		s1 = w->d->flash.stats;
 		if (s1.write_cmds != s0.write_cmds)
-			w->out.state = rc ? observe(w) : CARD_NEW_BOOTS;
+			w->out.state = !rc ? CARD_NEW_BOOTS
+				       : w->d->chip.desc->format == CHIP_FW_FS2 ? observe(w) : observe_fs3(w);
 		device_unlock(w->d);
 	}
 	s1 = w->d->flash.stats;

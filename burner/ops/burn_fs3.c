@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* burn_fs3.c — an FS3/FS4 burn as a card_write_op (burn_fs3.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/fs3_burnimg.h"
+#include "ops/burn_fs3.h"
+#include "ops/device_io.h"
+#include "ops/failsafe_fs3.h"
+
+struct fs3_ctx {
+	const uint8_t *file;
+	size_t len;
+	const struct burn_opts *o;
+	struct burn_result *r;
+	struct fs3_image fimg;       /* the file, parsed */
+	struct devfs3 card;          /* the card as the plan read it */
+	struct fs3_burn b;
+	bool have_b;
+};
+
+static int card_read(struct device *d, struct devfs3 *c, struct cx_status *st)
+{
+	int rc = device_read_fs3(d, c, st);
+
+	if (rc == CX_EIMAGE)
+		return cx_fail(st, CX_EIMAGE, "the card's flash holds no valid %s image (%s): a failsafe burn keeps "
+			       "the card's device data, which must be there; putting it back from a backup is "
+			       "not supported yet; nothing was written", d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3",
+			       st->msg);
+	return rc;
+}
+
+static int prepare(struct card_write *w, struct fs3_ctx *x, struct cx_status *st)
+{
+	struct device *d = w->d;
+	const struct fs3_card_id id = {d->chip.desc->hw_id, d->chip.rev};
+	int rc;
+
+	if ((rc = card_read(d, &x->card, st)))
+		return rc;
+	if ((rc = fs3_burn_prepare(x->file, x->len, x->card.flash, x->card.size, &id, &x->b, st)))
+		return rc;
+	x->have_b = true;
+	return CX_OK;
+}
+
+static void drop(struct fs3_ctx *x)
+{
+	if (x->have_b)
+		fs3_burn_free(&x->b);
+	x->have_b = false;
+	devfs3_free(&x->card);
+}
+
+/* The options that would change a signed image or the card's device data. */
+static int refuse_options(const struct burn_opts *o, const char *fmt, struct cx_status *st)
+{
+	const struct identity_opts *i = &o->ident;
+
+	if (i->given.have_guids || i->given.have_macs || i->vsd)
+		return cx_fail(st, CX_EUNSUPPORTED, "--guid/--mac/--vsd: on an %s card the GUIDs, MACs and VSD are its "
+			       "device data (DEV_INFO), outside the image; a burn keeps them and does not change "
+			       "them; nothing was written", fmt);
+	if (o->rom != ROM_KEEP)
+		return cx_fail(st, CX_EUNSUPPORTED, "a ROM choice: an %s image's ROM is in its signed region; burn the "
+			       "released image that carries the ROM you want, unmodified; nothing was written", fmt);
+	if (o->nofs)
+		return cx_fail(st, CX_EUNSUPPORTED, "--nofs on an %s card is not supported: the failsafe burn "
+			       "keeps the running image until the new one is whole; nothing was written", fmt);
+	return CX_OK;
+}
+
+static void versions(const struct fs3_image *a, uint16_t out[3])
+{
+	memcpy(out, a->info.fw_ver, sizeof(a->info.fw_ver));
+}
+
+static int check(struct card_write *w, struct cx_status *st)
+{
+	struct fs3_ctx *x = w->ctx;
+	const char *fmt = w->d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3";
+	int rc;
+
+	if ((rc = refuse_options(x->o, fmt, st)))
+		return rc;
+	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st)))
+		return cx_fail(st, rc, "the image file does not verify: %s; nothing was written", st->msg);
+	rc = prepare(w, x, st);
+	if (!rc) {
+		struct burn_result *r = x->r;
+		r->had_image = true;
+		versions(&x->card.img, r->old_fw);
+		versions(&x->fimg, r->new_fw);
+		snprintf(r->old_psid, sizeof(r->old_psid), "%s", x->b.card_psid);
+		snprintf(r->new_psid, sizeof(r->new_psid), "%s", x->b.file_psid);
+		r->rom_before.n = r->rom_image.n = r->rom_after.n = -1;
+	}
+	if (!rc && x->b.psid_change) {
+		char q[200];
+		if (!x->o->guard.allow_psid_change)
+			rc = cx_fail(st, CX_EMISMATCH, "PSID mismatch: the card is %s, the image is %s; cross-flashing "
+				     "needs --allow_psid_change", x->b.card_psid, x->b.file_psid);
+		else {
+			snprintf(q, sizeof(q), "Change the card's PSID from %s to %s?", x->b.card_psid, x->b.file_psid);
+			rc = cw_ask(w, q, st);
+		}
+	}
+	drop(x); /* the plan reads again under the lock */
+	return rc;
+}
+
+/* The card runs this very image already: every extent the same in its slot. */
+static bool already(struct card_write *w, struct fs3_ctx *x, struct cx_status *st)
+{
+	for (int i = 0; i < x->b.next; i++) {
+		uint32_t at = x->b.old_start + x->b.ext[i].off;
+		if (device_read_fs3_more(w->d, &x->card, at, x->b.ext[i].len, st))
+			return false;
+		if (memcmp(x->card.flash + at, x->b.slot + x->b.ext[i].off, x->b.ext[i].len))
+			return false;
+	}
+	return x->card.img.start == x->b.old_start;
+}
+
+static int plan(struct card_write *w, struct cx_status *st)
+{
+	struct fs3_ctx *x = w->ctx;
+	int rc;
+
+	if ((rc = prepare(w, x, st)))
+		return rc;
+	struct cx_status ignore = {0};
+	if (already(w, x, &ignore))
+		w->out.nothing_to_do = x->r->nothing_to_do = true;
+	w->old_boot = (struct cw_image){true, x->b.old_start, NULL, 0};
+	w->new_boot = (struct cw_image){true, x->b.target, NULL, 0};
+	return CX_OK;
+}
+
+static int write(struct card_write *w, struct cx_status *st)
+{
+	struct fs3_ctx *x = w->ctx;
+	struct device_io dx = {.d = w->d};
+	struct failsafe_io io;
+	struct failsafe_fs3_result res;
+
+	dx.progress = cw_progress(w, &dx.progress_arg);
+	dx.if_failed = "the card still boots its old image";
+	device_io_init(&io, &dx);
+	int rc = failsafe_fs3_burn(&io, &x->b, &res, st);
+	x->r->start = x->b.target;
+	return rc;
+}
+
+/* Every device section the same bytes as before the burn, and the new image as planned. */
+static int verify(struct card_write *w, struct cx_status *st)
+{
+	struct fs3_ctx *x = w->ctx;
+	struct devfs3 now;
+	int rc = device_read_fs3(w->d, &now, st);
+
+	if (rc && rc != CX_EIMAGE)
+		return rc;
+	for (int i = 0; !rc && i < x->b.next; i++)
+		rc = device_read_fs3_more(w->d, &now, x->b.target + x->b.ext[i].off, x->b.ext[i].len, st);
+	if (!rc)
+		rc = device_read_fs3_more(w->d, &now, x->b.old_start, FS3_MAGIC_LEN, st);
+	for (int i = 0; !rc && i < x->b.ndev; i++) {
+		const struct fs3_devrange *v = &x->b.dev[i];
+		if ((rc = device_read_fs3_more(w->d, &now, v->off, v->len, st)))
+			break;
+		if (memcmp(now.flash + v->off, x->card.flash + v->off, v->len))
+			rc = cx_fail(st, CX_EFLASH, "the device section 0x%x at 0x%x changed during the burn", v->type,
+				     v->off);
+	}
+	if (!rc)
+		rc = fs3_burn_verify(&x->b, now.flash, now.size, st);
+	devfs3_free(&now);
+	return rc;
+}
+
+static const struct card_write_op burn_fs3_op = {"burn", check, plan, write, verify};
+
+int burn_fs3_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
+		  struct burn_result *r, struct cx_status *st)
+{
+	struct fs3_ctx *x = calloc(1, sizeof(*x));
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!x)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	*x = (struct fs3_ctx){.file = img, .len = len, .o = o, .r = r};
+	struct card_write w = {.d = d, .op = &burn_fs3_op, .ctx = x, .hooks = &o->hooks, .dry_run = o->dry_run};
+	rc = card_write_run(&w, st);
+	r->out = w.out;
+	r->bytes_erased = w.out.bytes_erased;
+	r->bytes_programmed = w.out.bytes_programmed;
+	drop(x);
+	free(x);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* burn_fs3.h — putting an FS3/FS4 image on a ConnectX-4, 4 Lx or 5 card, failsafe, its
+ * device data kept.
+ *
+ * burn_card() (burn.h) hands a card whose chip row says FS3 or FS4 (dev/chip.h) to
+ * burn_fs3_card(), with the same options and result, so both front ends burn these
+ * cards with the calls, questions, backup and progress they already give a burn. In
+ * the write procedure's order (write_procedure.h):
+ *
+ *   check   the file parses and verifies (image/fs3.h); the options that would change a
+ *           signed image or the device data are refused (--guid/--mac/--vsd, a ROM other
+ *           than the image's own, --nofs); the card's image is read (ops/devimage_fs3.h)
+ *           and image/fs3_burnimg.h judges the pair as mstflint 4.21 does (format, HW ID,
+ *           slot and image size, the card's device data present and sound). A PSID change
+ *           needs --allow_psid_change and a yes.
+ *   plan    under the lock, the card read again and the burn built from those bytes; the
+ *           card already running exactly that image: nothing to do.
+ *   write   ops/failsafe_fs3.h through the card (device_io.h): body, magic, boot
+ *           address, old magic. The device data (MFG_INFO, DEV_INFO, NV_DATA, VPD) is
+ *           never written, so GUIDs, MACs, VSD and settings stay the card's.
+ *   verify  the card read back: the new image whole at the target, the old magic zeroed
+ *           (fs3_burn_verify), and every device section byte for byte as before.
+ *
+ * A card whose flash holds no valid image, or whose device data is damaged, is refused:
+ * putting device data back is a separate step that is not there yet.
+ */
+#ifndef CX_BURN_FS3_H
+#define CX_BURN_FS3_H
+
+#include "ops/burn.h"
+
+int burn_fs3_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
+		  struct burn_result *r, struct cx_status *st);
+
+#endif
