@@ -48,7 +48,8 @@ static int read_card(const struct command *cmd, struct cli *c, struct cx_status 
 		device_close(&d);
 		return rc;
 	}
-	rc = device_read_fs3(&d, &img, st);
+	bool q = !strcmp(cmd->name, "q") || !strcmp(cmd->name, "query");
+	rc = q ? device_read_fs3_query(&d, &img, st) : device_read_fs3(&d, &img, st);
 	device_close(&d);
 	if (rc && rc != CX_EIMAGE) {
 		devfs3_free(&img);

@@ -202,6 +202,14 @@ static const uint8_t query_reads[] = {
 	0xa1, 0xa4,       /* PUBLIC_KEYS_2048, PUBLIC_KEYS_4096 */
 };
 
+bool fs3_query_reads(uint8_t type)
+{
+	for (size_t i = 0; i < sizeof(query_reads); i++)
+		if (query_reads[i] == type)
+			return true;
+	return false;
+}
+
 static bool query_checks(const struct fs3_item *it)
 {
 	if (it->kind == FS3_ITEM_BOOT2)

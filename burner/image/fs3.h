@@ -156,6 +156,8 @@ int fs3_verdict(const struct fs3_image *img, struct cx_status *st);
  * that q reads (IMAGE_INFO, MFG_INFO, DEV_INFO, ROM_CODE, the signatures and public keys),
  * and not BOOT2's CRC, as mstflint's quick query reads and checks. */
 int fs3_verdict_query(const struct fs3_image *img, struct cx_status *st);
+/* A section of this type is one the quick query reads (and fs3_verdict_query judges). */
+bool fs3_query_reads(uint8_t type);
 
 /* The name mstflint gives a section type ("MAIN_CODE", ...), or NULL if unknown. */
 const char *fs3_sect_name(uint8_t type);

@@ -6,7 +6,8 @@
 #include "ops/devimage_fs3.h"
 
 #define UNIT 0x1000u             /* read granularity: one flash sector, the ITOC's alignment (§2) */
-#define HEAD 0x10000u            /* header, BOOT2 and ITOC of an image: ours, generous */
+#define HEAD 0x1000u             /* header, BOOT2 and ITOC of an image, first try: ours (doubled
+                                  * until the ITOC is in, up to the slot) */
 #define DTOC_ZONE 0x1000u        /* the FS4 DTOC sits in the last 4 KiB of the flash, §4.5 */
 #define PROBE_LEN 0x40u          /* the magic and the FS3 version byte at +0x24, FS4 at +0x10 (§1) */
 #define LOG2_SLOT_MIN 20         /* candidate image starts: 0 and 1 << 20..23 (§8: mstflint */
@@ -34,7 +35,7 @@ int devfs3_need(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t off, uin
 	return CX_OK;
 }
 
-/* 16 bytes at each candidate start; the first 64 KiB of every one that holds a magic. */
+/* 64 bytes at each candidate start; the first HEAD bytes of every one that holds a magic. */
 static int find_heads(struct devfs3 *d, flash_read_fn rd, void *ctx, struct cx_status *st)
 {
 	for (int l = LOG2_SLOT_MIN - 1; l <= LOG2_SLOT_MAX; l++) {
@@ -57,18 +58,20 @@ static int find_heads(struct devfs3 *d, flash_read_fn rd, void *ctx, struct cx_s
 	return CX_OK;
 }
 
-/* Every section the entries parsed so far name. */
-static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, struct cx_status *st)
+/* Every section the entries parsed so far name (query: only those a quick query reads). */
+static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, bool query, struct cx_status *st)
 {
 	for (int i = 0; i < d->img.nentries; i++) {
 		const struct fs3_entry *e = &d->img.entries[i];
+		if (query && !fs3_query_reads(e->type))
+			continue;
 		if (devfs3_need(d, rd, ctx, e->data_off, e->size, st))
 			return st->code;
 	}
 	return CX_OK;
 }
 
-int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
+static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query, struct cx_status *st)
 {
 	struct cx_status pst = {0};
 	int rc;
@@ -80,18 +83,33 @@ int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, st
 		return cx_fail(st, CX_ENOMEM, "out of memory");
 	}
 	memset(d->flash, 0xFF, size);
-	if ((rc = find_heads(d, rd, ctx, st)) || (rc = devfs3_need(d, rd, ctx, size - DTOC_ZONE, DTOC_ZONE, st)))
+	if ((rc = find_heads(d, rd, ctx, st)))
 		return rc;
-	/* The first parse names the sections; the second judges them. */
+	if (fs3_detect(d->flash, d->size) == FMT_FS4 && (rc = devfs3_need(d, rd, ctx, size - DTOC_ZONE, DTOC_ZONE, st)))
+		return rc;
+	/* The first parse names the sections (the head grown until its ITOC is in); the
+	 * last one judges them. */
 	fs3_parse(d->flash, d->size, &d->img, &pst);
-	if (d->img.nentries == 0 && d->img.fmt && d->img.log2_slot >= LOG2_SLOT_MIN &&
-	    d->img.log2_slot <= LOG2_SLOT_MAX && (rc = devfs3_need(d, rd, ctx, d->img.start, 1u << d->img.log2_slot, st)))
-		return rc;
-	if (d->img.nentries == 0)
+	for (uint32_t head = 2 * HEAD; d->img.nentries == 0 && d->img.fmt && d->img.log2_slot >= LOG2_SLOT_MIN &&
+	     d->img.log2_slot <= LOG2_SLOT_MAX && head <= 1u << d->img.log2_slot; head *= 2) {
+		if ((rc = devfs3_need(d, rd, ctx, d->img.start, head, st)))
+			return rc;
+		cx_status_clear(&pst);
 		fs3_parse(d->flash, d->size, &d->img, &pst);
-	if ((rc = read_sections(d, rd, ctx, st)))
+	}
+	if ((rc = read_sections(d, rd, ctx, query, st)))
 		return rc;
 	return fs3_parse(d->flash, d->size, &d->img, st);
+}
+
+int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
+{
+	return read_any(d, rd, ctx, size, false, st);
+}
+
+int devfs3_read_query(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
+{
+	return read_any(d, rd, ctx, size, true, st);
 }
 
 void devfs3_free(struct devfs3 *d)

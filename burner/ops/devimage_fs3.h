@@ -4,12 +4,11 @@
  * A card's flash is 16 MiB or more and its image a few MiB at most, so it is not read
  * whole: devfs3_read() reads what mstflint's query and verify read (fs3-format.md §8,
  * §4.5): the first 64 bytes where an image may start (0 and each slot size from 1 to 8 MiB),
- * the first 64 KiB of the image found (its header, BOOT2 and ITOC), the last 4 KiB (the
- * FS4 DTOC), then every section an ITOC or DTOC entry names, the device data included, in
+ * the first 4 KiB of the image found (its header, BOOT2 and ITOC; more, doubling, until the ITOC is in), the last 4 KiB on FS4 (its
+ * DTOC), then every section an ITOC or DTOC entry names, the device data included, in
  * whole 4 KiB units. The result is a buffer as large as the flash with 0xFF where nothing
  * was read, which image/fs3.h parses as the dump of a whole flash: what q, v and ri show
- * is exactly what they show for a dump. An image whose ITOC is not in its first 64 KiB
- * has its whole slot read instead.
+ * is exactly what they show for a dump.
  */
 #ifndef CX_DEVIMAGE_FS3_H
 #define CX_DEVIMAGE_FS3_H
@@ -30,6 +29,10 @@ struct devfs3 {
 /* Read and parse. The parse's own verdict is its return code: CX_EIMAGE with its line
  * when no image is found or its structure is broken (d->flash stays for a dump). */
 int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st);
+
+/* The same, but of the sections only those a quick query reads (fs3_query_reads(), as
+ * mstflint's q): the others read as 0xFF, so only fs3_verdict_query() means anything. */
+int devfs3_read_query(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st);
 
 /* Read [off, off + len) into d->flash if not read yet (whole 4 KiB units). */
 int devfs3_need(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len, struct cx_status *st);
