@@ -18,8 +18,7 @@
  * (§2.2), or reading all-ones with bar0=off, as the FUSE front end's resource0 does; on
  * cx4/cx4lx/cx5 prefetchable (the model's pcicfg.c BAR0_FLAGS) and always all-ones:
  * their BAR0 is the firmware's init segment, not crspace (§2.1), which the model lacks.
- * The model's clock
- * follows QEMU_CLOCK_VIRTUAL. Every change the model makes to the flash is written
+ * The model's clock follows QEMU_CLOCK_VIRTUAL. Every change the model makes to the flash is written
  * through to STEM.flash (pwrite, no fsync) as it happens, so killing QEMU mid-burn
  * leaves the file as a power cut would leave the chip. STEM.conf is never written.
  * The card's settings store (what mstconfig or cxflash config set for the next boot,
