@@ -3,6 +3,7 @@
 #   make deps      install the Debian packages the build needs (apt-get, idempotent)
 #   make           the rescue image: images/cxrescue-usb.img, cxrescue.iso, pxe/, SHA256SUMS
 #   make run       build everything (deps too) and boot the USB image in QEMU with a simulated card
+#                  (CARD=cx4lx: a ConnectX-4 Lx instead of the default ConnectX-3)
 #   make burner    build burner/cxflash, static with musl, libpci and zlib
 #   make kernel    the rescue kernel (cached by input hash in CXR_CACHE, see scripts/build-kernel.sh)
 #   make qemu      QEMU with the simulated card device (cached likewise, scripts/build-qemu.sh)
@@ -215,13 +216,15 @@ $(IMAGES)/SHA256SUMS: scripts/mkmedia.sh rootfs/syslinux/menu.cfg.in $(wildcard 
 	scripts/mkmedia.sh $(KERNEL) $(INITRD) $(IMAGES)
 
 # Boot the USB image in QEMU (TCG; KVM only when the CPU has vmx/svm) with one simulated
-# OEM ConnectX-3, on the serial console in this terminal. deps first: a fresh machine has
-# nothing yet. FIRMWARE=uefi boots it through OVMF instead of SeaBIOS.
+# OEM card, on the serial console in this terminal. deps first: a fresh machine has
+# nothing yet. FIRMWARE=uefi boots it through OVMF instead of SeaBIOS. CARD=cx4lx: an HPE
+# ConnectX-4 Lx with an FS3 image instead of the HP ConnectX-3 (scripts/run-qemu.sh).
 FIRMWARE ?= bios
+CARD ?= cx3
 run:
 	scripts/deps.sh
-	$(MAKE) images $(QEMU) $(B)/host/cxsim $(B)/host/mkfs2
-	CXR_FIRMWARE=$(FIRMWARE) scripts/run-qemu.sh $(B) $(IMAGES)
+	$(MAKE) images $(QEMU) $(B)/host/cxsim $(B)/host/mkfs2 $(B)/host/mkfs3
+	CXR_FIRMWARE=$(FIRMWARE) CXR_CARD=$(CARD) scripts/run-qemu.sh $(B) $(IMAGES)
 
 # A rack over PXE (docs/rack.md), as root:
 #   make pxe-serve IFACE=eth1 (DHCP=FIRST,LAST | PROXY=1) [JOBS=rack.jobs] [PXE_ROOT=/srv/cxrescue]

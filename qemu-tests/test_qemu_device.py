@@ -5,7 +5,9 @@ accelerator, config space through the 0xcf8/0xcfc ports, MMIO with readl/writel.
 What it checks: the card's IDs as its .conf says (recovery ID for a blank or corrupt
 flash), the 0x58/0x5c crspace window, BAR0 decoding crspace as big-endian dwords, the
 model's clock following QEMU's virtual clock, and flash changes written through to the
-backing file as they happen (QEMU killed with SIGKILL, then the file compared).
+backing file as they happen (QEMU killed with SIGKILL, then the file compared); on the
+ConnectX-4, 4 Lx and 5 the recovery ID, the VSEC in QEMU's capability list with its
+registers answered by the model (hw-access.md §2.4), and BAR0 reading all-ones.
 
 QEMU comes from $CXR_QEMU or BUILD/qemu/qemu-system-x86_64 (`make qemu`); cxsim and
 mkfs2 from BUILD/host (`make build/host/cxsim build/host/mkfs2`); BUILD is $CXR_BUILD or
@@ -23,6 +25,7 @@ BUILD = ROOT / os.environ.get("CXR_BUILD", "build")
 QEMU = pathlib.Path(os.environ.get("CXR_QEMU", BUILD / "qemu" / "qemu-system-x86_64"))
 CXSIM = BUILD / "host" / "cxsim"
 MKFS2 = BUILD / "host" / "mkfs2"
+MKFS3 = BUILD / "host" / "mkfs3"
 FIRMWARE = ["-L", "/usr/share/qemu", "-L", "/usr/share/seabios", "-L", "/usr/lib/ipxe/qemu"]
 
 SLOT = 5                                # -device ...,addr=5: bus 0, device 5, function 0
@@ -210,6 +213,84 @@ def test_no_valid_image_shows_the_recovery_id(tmp_path, qemus, how):
     assert q.cfg_read(0x08, 4) >> 8 == 0x050000                   # memory controller
     assert q.cr_read(0x41270) > 0xFFF00000                        # recovery-mode register, §1.3
     assert q.cr_read(HW_ID) == 0x000101F5
+
+
+# The VSEC (hw-access.md §2.4): header at the capability, then its registers.
+VSEC_ID, VSEC_LEN = 0x09, 0x18
+VSEC_CTRL, VSEC_COUNTER, VSEC_SEM, VSEC_ADDR, VSEC_DATA = 0x4, 0x8, 0xC, 0x10, 0x14
+SPACE_CR = 2                            # CR_SPACE
+STATUS_OK = 1 << 29                     # CTRL 31:29: the space is supported
+FLAG = 1 << 31                          # ADDR 31: a read is done / a write is asked for
+GEN5 = {"cx4": 0x209, "cx4lx": 0x20B, "cx5": 0x20D}   # recovery ID = HW ID, hw-access.md §1.1
+
+
+def capabilities(q):
+    """{id: offset} of the config space's capability list, walked as a driver does."""
+    assert q.cfg_read(0x06, 2) & 0x10                             # status: capability list
+    caps, at = {}, q.cfg_read(0x34, 1)
+    while at and len(caps) < 48:
+        caps[q.cfg_read(at, 1)] = at
+        at = q.cfg_read(at + 1, 1)
+    return caps
+
+
+def vsec_cr_read(q, vsec, addr):
+    q.cfg_write(vsec + VSEC_ADDR, addr)                           # bit 31 clear: a read
+    assert q.cfg_read(vsec + VSEC_ADDR) & FLAG                    # done at once in the model
+    return q.cfg_read(vsec + VSEC_DATA)
+
+
+@pytest.mark.parametrize("chip", GEN5)
+def test_5th_gen_recovery_card_has_the_vsec(tmp_path, qemus, chip):
+    stem = create(tmp_path, "card", "--chip", chip)
+    q = qemus(stem.with_suffix(".flash"))
+    assert q.cfg_read(0x00, 4) == GEN5[chip] << 16 | 0x15B3
+    assert q.cfg_read(0x08, 4) >> 8 == 0x050000                   # memory controller
+    vsec = capabilities(q)[VSEC_ID]
+    assert vsec == 0xC0                                           # where the model has it
+    hdr = q.cfg_read(vsec)
+    assert hdr & 0xFF == VSEC_ID and hdr >> 16 & 0xFF == VSEC_LEN and hdr >> 24 == 0   # functional
+    q.cfg_write(vsec + VSEC_CTRL, SPACE_CR)
+    assert q.cfg_read(vsec + VSEC_CTRL) == STATUS_OK | SPACE_CR
+    assert q.cfg_read(vsec + VSEC_CTRL, 2) == SPACE_CR            # narrower reads go there too
+    ticket = q.cfg_read(vsec + VSEC_COUNTER)
+    assert ticket and q.cfg_read(vsec + VSEC_COUNTER) == ticket + 1
+    q.cfg_write(vsec + VSEC_SEM, ticket)
+    assert q.cfg_read(vsec + VSEC_SEM) == ticket                  # the semaphore is ours
+    hw = vsec_cr_read(q, vsec, HW_ID)
+    assert hw & 0xFFFF == GEN5[chip] and hw == q.cr_read(HW_ID)   # the same crspace as the window
+    q.cfg_write(vsec + VSEC_SEM, 0)
+    assert q.cfg_read(vsec + VSEC_SEM) == 0
+
+
+def test_5th_gen_with_an_image_and_a_model_override(tmp_path, qemus):
+    """A ConnectX-4 Lx holding a valid FS3 image still shows its recovery ID (the model runs
+    no firmware for it); model=cx5 on that card is a ConnectX-5, model=cx3 is refused."""
+    assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
+    img = tmp_path / "hp.bin"
+    r = run([MKFS3, "--chip", "cx4lx", "--psid", "HP_2420110034", "-o", img])
+    assert r.returncode == 0, r.stderr
+    stem = create(tmp_path, "card", "--chip", "cx4lx", "--image", img)
+    flash = stem.with_suffix(".flash")
+    q = qemus(flash)
+    assert q.cfg_read(0x02, 2) == 0x20B
+    q.kill()
+    q = qemus(flash, ",model=cx5")
+    assert q.cfg_read(0x02, 2) == 0x20D and q.cr_read(HW_ID) & 0xFFFF == 0x20D
+    q.kill()
+    assert "cxsim create STEM --chip cx3" in realize_error(flash, ",model=cx3")
+
+
+def test_5th_gen_bar0_is_not_crspace(tmp_path, qemus):
+    """BAR0 of a ConnectX-4 and later is the init segment, not crspace (hw-access.md §2.1),
+    which the model lacks: 1 MiB 64-bit prefetchable, reading all-ones, bar0=on or not."""
+    stem = create(tmp_path, "card", "--chip", "cx4lx")
+    q = qemus(stem.with_suffix(".flash"), ",bar0=on")
+    q.cfg_write(0x10, 0xFFFFFFFF)
+    assert q.cfg_read(0x10) == 0xFFF0000C                         # 1 MiB, 64-bit, prefetchable
+    q.map_bar0()
+    assert q.value(f"readl {BAR0 + HW_ID:#x}") == 0xFFFFFFFF
+    assert q.cr_read(HW_ID) & 0xFFFF == 0x20B
 
 
 def test_property_overrides(tmp_path, qemus):

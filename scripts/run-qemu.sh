@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # scripts/run-qemu.sh BUILD_DIR IMAGES_DIR — `make run`: boot the USB image in QEMU with one
-# simulated OEM ConnectX-3 card, on the serial console in this terminal.
+# simulated OEM card, on the serial console in this terminal.
 #
-# The card: an HP 544QSFP (PSID HP_0280210019, subsystem 103c:18d6; field-notes.md §3 row 1)
-# holding a generated FS2 image (firmware 2.40.5030), made fresh in BUILD_DIR/run/ unless one
-# is there already — so a burn done in one session is still on the card in the next.
-# `rm -rf BUILD_DIR/run` starts over. The stick is a copy (BUILD_DIR/run/stick.img, see
-# below), so images/ stays as built; backups written in the guest can be read with
+# CXR_CARD (make run CARD=...) picks the card:
+#   cx3 (default)  an HP 544QSFP ConnectX-3 (PSID HP_0280210019, subsystem 103c:18d6;
+#                  field-notes.md §3 row 1) holding a generated FS2 image (firmware 2.40.5030),
+#                  in BUILD_DIR/run/card.{conf,flash};
+#   cx4lx          an HPE 640SFP28 ConnectX-4 Lx (PSID HP_2420110034, firmware 14.26.1040 as
+#                  library/boards.txt's thread reports it) holding a generated FS3 image (sim/mkfs3),
+#                  in BUILD_DIR/run/card-cx4lx.{conf,flash}. The model runs no firmware for it,
+#                  so it shows its recovery ID 15b3:020b with the VSEC in config space (sim/qemu);
+#                  cxflash may not burn it yet. No subsystem ID: none is recorded for the board.
+# The card is made fresh unless it is there already — so a burn done in one session is still on
+# the card in the next. `rm -rf BUILD_DIR/run` starts over. The stick is a copy
+# (BUILD_DIR/run/stick.img, see below), so images/ stays as built; backups written in the guest
+# can be read with
 #   mdir -i BUILD_DIR/run/stick.img@@1M ::/cxrescue/backups
 # QEMU: TCG, or KVM when the CPU has vmx/svm (build-notes.md: KVM hangs here otherwise).
 # CXR_FIRMWARE=uefi (make run FIRMWARE=uefi) boots through OVMF (package ovmf) instead of
@@ -20,28 +28,51 @@ B=$1 IMAGES=$2
 QEMU=${CXR_QEMU:-$B/qemu/qemu-system-x86_64}
 CXSIM=$B/host/cxsim
 MKFS2=$B/host/mkfs2
+MKFS3=$B/host/mkfs3
 RUN=$B/run
-for f in "$QEMU" "$CXSIM" "$MKFS2" "$IMAGES/cxrescue-usb.img"; do
+CARD=${CXR_CARD:-cx3}
+case $CARD in
+cx3)   MKFS=$MKFS2 STEM=$RUN/card DEMO=mcx354a-stock-demo.bin ;;
+cx4lx) MKFS=$MKFS3 STEM=$RUN/card-cx4lx DEMO=mcx4121a-stock-demo.bin ;;
+*)     echo "run: CARD=$CARD — cx3 or cx4lx" >&2; exit 2 ;;
+esac
+for f in "$QEMU" "$CXSIM" "$MKFS" "$IMAGES/cxrescue-usb.img"; do
     [ -e "$f" ] || { echo "run: $f missing — run make" >&2; exit 1; }
 done
 mkdir -p "$RUN"
 
-if [ ! -f "$RUN/card.flash" ]; then
-    "$MKFS2" -o "$RUN/oem-image.bin" --chip cx3 --psid HP_0280210019 --fw 2.40.5030 >/dev/null
-    "$CXSIM" create "$RUN/card" --chip cx3 --subsys 103c:18d6 --image "$RUN/oem-image.bin" \
-        --guid 0002c90300a1b2c0 --mac 0002c9a1b2c0 >/dev/null
-    echo "run: made a simulated HP 544QSFP (ConnectX-3) in $RUN/card.{conf,flash}"
+if [ ! -f "$STEM.flash" ]; then
+    case $CARD in
+    cx3)
+        "$MKFS2" -o "$RUN/oem-image.bin" --chip cx3 --psid HP_0280210019 --fw 2.40.5030 >/dev/null
+        "$CXSIM" create "$STEM" --chip cx3 --subsys 103c:18d6 --image "$RUN/oem-image.bin" \
+            --guid 0002c90300a1b2c0 --mac 0002c9a1b2c0 >/dev/null
+        echo "run: made a simulated HP 544QSFP (ConnectX-3) in $STEM.{conf,flash}" ;;
+    cx4lx)
+        "$MKFS3" -o "$RUN/oem-image-cx4lx.bin" --chip cx4lx --psid HP_2420110034 --fw 14.26.1040 \
+            --guid 0002c90300a1b2d0 --mac 0002c9a1b2d0 >/dev/null
+        "$CXSIM" create "$STEM" --chip cx4lx --image "$RUN/oem-image-cx4lx.bin" >/dev/null
+        echo "run: made a simulated HPE 640SFP28 (ConnectX-4 Lx) in $STEM.{conf,flash}" ;;
+    esac
 fi
 # The stick is kept from one run to the next (backups, logs, the wizard's history and its
-# check after the cold restart), and made again when the image was rebuilt. A fresh stick
-# gets a generated stock image (MCX354A-FCB's PSID, FW 2.42.5000) in cxrescue/firmware/, so
-# the wizard has a cross-flash to offer the HP card. It is synthetic test data from mkfs2,
-# not NVIDIA firmware: it runs on the simulated card only.
+# check after the cold restart), and made again when the image was rebuilt. The card's
+# generated stock image goes into its cxrescue/firmware/ once, so the wizard has a
+# cross-flash to offer the HP card: for cx3 MCX354A-FCB's PSID, FW 2.42.5000 (mkfs2); for
+# cx4lx MCX4121A-ACAT's PSID MT_2420110034, FW 14.27.1016, the stock image of the thread in
+# library/boards.txt (mkfs3). Synthetic test data, not NVIDIA firmware: it runs on the
+# simulated card only.
 if [ ! -f "$RUN/stick.img" ] || [ "$IMAGES/cxrescue-usb.img" -nt "$RUN/stick.img" ]; then
     cp "$IMAGES/cxrescue-usb.img" "$RUN/stick.img"
-    "$MKFS2" -o "$RUN/mcx354a-stock-demo.bin" --chip cx3 --psid MT_1090120019 --fw 2.42.5000 >/dev/null
-    mcopy -o -i "$RUN/stick.img@@1M" "$RUN/mcx354a-stock-demo.bin" ::/cxrescue/firmware/
-    echo "run: a fresh stick in $RUN/stick.img, with a generated stock image to cross-flash to"
+    echo "run: a fresh stick in $RUN/stick.img"
+fi
+if ! mdir -b -i "$RUN/stick.img@@1M" "::/cxrescue/firmware/$DEMO" >/dev/null 2>&1; then
+    case $CARD in
+    cx3)   "$MKFS2" -o "$RUN/$DEMO" --chip cx3 --psid MT_1090120019 --fw 2.42.5000 >/dev/null ;;
+    cx4lx) "$MKFS3" -o "$RUN/$DEMO" --chip cx4lx --psid MT_2420110034 --fw 14.27.1016 >/dev/null ;;
+    esac
+    mcopy -o -i "$RUN/stick.img@@1M" "$RUN/$DEMO" ::/cxrescue/firmware/
+    echo "run: a generated stock image to cross-flash to on the stick: cxrescue/firmware/$DEMO"
 fi
 
 firmware=()
@@ -66,11 +97,11 @@ grep -qwE 'vmx|svm' /proc/cpuinfo && accel=kvm
 # SeaBIOS src/fw/paravirt.c), while syslinux writes the menu there itself (SERIAL in
 # rootfs/syslinux/menu.cfg.in): every character of the menu came twice. The qemu-tests
 # harness boots the same way (-display none -serial stdio).
-echo "run: booting $RUN/stick.img over USB (xHCI), ${CXR_FIRMWARE:-bios}, accel=$accel; Ctrl-A X quits"
+echo "run: booting $RUN/stick.img over USB (xHCI), ${CXR_FIRMWARE:-bios}, accel=$accel, card $CARD; Ctrl-A X quits"
 exec "$QEMU" -L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu \
     -machine pc -accel "$accel" -m 512 -display none -serial mon:stdio -parallel null \
     -no-reboot "${firmware[@]}" \
     -device qemu-xhci,id=xhci \
     -drive if=none,id=stick,format=raw,file="$RUN/stick.img" \
     -device usb-storage,bus=xhci.0,drive=stick,bootindex=1 \
-    -device cxsim-pci,flash="$RUN/card.flash"
+    -device cxsim-pci,flash="$STEM.flash"

@@ -35,15 +35,16 @@ for k in fs3 fs4 fs4-hashes fs4-signed; do
 	"$B/host/fs3seed" "$k" "$OUT/seed-$k.bin"
 	i=$((i + 1))
 done
-# FS3/FS4 seeds from the generator (sim/mkfs3), under the fuzzer's 140,000-byte inputs.
+# FS3/FS4 seeds from the generator (sim/mkfs3), under the fuzzer's 140,000-byte inputs: FS4
+# ones with --dev-after-image, as an FS4 file is otherwise as large as the flash.
 while read -r name opts; do
 	# shellcheck disable=SC2086
 	"$B/host/mkfs3" -o "$OUT/seed-mkfs3-$name.bin" $opts
 	i=$((i + 1))
 done <<'LIST'
 fs3 --chip cx4lx --no-rom
-fs4 --chip cx5 --no-rom
-fs4-signed --chip cx5 --signed --mcc-en --signed-fw --no-rom
-fs4-cx4 --chip cx4 --format fs4 --no-rom --dev-sections mfg,dev
+fs4 --chip cx5 --no-rom --dev-after-image
+fs4-signed --chip cx5 --signed --mcc-en --signed-fw --no-rom --dev-after-image
+fs4-cx4 --chip cx4 --format fs4 --no-rom --dev-sections mfg,dev --dev-after-image
 LIST
 echo "fuzz corpus: $i seeds in $OUT"

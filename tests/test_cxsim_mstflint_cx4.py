@@ -6,14 +6,20 @@ cxsim models these chips without running firmware: the card always shows its rec
 ID (the HW ID itself, 0x209/0x20b/0x20d) and a memory-controller class, and mstflint reaches
 the flash through the VSEC and the 5th-generation gateway (lock bit 31 of 0xf0400, cache
 replacement at 0xf0420). Images come from sim/mkfs3 with a 1 MiB slot (--slot-log 20) and no
-ROM, so that a burn over FUSE takes seconds (ConnectX-5: a whole-flash dump, see image()). What these tests establish about mstflint 4.21:
+ROM, so that a burn over FUSE takes seconds; the ConnectX-5's is an FS4 file, which is as large
+as the flash with its device data and DTOC at the top (sim/mkfs3/README.md). What these tests
+establish about mstflint 4.21:
   - `q` on an erased flash fails: "No valid FS3 image found" (FS4 on a ConnectX-5);
   - `-y burn` alone fails the same way; `-nofs -y burn` fails with "Cannot extract device
     data sections"; `-nofs --ignore_dev_data -y burn` burns the file's device data too,
     puts the image in slot 1 (at 1 << slot size) and points the boot address there;
   - a second, failsafe `-y burn` puts the newer image in the other slot and zeroes the old
     magic, but warns "Failed to update FW boot address" (no firmware to activate it);
-  - a write-protected flash is refused ("Flash is write protected") and left as it was.
+  - a write-protected flash is refused ("Flash is write protected") and left as it was;
+  - an FS4 file with its device data right after the image (mkfs3 --dev-after-image) is
+    refused ("First DTOC address (0x...) is less than device area start address (0xf00000)":
+    the flash's size minus the image's slot size, fs4_ops.cpp CheckFs4ImgSize), and a
+    whole-flash dump burns as the file does.
 Each test prints the config accesses and model time of every mstflint run."""
 import json
 import pathlib
@@ -38,15 +44,13 @@ SLOT_LOG = 20
 FAILSAFE = {"cx4lx", "cx5"}
 
 
-def image(tmp_path, chip, fw, name):
-    """An FS3 file; for FS4 a whole 16 MiB flash (image in slot 0, device data and DTOC at
-    the top): mstflint 4.21 refuses to burn an FS4 file whose DTOC lists device sections
-    below 0xf00000 ("First DTOC address (0xd000) is less than device area start address")."""
+def image(tmp_path, chip, fw, name, *extra):
+    """An mkfs3 file: FS3, or FS4 (16 MiB, device data and DTOC at the top); extra options
+    such as --dump or --dev-after-image."""
     assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
     out = tmp_path / name
-    dump = ["--dump", "--dump-slot", "0"] if CHIPS[chip][0] == "FS4" else []
     r = run([MKFS3, "--chip", chip, "-o", out, "--slot-log", str(SLOT_LOG), "--no-rom",
-             "--fw", fw, "--psid", f"SIM_{chip.upper()}"] + dump)
+             "--fw", fw, "--psid", f"SIM_{chip.upper()}", *extra])
     assert r.returncode == 0, r.stderr
     return out
 
@@ -142,6 +146,30 @@ def test_write_protected_flash_is_refused_and_unchanged(cxsim, tmp_path, chip):
     k = counters(stem)
     assert k["bytes_programmed"] == 0 and k["erases"] == 0
     assert not cxsim.boot_check(stem)["would_boot"]
+
+
+@pytest.mark.parametrize("how", ["dump", "dev-after-image"])
+def test_cx5_dump_burns_file_with_low_device_data_is_refused(cxsim, tmp_path, how):
+    """The two other FS4 layouts: a whole-flash dump (image in slot 0) burns and boots as the
+    file does; a file with its device data right after the image is refused before any
+    write, as CheckFs4ImgSize wants every DTOC entry in the flash's top slot-sized area."""
+    _, _, old_fw, _ = CHIPS["cx5"]
+    img = image(tmp_path, "cx5", old_fw, f"{how}.bin",
+                *(["--dump", "--dump-slot", "0"] if how == "dump" else ["--dev-after-image"]))
+    stem = cxsim.create("card", "--chip", "cx5")
+    s = cxsim.serve(stem)
+    r = Meter(s, f"cx5 {how}").run("burn -nofs --ignore_dev_data", "-i", img, "-nofs",
+                                   "--ignore_dev_data", "-y", "burn")
+    assert s.stop() == 0
+    boot = cxsim.boot_check(stem)
+    if how == "dump":
+        ok(r)
+        assert boot["would_boot"] and (boot["slot"], boot["fw_version"]) == (1, old_fw)
+        return
+    assert r.returncode != 0
+    assert re.search(r"First DTOC address \(0x[0-9a-f]+\) is less than device area start "
+                     r"address \(0xf00000\)", r.stdout + r.stderr), r.stdout + r.stderr
+    assert counters(stem)["bytes_programmed"] == 0 and not boot["would_boot"]
 
 
 PARTS = {

@@ -279,6 +279,37 @@ def test_dump(tmp_path, chip, slot):
     assert q_field(q.stdout, "Base GUID").split()[0] == "248a0703005a1b20"
 
 
+@pytest.mark.parametrize("chip,size", [("cx5", 16 << 20), ("cx6dx", 32 << 20), ("cx6lx", 16 << 20)])
+def test_fs4_file_is_flash_sized(tmp_path, chip, size):
+    """An FS4 file is the flash's size (RestoreDevToc: 16 MiB for a ConnectX-5, 32 MiB for
+    the others; --flash-size overrides), the same bytes as a slot-0 dump, its device data and
+    DTOC inside the top slot-sized area, where CheckFs4ImgSize wants them for a burn."""
+    need_mstflint()
+    opts = f"--chip {chip} --slot-log 20" + (" --flash-size 0x1000000" if chip == "cx6lx" else "")
+    img, m = mkfs3(tmp_path, opts)
+    dump, _ = mkfs3(tmp_path, opts + " --dump --dump-slot 0", "dump.bin")
+    assert img.stat().st_size == size and img.read_bytes() == dump.read_bytes()
+    assert m["dtoc"][0] == size - 0x1000
+    dev = [off for name, (off, _) in m.items() if name.startswith("sect_") and off >= 1 << 20]
+    assert len(dev) == 6 and min(dev) >= size - (1 << 20)
+    data = img.read_bytes()
+    assert set(data[0x20000:min(dev)]) == {0xFF}      # erased between image and device data
+    v = flint(img, "v")
+    assert v.returncode == 0 and "Image is bootable" in v.stdout, v.stdout
+
+
+def test_fs4_dev_after_image(tmp_path):
+    """--dev-after-image: the old small FS4 file, device data and DTOC right after the image;
+    mstflint verifies it (CheckFs4ImgSize only matters when burning its device data)."""
+    need_mstflint()
+    img, m = mkfs3(tmp_path, "--chip cx5 --no-rom --slot-log 20 --dev-after-image")
+    size = img.stat().st_size
+    assert size < 1 << 20 and m["dtoc"][0] == size - 0x1000
+    assert m["sect_MFG_INFO"][0] < 1 << 20
+    v = flint(img, "v")
+    assert v.returncode == 0 and "Image is bootable" in v.stdout, v.stdout
+
+
 def test_dump_fs4_slot1_taken_for_encrypted(tmp_path):
     """mstflint 4.21 reads an FS4 file's ITOC at toc_ptr without the slot's start
     (Fs4Operations::IsEncryptedImage), finds erased flash there and calls it encrypted."""
@@ -335,7 +366,7 @@ def test_damage(tmp_path, damage, chip, rc, line):
     "--slot-log 30", "--slot-log 16", "--damage nothing", "--damage crc:NOPE",
     "--damage hw-ptr-crc --chip cx4", "--chip cx4lx --damage dtoc-place", "--dev-sections mfg,foo",
     "--mac 1000000000000", "--guid xyz", "--hw-ids 1,2,3,4,5", "--flash-size 0x1001", "--dump-slot 2",
-    "--dump-slot both",
+    "--dump-slot both", "--chip cx4lx --dev-after-image", "--chip cx5 --dump --dev-after-image",
 ])
 def test_usage_errors(tmp_path, opts):
     r = run([MKFS3, "-o", tmp_path / "x.bin"] + opts.split())
@@ -349,8 +380,11 @@ def test_no_output_is_usage_error():
     assert r.returncode == 2 and "-o OUT is required" in r.stderr
 
 
-def test_dump_too_small(tmp_path):
-    r = run([MKFS3, "-o", tmp_path / "x.bin", "--chip", "cx5", "--dump", "--flash-size", "0x400000"])
+@pytest.mark.parametrize("dump", [["--dump"], []])
+def test_dump_too_small(tmp_path, dump):
+    """Two 4 MiB slots (a dump), or one (an FS4 file), and the device data need more."""
+    r = run([MKFS3, "-o", tmp_path / "x.bin", "--chip", "cx5", "--flash-size",
+             "0x800000" if dump else "0x400000"] + dump)
     assert r.returncode == 1 and "do not fit" in r.stderr
 
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_create.c — `cxsim create`: a new card, its flash empty or holding an FS2 image; on the
- * FS3/FS4 chips (cx4, cx4lx, cx5) an image file is copied as it is: a whole-flash dump (the
- * part's size, `mkfs3 --dump`) over the whole flash, anything smaller to slot 0. */
+ * FS3/FS4 chips (cx4, cx4lx, cx5) an image file is copied as it is: one of the part's size (a
+ * whole-flash dump, `mkfs3 --dump`, or an mkfs3 FS4 file, which is flash-sized) over the whole
+ * flash, anything smaller to slot 0. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>

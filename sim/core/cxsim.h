@@ -358,6 +358,13 @@ int cxsim_caps_parse(const char *s, uint8_t *caps);
 /* Does the chip have the settings interface at all (CX3, CX3 Pro)? */
 bool cxsim_chip_has_tools(enum cxsim_chip chip);
 
+/* The VSEC capability (hw-access.md §2.4) of the card's config space: its header dword
+ * (ID 9 in 7:0, next 15:8, length 23:16, VSC type 31:24) with *off set to its offset, or 0
+ * when the card has none (params.vsec_spaces 0). For a front end that builds its own
+ * capability list (the QEMU device) and forwards the registers after the header to
+ * cxsim_cfg_read/write at the same offsets. No access is counted and no time passes. */
+uint32_t cxsim_vsec_header(const struct cxsim_card *c, unsigned *off);
+
 /* Chip names and parsing for front ends: "cx2", "cx3", "cx3pro", "cx4", "cx4lx", "cx5". */
 const char *cxsim_chip_name(enum cxsim_chip chip);
 unsigned cxsim_chip_format(enum cxsim_chip chip); /* its image format: 2 (FS2), 3 or 4 */

@@ -127,6 +127,16 @@ void sim_pcicfg_reset(struct cxsim_card *c)
 	c->win_data = 0;
 }
 
+uint32_t cxsim_vsec_header(const struct cxsim_card *c, unsigned *off)
+{
+	const uint8_t *h = c->cfg + CAP_VSEC;
+
+	if (!c->p.vsec_spaces)
+		return 0;
+	*off = CAP_VSEC;
+	return (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+}
+
 static uint32_t window_read(struct cxsim_card *c, unsigned reg)
 {
 	if (reg == WIN_ADDR)

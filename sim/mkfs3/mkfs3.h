@@ -27,6 +27,7 @@ struct chip {
 	enum fw_format format;	/* GetFwFormatFromHwDevID */
 	const char *psid;
 	unsigned int fw[3];
+	uint32_t flash_size;	/* default --flash-size (chips.c) */
 };
 
 const struct chip *chip_find(const char *name);
@@ -92,7 +93,8 @@ struct config {
 	int dump;
 	unsigned int dump_slot;
 	int dump_both;		/* --dump-slot both: slot 1 holds a copy of slot 0 */
-	uint32_t flash_size;
+	uint32_t flash_size;	/* --dump, and an FS4 file (plan.c place_all) */
+	int dev_after_image;	/* --dev-after-image: an FS4 file's device data right after the image */
 	struct damage damages[DAMAGES_MAX];
 	unsigned int n_damages;
 	const char *out;

@@ -17,7 +17,6 @@
 #define FS4_DEFAULT_SLOT_LOG	22	/* UNCONFIRMED: 4 MiB slots, the log2 stock CX5/CX6 files carry */
 #define SLOT_LOG_MIN		17	/* the smallest slot that holds a signed image */
 #define SLOT_LOG_MAX		24	/* two 16 MiB slots in a 32 MiB (W25Q256) flash */
-#define DEFAULT_FLASH_SIZE	0x1000000u	/* 16 MiB */
 #define MAX_FLASH_SIZE		0x4000000u
 #define SECTOR_BYTES		0x1000u	/* FS3/FS4_DEFAULT_SECTOR_SIZE: the flash size is whole sectors */
 #define DEFAULT_ROM_VER		{ 3, 6, 502 }	/* a FlexBoot version */
@@ -29,7 +28,7 @@ enum {
 	OPT_ROM_VER, OPT_NO_ROM, OPT_SLOT_LOG, OPT_NO_DEV, OPT_DEV_SECTIONS,
 	OPT_GUIDS_OVERRIDE, OPT_MCC_EN, OPT_SIGNED_FW, OPT_SECURE_FW, OPT_SIGNED,
 	OPT_HW_IDS, OPT_INI, OPT_SEED, OPT_MAP, OPT_DUMP, OPT_DUMP_SLOT,
-	OPT_FLASH_SIZE, OPT_DAMAGE, OPT_SELFTEST,
+	OPT_FLASH_SIZE, OPT_DEV_AFTER_IMAGE, OPT_DAMAGE, OPT_SELFTEST,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED }, { "map", required_argument, NULL, OPT_MAP },
 	{ "dump", no_argument, NULL, OPT_DUMP }, { "dump-slot", required_argument, NULL, OPT_DUMP_SLOT },
 	{ "flash-size", required_argument, NULL, OPT_FLASH_SIZE },
+	{ "dev-after-image", no_argument, NULL, OPT_DEV_AFTER_IMAGE },
 	{ "damage", required_argument, NULL, OPT_DAMAGE },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST }, { "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -63,7 +63,9 @@ void usage(FILE *f)
 "  --rom-ver X.Y.Z | --no-rom   --ini (DBG_FW_INI)   --slot-log N (17..24; FS3 21, FS4 22)\n"
 "  --no-dev-data | --dev-sections mfg,dev,nv,vpd|none   --guids-override\n"
 "  --mcc-en --signed-fw --secure-fw (IMAGE_INFO flags)   --signed (signature/key sections)\n"
-"  --seed N  --map FILE  --dump [--dump-slot 0|1|both] [--flash-size BYTES (default 16 MiB)]\n"
+"  --seed N  --map FILE  --dump [--dump-slot 0|1|both]   --flash-size BYTES (default: the\n"
+"     chip's, 16 MiB; cx6* 32 MiB): a dump's size, and an FS4 file's (device data at its top)\n"
+"  --dev-after-image (FS4 file: device data and DTOC right after the image instead)\n"
 "  --damage KIND (repeatable): crc:SECTION, itoc-hdr-crc, itoc-entry-crc, no-mfg,\n"
 "     itoc-trunc, too-many, two-dev-info, trunc-file; FS4 only: dtoc-place, hw-ptr-crc,\n"
 "     tools-crc, hashes-crc, hashes-hdr-crc\n", f);
@@ -117,7 +119,7 @@ static int parse_hex(const char *s, uint64_t max, uint64_t *out)
 /* What the user typed, before the chip's defaults fill the rest. */
 struct seen {
 	const char *chip, *format, *psid, *fw;
-	int slot_log, hw_ids, fs4_damage, bad;
+	int slot_log, hw_ids, fs4_damage, bad, flash_size;
 };
 
 static int set_string(char *dst, const char *s, size_t max)
@@ -179,6 +181,7 @@ static int one_numeric(int opt, const char *arg, struct config *c, struct seen *
 		if (number_parse(arg, MAX_FLASH_SIZE, &v) || v % SECTOR_BYTES)
 			return -1;
 		c->flash_size = (uint32_t)v;
+		seen->flash_size = 1;
 		return 0;
 	}
 	return -1;
@@ -204,6 +207,7 @@ static int one_option(int opt, const char *arg, struct config *c, struct seen *s
 	case OPT_INI: c->ini = 1; return 0;
 	case OPT_MAP: c->map = arg; return 0;
 	case OPT_DUMP: c->dump = 1; return 0;
+	case OPT_DEV_AFTER_IMAGE: c->dev_after_image = 1; return 0;
 	case OPT_DAMAGE: return one_damage(arg, c, seen);
 	default: return one_numeric(opt, arg, c, seen);
 	}
@@ -220,7 +224,6 @@ static void defaults(struct config *c)
 	memcpy(c->rom_ver, rom_ver, sizeof(rom_ver));
 	c->dev = DEV_ALL;
 	c->seed = 1;
-	c->flash_size = DEFAULT_FLASH_SIZE;
 }
 
 /* The chip's defaults where the user gave none, and the checks across options. */
@@ -250,10 +253,16 @@ static int finish(struct config *c, const struct seen *seen)
 		c->hw_ids[0] = c->chip->hw_id;
 		c->n_hw_ids = 1;
 	}
+	if (!seen->flash_size)
+		c->flash_size = c->chip->flash_size;
 	if (!seen->slot_log)
 		c->slot_log = c->format == FMT_FS3 ? FS3_DEFAULT_SLOT_LOG : FS4_DEFAULT_SLOT_LOG;
 	if (c->dump_both && !c->dump) {
 		fprintf(stderr, "mkfs3: --dump-slot both needs --dump\n");
+		return -1;
+	}
+	if (c->dev_after_image && (c->dump || c->format != FMT_FS4)) {
+		fprintf(stderr, "mkfs3: --dev-after-image is for an FS4 file (not --dump)\n");
 		return -1;
 	}
 	if (seen->fs4_damage && c->format != FMT_FS4) {

@@ -2,8 +2,9 @@
 /*
  * Which sections an image holds, their sizes and addresses (image.h). Image
  * sections follow the ITOC in slot-relative addresses; device-data sections
- * get a 4 KiB sector each (the card rewrites them one by one) after the image
- * in a file, or at the top of the flash in a dump.
+ * get a 4 KiB sector each (the card rewrites them one by one): at the top of
+ * the flash in a dump and in an FS4 file (which is a whole flash, see
+ * place_all), right after the image in an FS3 file or with --dev-after-image.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,12 +203,37 @@ static uint32_t dev_area(const struct image *im)
 	return len;
 }
 
+/*
+ * An FS4 file is as large as the flash it is for, its device data and DTOC at the
+ * flash's top, the rest erased:
+ *  - fs4_ops.cpp FsVerifyAux reads the DTOC at get_effective_size() - 4 KiB of the
+ *    file and each DTOC entry's section at its flash_addr as a file offset (address
+ *    convertor off), so the sections must lie inside the file;
+ *  - fs4_ops.cpp CheckFs4ImgSize (BurnFs4Image, when the image's device data is
+ *    burned: -nofs --ignore_dev_data) refuses a DTOC entry below the *flash's*
+ *    effective size - (1 << the image's log2_img_slot_size), and BurnFs4Image writes
+ *    the DTOC at the file's own DTOC address: only a flash-sized file lands it in the
+ *    flash's last sector, where FsVerifyAux looks for it on the card;
+ *  - fs4_ops.cpp FwReadData (`ri`): "size will be always as get_size(), as the dtoc
+ *    always at the end": mstflint's own files of a card are the flash's size;
+ *  - fs4_ops.cpp RestoreDevToc builds a device area in a 16 MiB (CX5_FLASH_SIZE,
+ *    ConnectX-5) or 32 MiB buffer filled with 0xff, DTOC in the last 4 KiB.
+ * UNCONFIRMED: that NVIDIA's released FS4 .bin files are laid out so (no vendor file
+ * was looked at); mkfs3 packs the sections one sector each below the DTOC instead
+ * of RestoreDevToc's fixed addresses (0xf90000..0xff8000 for a 16 MiB ConnectX-5).
+ */
+static int fs4_flash_sized_file(const struct config *c)
+{
+	return !c->dump && c->format == FMT_FS4 && !c->dev_after_image;
+}
+
 /* Where the image and the device data go: a file, or a whole flash (--dump). */
 static int place_all(struct image *im)
 {
 	const struct config *c = im->c;
 	uint32_t slot_len = 1u << c->slot_log;
 	uint32_t dtoc_len = c->format == FMT_FS4 ? SECTOR : 0;
+	uint32_t slots = c->dump ? 2 : 1;	/* a flash-sized file has no second slot */
 
 	/* --damage dtoc-place: the DTOC one sector too low, the last sector erased. */
 	if (c->format == FMT_FS4 && has_damage(c, DMG_DTOC_PLACE, 0))
@@ -219,17 +245,17 @@ static int place_all(struct image *im)
 			im->img_end, slot_len);
 		return -1;
 	}
-	if (!c->dump) {
+	if (!c->dump && !fs4_flash_sized_file(c)) {
 		im->slot = 0;
 		im->dev_base = align_up(im->img_end, SECTOR);
 		im->size = im->dev_base + im->dev_len + dtoc_len;
 	} else {
-		im->slot = c->dump_slot * slot_len;
+		im->slot = c->dump ? c->dump_slot * slot_len : 0;
 		im->size = c->flash_size;
-		if ((uint64_t)2 * slot_len + im->dev_len + dtoc_len > c->flash_size) {
-			fprintf(stderr, "mkfs3: two 0x%x-byte slots and 0x%x bytes of device data "
-				"do not fit a 0x%x-byte flash\n", slot_len, im->dev_len + dtoc_len,
-				c->flash_size);
+		if ((uint64_t)slots * slot_len + im->dev_len + dtoc_len > c->flash_size) {
+			fprintf(stderr, "mkfs3: %u 0x%x-byte slot%s and 0x%x bytes of device data "
+				"do not fit a 0x%x-byte flash\n", slots, slot_len, slots > 1 ? "s" : "",
+				im->dev_len + dtoc_len, c->flash_size);
 			return -1;
 		}
 		im->dev_base = c->flash_size - dtoc_len - im->dev_len;

@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cxsim-pci.c — a Mellanox ConnectX-2 / ConnectX-3 / ConnectX-3 Pro as a QEMU PCI
- * device, driven by cxsim's card model (sim/core, compiled into QEMU beside this file).
+ * cxsim-pci.c — a Mellanox ConnectX-2 / 3 / 3 Pro / 4 / 4 Lx / 5 as a QEMU PCI device,
+ * driven by cxsim's card model (sim/core, compiled into QEMU beside this file).
  *
- *   -device cxsim-pci,flash=STEM.flash[,model=cx2|cx3|cx3pro][,part=NAME]
+ *   -device cxsim-pci,flash=STEM.flash[,model=cx2|cx3|cx3pro|cx4|cx4lx|cx5][,part=NAME]
  *                     [,subsys=VVVV:DDDD][,bar0=on|off]
  *
  * flash= is a card made by `cxsim create STEM ...`: STEM.flash is the flash array,
  * STEM.conf beside it the card's parameters. The card powers on at realize and shows
  * the IDs the model shows then (a flash without a valid image: the recovery ID, class
- * memory controller). Config dwords 0x58/0x5c (the crspace window, hw-access.md §2.3)
- * go to the model; the rest of config space is QEMU's. BAR0 is a 1 MiB 64-bit
- * non-prefetchable memory BAR decoding crspace as big-endian dwords (§2.2); with
- * bar0=off it reads all-ones, as the FUSE front end's resource0 does. The model's clock
- * follows QEMU_CLOCK_VIRTUAL. Every change the model makes to the flash is written
+ * memory controller; a ConnectX-4/4 Lx/5 always, as the model runs no firmware for
+ * them). Config dwords 0x58/0x5c (the crspace window, hw-access.md §2.3) go to the
+ * model; so do the registers of the model's VSEC (§2.4, cxsim_vsec_header: on cx4,
+ * cx4lx and cx5 by default), whose capability this device adds to QEMU's list at the
+ * model's offset; the rest of config space is QEMU's. BAR0 is a 1 MiB 64-bit memory
+ * BAR: on cx2/cx3/cx3pro non-prefetchable, decoding crspace as big-endian dwords
+ * (§2.2), or reading all-ones with bar0=off, as the FUSE front end's resource0 does; on
+ * cx4/cx4lx/cx5 prefetchable (the model's pcicfg.c BAR0_FLAGS) and always all-ones:
+ * their BAR0 is the firmware's init segment, not crspace (§2.1), which the model lacks.
+ * The model's clock follows QEMU_CLOCK_VIRTUAL. Every change the model makes to the flash is written
  * through to STEM.flash (pwrite, no fsync) as it happens, so killing QEMU mid-burn
  * leaves the file as a power cut would leave the chip. STEM.conf is never written.
  * The card's settings store (what mstconfig or cxflash config set for the next boot,
@@ -48,6 +53,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(CxsimPciState, CXSIM_PCI)
 #define CXSIM_VENDOR_MELLANOX 0x15b3
 #define CXSIM_WIN_BASE 0x58   /* crspace address register; data at 0x5c, §2.3 */
 #define CXSIM_WIN_END 0x60
+#define CXSIM_VSEC_HDR_LEN 4  /* ID, next, length, type: QEMU's config bytes, §2.4 */
+#define CXSIM_VSEC_LEN_BYTE 2 /* header byte 2: the capability's length, §2.4 */
+#define CXSIM_VSEC_TYPE_BYTE 3 /* header byte 3: VSC type, §2.4 */
+#define CXSIM_FORMAT_FS2 2    /* cxsim_chip_format of cx2/cx3/cx3pro: BAR0 may decode crspace */
 
 struct CxsimPciState {
 	PCIDevice parent_obj;
@@ -58,6 +67,8 @@ struct CxsimPciState {
 	int64_t last_ns;         /* QEMU_CLOCK_VIRTUAL when the model's clock last followed it */
 	bool write_failed;       /* reported once */
 	char *nv_path;           /* STEM.nv: the settings store */
+	uint32_t vsec_base;      /* the VSEC registers the model answers: [base, end) */
+	uint32_t vsec_end;       /* 0 when the card has no VSEC */
 
 	/* Properties. */
 	char *flash;
@@ -121,30 +132,43 @@ static void cxsim_pci_log(void *ctx, const char *msg)
 	qemu_log_mask(LOG_GUEST_ERROR, "cxsim-pci: %s\n", msg);
 }
 
-/* ---- config space: the 0x58/0x5c window goes to the model ---- */
+/* ---- config space: the 0x58/0x5c window and the VSEC registers go to the model ---- */
 
-static bool cxsim_pci_in_window(uint32_t addr)
+/* Does the model answer this config byte? */
+static bool cxsim_pci_model_byte(const CxsimPciState *s, uint32_t addr)
 {
-	return addr >= CXSIM_WIN_BASE && addr < CXSIM_WIN_END;
+	return (addr >= CXSIM_WIN_BASE && addr < CXSIM_WIN_END) ||
+	       (addr >= s->vsec_base && addr < s->vsec_end);
+}
+
+/* Does [addr, addr + len) touch the model's bytes, and is it wholly one aligned model access? */
+static bool cxsim_pci_model_range(const CxsimPciState *s, uint32_t addr, int len, bool *whole)
+{
+	bool any = ranges_overlap(addr, len, CXSIM_WIN_BASE, CXSIM_WIN_END - CXSIM_WIN_BASE) ||
+		   (s->vsec_end && ranges_overlap(addr, len, s->vsec_base, s->vsec_end - s->vsec_base));
+
+	*whole = (len == 1 || len == 2 || len == 4) && !(addr % len) &&
+		 cxsim_pci_model_byte(s, addr) && cxsim_pci_model_byte(s, addr + len - 1);
+	return any;
 }
 
 static uint32_t cxsim_pci_config_read(PCIDevice *pdev, uint32_t addr, int len)
 {
 	CxsimPciState *s = CXSIM_PCI(pdev);
 	uint32_t val = 0;
+	bool whole;
 
-	if (!ranges_overlap(addr, len, CXSIM_WIN_BASE, CXSIM_WIN_END - CXSIM_WIN_BASE)) {
+	if (!cxsim_pci_model_range(s, addr, len, &whole)) {
 		return pci_default_read_config(pdev, addr, len);
 	}
 	cxsim_pci_sync_clock(s);
-	if ((len == 1 || len == 2 || len == 4) && !(addr % len) && addr + len <= CXSIM_WIN_END &&
-	    addr >= CXSIM_WIN_BASE) {
+	if (whole) {
 		return cxsim_cfg_read(s->card, addr, (unsigned)len);
 	}
-	/* Unaligned or straddling the window's edge: byte by byte. */
+	/* Unaligned or straddling an edge: byte by byte. */
 	for (int i = 0; i < len; i++) {
-		uint32_t b = cxsim_pci_in_window(addr + i) ? cxsim_cfg_read(s->card, addr + i, 1)
-							   : pci_default_read_config(pdev, addr + i, 1);
+		uint32_t b = cxsim_pci_model_byte(s, addr + i) ? cxsim_cfg_read(s->card, addr + i, 1)
+							       : pci_default_read_config(pdev, addr + i, 1);
 		val |= (b & 0xff) << (8 * i);
 	}
 	return val;
@@ -153,21 +177,21 @@ static uint32_t cxsim_pci_config_read(PCIDevice *pdev, uint32_t addr, int len)
 static void cxsim_pci_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
 {
 	CxsimPciState *s = CXSIM_PCI(pdev);
+	bool whole;
 
-	if (!ranges_overlap(addr, len, CXSIM_WIN_BASE, CXSIM_WIN_END - CXSIM_WIN_BASE)) {
+	if (!cxsim_pci_model_range(s, addr, len, &whole)) {
 		pci_default_write_config(pdev, addr, val, len);
 		return;
 	}
 	cxsim_pci_sync_clock(s);
-	if ((len == 1 || len == 2 || len == 4) && !(addr % len) && addr + len <= CXSIM_WIN_END &&
-	    addr >= CXSIM_WIN_BASE) {
+	if (whole) {
 		cxsim_cfg_write(s->card, addr, val, (unsigned)len);
 		return;
 	}
 	for (int i = 0; i < len; i++) {
 		uint32_t b = (val >> (8 * i)) & 0xff;
 
-		if (cxsim_pci_in_window(addr + i)) {
+		if (cxsim_pci_model_byte(s, addr + i)) {
 			cxsim_cfg_write(s->card, addr + i, b, 1);
 		} else {
 			pci_default_write_config(pdev, addr + i, b, 1);
@@ -254,7 +278,16 @@ static bool cxsim_pci_params(CxsimPciState *s, struct cxsim_params *p, size_t *s
 		struct cxsim_params d;
 
 		if (cxsim_chip_parse(s->model, &chip)) {
-			error_setg(errp, "cxsim-pci: model=%s: expected cx2, cx3 or cx3pro", s->model);
+			error_setg(errp, "cxsim-pci: model=%s: expected cx2, cx3, cx3pro, cx4, cx4lx or cx5",
+				   s->model);
+			return false;
+		}
+		if ((cxsim_chip_format(chip) == CXSIM_FORMAT_FS2) !=
+		    (cxsim_chip_format(p->chip) == CXSIM_FORMAT_FS2)) {
+			/* Flash part, VSEC and gateway differ across generations: a new card. */
+			error_setg(errp, "cxsim-pci: model=%s: %s is a %s card; make a %s one with "
+				   "'cxsim create STEM --chip %s'", s->model, s->flash,
+				   cxsim_chip_name(p->chip), s->model, s->model);
 			return false;
 		}
 		if (chip != p->chip) {
@@ -276,7 +309,36 @@ static bool cxsim_pci_params(CxsimPciState *s, struct cxsim_params *p, size_t *s
 		error_setg(errp, "cxsim-pci: subsys=%s: expected VVVV:DDDD (hex)", s->subsys);
 		return false;
 	}
-	p->bar0_crspace = s->bar0_on;
+	/* 5th generation: BAR0 is the init segment, not crspace (hw-access.md §2.1). */
+	p->bar0_crspace = s->bar0_on && cxsim_chip_format(p->chip) == CXSIM_FORMAT_FS2;
+	return true;
+}
+
+/*
+ * The model's VSEC as a vendor-specific capability in QEMU's list, at the model's offset
+ * so its registers forward unchanged; QEMU links it in (ID and next pointer), the length
+ * and VSC type bytes are the model's.
+ */
+static bool cxsim_pci_add_vsec(PCIDevice *pdev, CxsimPciState *s, Error **errp)
+{
+	unsigned off = 0;
+	uint32_t hdr = cxsim_vsec_header(s->card, &off);
+	uint8_t len = (uint8_t)(hdr >> (8 * CXSIM_VSEC_LEN_BYTE));
+
+	if (!hdr) {
+		return true;
+	}
+	if (len <= CXSIM_VSEC_HDR_LEN) {
+		error_setg(errp, "cxsim-pci: the model's VSEC at 0x%x has length %u", off, len);
+		return false;
+	}
+	if (pci_add_capability(pdev, PCI_CAP_ID_VNDR, (uint8_t)off, len, errp) < 0) {
+		return false;
+	}
+	pdev->config[off + CXSIM_VSEC_LEN_BYTE] = len;
+	pdev->config[off + CXSIM_VSEC_TYPE_BYTE] = (uint8_t)(hdr >> (8 * CXSIM_VSEC_TYPE_BYTE));
+	s->vsec_base = off + CXSIM_VSEC_HDR_LEN;
+	s->vsec_end = off + len;
 	return true;
 }
 
@@ -285,6 +347,7 @@ static void cxsim_pci_show_card(PCIDevice *pdev, CxsimPciState *s)
 {
 	const struct cxsim_params *cp = cxsim_get_params(s->card);
 	uint8_t *c = pdev->config;
+	uint8_t bar_type = PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64;
 
 	pci_config_set_vendor_id(c, CXSIM_VENDOR_MELLANOX);
 	pci_config_set_device_id(c, cxsim_pci_device_now(s->card));
@@ -297,8 +360,10 @@ static void cxsim_pci_show_card(PCIDevice *pdev, CxsimPciState *s)
 
 	memory_region_init_io(&s->bar0, OBJECT(s), &cxsim_pci_bar0_ops, s, "cxsim-bar0",
 			      CXSIM_BAR0_SIZE);
-	pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
-			 &s->bar0);
+	if (cxsim_chip_format(cp->chip) != CXSIM_FORMAT_FS2) {
+		bar_type |= PCI_BASE_ADDRESS_MEM_PREFETCH;   /* pcicfg.c BAR0_FLAGS */
+	}
+	pci_register_bar(pdev, 0, bar_type, &s->bar0);
 }
 
 static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
@@ -337,6 +402,11 @@ static void cxsim_pci_realize(PCIDevice *pdev, Error **errp)
 	cxsim_set_flash_sink(s->card, cxsim_pci_flash_sink, s);
 	cxsim_set_nv_sink(s->card, cxsim_pci_nv_sink, s);
 	s->last_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+	if (!cxsim_pci_add_vsec(pdev, s, errp)) {
+		cxsim_free(s->card);
+		s->card = NULL;
+		goto fail;
+	}
 	cxsim_pci_show_card(pdev, s);
 	return;
 
@@ -389,7 +459,7 @@ static void cxsim_pci_class_init(ObjectClass *klass, void *data)
 	k->vendor_id = CXSIM_VENDOR_MELLANOX;
 	k->device_id = 0x1003;
 	k->class_id = PCI_CLASS_NETWORK_OTHER;
-	dc->desc = "Mellanox ConnectX-2/3/3 Pro card simulated by cxsim (flash=STEM.flash)";
+	dc->desc = "Mellanox ConnectX-2/3/3 Pro/4/4 Lx/5 card simulated by cxsim (flash=STEM.flash)";
 	dc->vmsd = &cxsim_pci_vmstate;
 	device_class_set_props(dc, cxsim_pci_properties);
 	set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
