@@ -114,7 +114,7 @@ static void print_head(const struct fs3_image *img, bool full)
 		cli_print_roms("Rom Info:", img->roms, img->nroms);
 }
 
-static void print_text(const struct fs3_image *img, bool full)
+static void print_text(const struct fs3_image *img, bool full, bool on_file)
 {
 	const struct fs3_info *in = &img->info;
 
@@ -131,7 +131,7 @@ static void print_text(const struct fs3_image *img, bool full)
 		       in->vsd_vendor_id);
 	}
 	printf(LABEL "%s\n", "Security Attributes:", cli_fs3_security(img));
-	if (img->fmt->hw_pointers)
+	if (img->fmt->hw_pointers && on_file) /* 4.21 prints it for -i only (subcommands.cpp QuerySubCommand) */
 		printf(LABEL "%u\n", "Security Ver:", img->security_version);
 	if (full)
 		printf(LABEL "%s\n", "Default Update Method:",
@@ -211,7 +211,7 @@ int cli_fs3_query(struct cli *c, struct fs3_file *f, struct cx_status *st)
 		print_json(&f->img, full);
 		c->json_done = true;
 	} else {
-		print_text(&f->img, full);
+		print_text(&f->img, full, c->image != NULL);
 	}
 	return CX_OK;
 }
