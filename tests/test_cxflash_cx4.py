@@ -14,7 +14,7 @@ import pathlib
 
 import pytest
 
-from conftest import BUILD, cx, run
+from conftest import BUILD, CXFLASH, cx, run
 from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
 from test_oracle import fields
 
@@ -161,3 +161,26 @@ def test_fs4_file_on_fs3_card_refused(cxsim, tmp_path):
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert s.stop() == 0
     assert stem.with_suffix(".flash").read_bytes() == before
+
+
+@pytest.mark.parametrize("put_back", [False, True])
+def test_unprotect_asks_and_puts_back_only_on_yes(cxsim, tmp_path, put_back):
+    """--unprotect: a question before the protection is cleared, and after the burn a second
+    one whose default (an empty answer) leaves the flash unprotected; -y answers both yes."""
+    stock = image(tmp_path, "cx4lx", CHIPS["cx4lx"][2], "MT_2420110034", "stock.bin")
+    stem = card(cxsim, tmp_path, "cx4lx")
+    ok(run([BUILD / "host" / "cxsim", "fault", stem, "--write-protect", "on"]))
+    s = cxsim.serve(stem)
+    args = ["--sysfs", s.dir, "-d", bdf(0), "-i", stock, "--allow_psid_change", "--no-backup"]
+    if put_back:
+        r = cx(*args, "-y", "--unprotect", "burn")
+    else:   # unprotect: y, PSID change: y, put it back: the default
+        r = run([CXFLASH, *args, "--unprotect", "burn"], stdin=None, input="y\ny\n\n")
+    ok(r)
+    if not put_back:    # the questions were asked
+        assert "is write-protected" in r.stdout and "Put the flash's write protection back" in r.stdout
+    # the card holds the image now: a second burn has nothing to do, unless it is protected again
+    again = cx(*args, "-y", "burn")
+    assert again.returncode == (EXIT_PROTECTED if put_back else 0), again.stderr
+    assert s.stop() == 0
+    assert cxsim.boot_check(stem)["psid"] == "MT_2420110034"

@@ -37,6 +37,7 @@ struct cli {
 	bool use_image_rom;         /* --use_image_rom (burn): flint's spelling of --rom image */
 	const char *rom;            /* --rom keep|image|none|FILE (burn) */
 	bool allow_psid_change;     /* --allow_psid_change (burn) */
+	bool unprotect;             /* --unprotect (burn, FS3/FS4 cards) */
 	bool allow_rom_change;      /* --allow_rom_change (drom, brom): flint's Product Version gate */
 	bool no_backup;             /* --no-backup (burn) */
 	bool dry_run;               /* --dry-run (burn) */

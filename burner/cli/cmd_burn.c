@@ -138,6 +138,7 @@ int cmd_burn(struct cli *c, struct cx_status *st)
 	o.rom_file = rc_rom.file;
 	o.rom_file_len = rc_rom.file_len;
 	o.nofs = c->nofs;
+	o.unprotect = c->unprotect;
 	cli_write_hooks(c, &b, &o.hooks);
 	rc = device_open(&d, c->sysfs, c->device, c->clear_sem, st);
 	if (!rc && c->identity_from)

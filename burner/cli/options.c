@@ -67,6 +67,9 @@ static const struct option_row options[] = {
 	 "drom, brom: change the ROM of an image with a Product Version (flint's gate)"},
 	{NULL, "allow_psid_change", ARG_FLAG, AT(allow_psid_change), NULL,
 	 "burn: allow a cross-flash to another PSID (asks first)"},
+	{NULL, "unprotect", ARG_FLAG, AT(unprotect), NULL,
+	 "burn (ConnectX-4/4 Lx/5): clear a write-protected flash's block-protect bits\n"
+	 "for this burn (asks first; then asks whether to put them back, default no)"},
 	{NULL, "backup-dir", ARG_WORD, AT(backup_dir), "DIR",
 	 "burn, restore, sg/sv -d: where the backup bundle goes (default cxflash-backups)"},
 	{NULL, "no-backup", ARG_FLAG, AT(no_backup), NULL,

@@ -153,9 +153,12 @@ static int refuse_protected(const struct flash *f, uint8_t sr, struct cx_status 
 {
 	return cx_fail(st, CX_EPROTECTED,
 		       "%s: the flash (%s) is write-protected (status register 0x%02x, BP2..BP0 = %u). "
-		       "Nothing was erased or written. Like mstflint, cxflash does not clear these "
-		       "bits on this part: clear them with an SPI programmer, then retry", f->gw.cr->cfg->bdf,
-		       f->part->name, sr, (sr & FL_SR_BP_MASK) >> FL_SR_BP_SHIFT);
+		       "Nothing was erased or written. %s", f->gw.cr->cfg->bdf,
+		       f->part->name, sr, (sr & FL_SR_BP_MASK) >> FL_SR_BP_SHIFT,
+		       f->chip->desc->gw == CHIP_GW_GEN5
+			       ? "burn --unprotect clears them for the burn (asked first)"
+			       : "Like mstflint, cxflash does not clear these bits on this part: clear them with "
+				 "an SPI programmer, then retry");
 }
 
 int flash_check_writable(struct flash *f, struct cx_status *st)
@@ -167,7 +170,35 @@ int flash_check_writable(struct flash *f, struct cx_status *st)
 		return CX_OK;
 	if ((rc = fl_spi_rdsr(f, &sr, st)))
 		return rc;
-	return sr & f->part->bp_mask ? refuse_protected(f, sr, st) : CX_OK;
+	return sr & f->part->bp_mask && !f->may_unprotect ? refuse_protected(f, sr, st) : CX_OK;
+}
+
+/* The BP bits cleared, the rest of the status register kept (§4.1 item 5). */
+static int unprotect(struct flash *f, uint8_t sr, struct cx_status *st)
+{
+	uint8_t now;
+	int rc;
+
+	if ((rc = fl_spi_wrsr(f, sr & (uint8_t)~f->part->bp_mask, st)) || (rc = fl_spi_rdsr(f, &now, st)))
+		return rc;
+	if (now & f->part->bp_mask)
+		return cx_fail(st, CX_EPROTECTED,
+			       "%s: the flash (%s) stays write-protected (status register 0x%02x after clearing its "
+			       "block-protect bits): the board may hold its /WP pin low. Nothing was erased or written",
+			       f->gw.cr->cfg->bdf, f->part->name, now);
+	f->unprotected = true;
+	f->sr_before = sr;
+	return CX_OK;
+}
+
+int flash_reprotect(struct flash *f, struct cx_status *st)
+{
+	if (!f->unprotected)
+		return CX_OK;
+	int rc = fl_spi_wrsr(f, f->sr_before, st);
+	if (!rc)
+		f->unprotected = false;
+	return rc;
 }
 
 int flash_prepare_write(struct flash *f, struct cx_status *st)
@@ -182,7 +213,10 @@ int flash_prepare_write(struct flash *f, struct cx_status *st)
 		return rc;
 	if ((rc = fl_spi_rdsr(f, &sr, st)))
 		return rc;
-	if (sr & f->part->bp_mask) {
+	if (sr & f->part->bp_mask && f->may_unprotect && !flash_clears_protection(f)) {
+		if ((rc = unprotect(f, sr, st)))
+			return rc;
+	} else if (sr & f->part->bp_mask) {
 		if (flash_clears_protection(f))
 			return cx_fail(st, CX_EPROTECTED,
 				       "%s: the flash (%s) stays write-protected (status register 0x%02x after "

@@ -68,6 +68,9 @@ struct flash {
 	unsigned log2size;
 	uint32_t size;               /* bytes cxflash reaches: the part, or 16 MiB of a larger one (§3.13) */
 	bool write_ready;            /* flash_prepare_write() succeeded */
+	bool may_unprotect;          /* set by the caller once a person agreed: prepare clears the BP bits */
+	bool unprotected;            /* ... and it did; sr_before is what the status register held */
+	uint8_t sr_before;
 	struct flash_stats stats;
 };
 
@@ -97,8 +100,15 @@ bool flash_clears_protection(const struct flash *f);
  * is only known by trying. */
 int flash_check_writable(struct flash *f, struct cx_status *st);
 
-/* Make the flash writable or refuse (CX_EPROTECTED); idempotent. */
+/* Make the flash writable or refuse (CX_EPROTECTED); idempotent. With may_unprotect,
+ * a part whose BP bits are set gets them cleared (WRSR with the other bits kept, as
+ * mstflint's `hw set Flash0.WriteProtected=Disabled` does: mflash.c
+ * mf_set_write_protect_direct_access) instead of a refusal; a part that keeps them
+ * (its /WP pin held low) is CX_EPROTECTED. */
 int flash_prepare_write(struct flash *f, struct cx_status *st);
+
+/* Put back the status register flash_prepare_write() unprotected (a no-op otherwise). */
+int flash_reprotect(struct flash *f, struct cx_status *st);
 
 /* The smallest erase this part does: 4 KiB, or 64 KiB (M25P, SST, S25FL-P). */
 uint32_t flash_erase_unit(const struct flash *f);

@@ -46,6 +46,8 @@ struct burn_opts {
 	const uint8_t *rom_file;     /* ROM_FILE: the ROM's bytes (checked by the burn) */
 	size_t rom_file_len;
 	bool nofs;                   /* not failsafe: the image at the first slot (flint's -nofs) */
+	bool unprotect;              /* FS3/FS4 cards: a write-protected flash may be unprotected for the
+				      * burn, after a question (burn_fs3.h) */
 	/* confirm: the PSID-change, downgrade and --nofs questions; before_write: the
 	 * backup, after the checks pass and before the first write; progress; after:
 	 * the history (ops/write_procedure.h). Every member may be NULL. */

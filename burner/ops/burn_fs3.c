@@ -72,6 +72,48 @@ static int refuse_options(const struct burn_opts *o, const char *fmt, struct cx_
 	return CX_OK;
 }
 
+/* A write-protected flash: refused before the card is read, or, with --unprotect, a question;
+ * yes lets flash_prepare_write() clear the block-protect bits (flash.h). */
+static int protection(struct card_write *w, struct fs3_ctx *x, struct cx_status *st)
+{
+	struct flash *f = &w->d->flash;
+	bool wp = false;
+	uint8_t sr = 0;
+	char q[240];
+	int rc;
+
+	if ((rc = device_lock(w->d, st)))
+		return rc;
+	rc = flash_is_write_protected(f, &wp, st);
+	if (!rc && wp && !x->o->unprotect)
+		rc = flash_check_writable(f, st);
+	if (!rc && wp)
+		rc = flash_status(f, &sr, st);
+	device_unlock(w->d);
+	if (rc || !wp)
+		return rc;
+	snprintf(q, sizeof(q), "The flash (%s) is write-protected (status register 0x%02x). Clear its block-protect "
+		 "bits for this burn?", f->part->name, sr);
+	if ((rc = cw_ask(w, q, st)))
+		return rc;
+	f->may_unprotect = true;
+	return CX_OK;
+}
+
+/* After a burn that cleared the protection: put it back only on a yes (the default is no). */
+static void reprotect(struct card_write *w)
+{
+	struct flash *f = &w->d->flash;
+	struct cx_status ask = {0}, ignore = {0};
+	char q[200];
+
+	if (!f->unprotected)
+		return;
+	snprintf(q, sizeof(q), "Put the flash's write protection back (status register 0x%02x)?", f->sr_before);
+	if (!cw_ask(w, q, &ask))
+		flash_reprotect(f, &ignore);
+}
+
 static void versions(const struct fs3_image *a, uint16_t out[3])
 {
 	memcpy(out, a->info.fw_ver, sizeof(a->info.fw_ver));
@@ -83,7 +125,7 @@ static int check(struct card_write *w, struct cx_status *st)
 	const char *fmt = w->d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3";
 	int rc;
 
-	if ((rc = refuse_options(x->o, fmt, st)))
+	if ((rc = refuse_options(x->o, fmt, st)) || (rc = protection(w, x, st)))
 		return rc;
 	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st)))
 		return cx_fail(st, rc, "the image file does not verify: %s; nothing was written", st->msg);
@@ -151,6 +193,8 @@ static int write(struct card_write *w, struct cx_status *st)
 	device_io_init(&io, &dx);
 	int rc = failsafe_fs3_burn(&io, &x->b, &res, st);
 	x->r->start = x->b.target;
+	if (!rc)
+		reprotect(w);
 	return rc;
 }
 

@@ -7,7 +7,10 @@
  * cards with the calls, questions, backup and progress they already give a burn. In
  * the write procedure's order (write_procedure.h):
  *
- *   check   the file parses and verifies (image/fs3.h); the options that would change a
+ *   check   a write-protected flash is refused before anything is read, unless --unprotect
+ *           and a yes (then its block-protect bits are cleared just before the write, and
+ *           after it a second question, default no, puts them back); the file parses
+ *           and verifies (image/fs3.h); the options that would change a
  *           signed image or the device data are refused (--guid/--mac/--vsd, a ROM other
  *           than the image's own, --nofs); the card's image is read (ops/devimage_fs3.h)
  *           and image/fs3_burnimg.h judges the pair as mstflint 4.21 does (format, HW ID,
