@@ -7,6 +7,7 @@
 #include "cxsim.h"
 #include "spi_nor.h"
 #include "tools.h"
+#include "fw5.h"
 
 /* Chip facts, hw-access.md §1.1–§1.2 (CX4 and later: hw-access.md §3.13, and mstflint 4.21 as
  * cited in card.c). */
@@ -88,6 +89,7 @@ struct cxsim_card {
 	struct gateway gw;
 	struct tools_hcr hcr;         /* the settings interface, tools.h */
 	struct nv_store nv;           /* the settings store: survives power cycles */
+	struct icmd icmd;             /* 5th generation: the firmware's ICMD interface (icmd.c) */
 
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;

@@ -25,9 +25,12 @@
  *  - FLASH_ENABLE does not exist (mflash_dev_capability.c is_flash_enable_needed: 0):
  *    bit 13 is ignored;
  *  - 0xf0408 [25:0] (cache-replacement offset) and 0xf040c [23:16] (its command) read
- *    0: no firmware runs, so nothing waits to be replaced and mstflint takes the
- *    direct-access path (check_cache_replacement_guard). Writes are ignored, counted
- *    as unmodelled;
+ *    0 in recovery mode: no firmware runs, so nothing waits to be replaced and mstflint
+ *    takes the direct-access path (check_cache_replacement_guard). With firmware running
+ *    (hw-access.md §3.14) they read non-zero, the firmware fetching its code from the
+ *    flash, so mstflint leaves the gateway alone and asks the firmware (ICMD, MFBA). The
+ *    values are UNCONFIRMED (any non-zero one sends mstflint that way). Writes are
+ *    ignored, counted as unmodelled;
  *  - 0xf0420 bit 0 enables cache replacement; it reads 1 at power-on (UNCONFIRMED:
  *    mstflint clears it while it holds the lock and sets it again on release, so
  *    that is the state it expects to find). Transactions while it is set are counted
@@ -44,6 +47,9 @@
 #define GW_CACHE_REP_EN 0xF0420    /* 5th gen: bit 0 cache replacement on, HCR_CACHE_REPLACEMNT_EN_ADDR */
 #define GW_CACHE_REP_ON 0x1u       /* mflash.c disable_cache_replacement: bit 0 */
 #define GW_LOCK (1u << 31)         /* 5th gen: HBO_LOCK, mflash.c is4_flash_lock */
+#define GUARD_OFF_RUNNING 0x4000u  /* with firmware: an offset being fetched (UNCONFIRMED value) */
+#define GUARD_CMD_RUNNING (0x0Bu << 16) /* with firmware: a fetch command in [23:16] (UNCONFIRMED:
+					 * the SPI fast-read opcode, a guess) */
 
 #define GW_READ_OP (1u << 0)       /* data phase reads the flash, §3.1 */
 #define GW_CMD_PHASE (1u << 2)
@@ -81,8 +87,8 @@ static bool gen5_read(struct cxsim_card *c, uint32_t addr, uint32_t *v)
 		return false;
 	switch (addr) {
 	case GW_CMD: *v = gen5_cmd_read(&c->gw); return true;
-	case GW_CACHE_REP_OFF: *v = 0; return true;
-	case GW_CACHE_REP_CMD: *v = 0; return true;
+	case GW_CACHE_REP_OFF: *v = sim_fw5_running(c) ? GUARD_OFF_RUNNING : 0; return true;
+	case GW_CACHE_REP_CMD: *v = sim_fw5_running(c) ? GUARD_CMD_RUNNING : 0; return true;
 	case GW_CACHE_REP_EN: *v = c->gw.cache_rep_en; return true;
 	default: return false;
 	}

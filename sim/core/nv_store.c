@@ -8,6 +8,8 @@
  * and is saved beside the card. File format (cxsim.h cxsim_nv_load), one TLV a line:
  *     0x0011:0 0 0x80000008
  * TYPE:TYPE_MOD VERSION DWORD..., each in hex or decimal; '#' lines are comments.
+ * On ConnectX-4/4 Lx/5 TYPE is the whole 32-bit type dword of NVDA (class 31:24, port or
+ * host/function, index; nv_regs_cx4.c) and TYPE_MOD is 0.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,14 +19,14 @@
 
 #include "card.h"
 
-static int cmp(const struct nv_tlv *t, uint16_t type, uint8_t mod)
+static int cmp(const struct nv_tlv *t, uint32_t type, uint8_t mod)
 {
 	if (t->type != type)
 		return t->type < type ? -1 : 1;
 	return t->type_mod == mod ? 0 : t->type_mod < mod ? -1 : 1;
 }
 
-const struct nv_tlv *nv_find(const struct nv_store *s, uint16_t type, uint8_t type_mod)
+const struct nv_tlv *nv_find(const struct nv_store *s, uint32_t type, uint8_t type_mod)
 {
 	for (unsigned i = 0; i < s->n; i++)
 		if (!cmp(&s->tlv[i], type, type_mod))
@@ -48,6 +50,17 @@ int nv_put(struct nv_store *s, const struct nv_tlv *t)
 	s->tlv[i] = *t;
 	s->n++;
 	return 0;
+}
+
+int nv_del(struct nv_store *s, uint32_t type, uint8_t type_mod)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (!cmp(&s->tlv[i], type, type_mod)) {
+			memmove(&s->tlv[i], &s->tlv[i + 1], (s->n - i - 1) * sizeof(s->tlv[0]));
+			s->n--;
+			return 0;
+		}
+	return -1;
 }
 
 void nv_clear(struct nv_store *s)
@@ -104,11 +117,11 @@ size_t cxsim_nv_settings(const struct cxsim_card *c, struct cxsim_setting *out, 
 
 	for (unsigned i = 0; i < c->nv.n; i++) {
 		const struct nv_tlv *t = &c->nv.tlv[i];
-		const struct nv_tlv_info *info = nv_tlv_info(t->type);
-		char raw[16];
+		const struct nv_tlv_info *info = t->type > 0xFFFF ? NULL : nv_tlv_info((uint16_t)t->type);
+		char raw[20];
 
 		if (!info) { /* not from MNVA (the model refuses those); a hand-edited STEM.nv */
-			snprintf(raw, sizeof(raw), "TLV_0x%04x", t->type);
+			snprintf(raw, sizeof(raw), "TLV_0x%04x", (unsigned)t->type);
 			put(out, max, n++, t, raw, t->dw[0], NULL);
 			continue;
 		}
@@ -141,12 +154,12 @@ static int parse_line(char *line, struct nv_tlv *t, char *err, size_t errlen, in
 		}
 		n++;
 	}
-	if (n < 4 || n > 3 + NV_TLV_MAX_DWORDS || v[0] > 0xFFFF || v[1] > 0xFF || v[2] > 0xF) {
+	if (n < 4 || n > 3 + NV_TLV_MAX_DWORDS || v[1] > 0xFF || v[2] > 0xF) {
 		snprintf(err, errlen, "line %d: expected TYPE:TYPE_MOD VERSION DWORD... (1 to %d dwords)",
 			 lineno, NV_TLV_MAX_DWORDS);
 		return -1;
 	}
-	t->type = (uint16_t)v[0];
+	t->type = (uint32_t)v[0];
 	t->type_mod = (uint8_t)v[1];
 	t->version = (uint8_t)v[2];
 	t->len = (uint8_t)(n - 3);
@@ -203,7 +216,7 @@ int cxsim_nv_save(struct cxsim_card *c, const char *path, char *err, size_t errl
 	for (unsigned i = 0; i < c->nv.n; i++) {
 		const struct nv_tlv *t = &c->nv.tlv[i];
 
-		fprintf(f, "0x%04x:%u %u", t->type, t->type_mod, t->version);
+		fprintf(f, "0x%04x:%u %u", (unsigned)t->type, t->type_mod, t->version);
 		for (unsigned j = 0; j < t->len; j++)
 			fprintf(f, " 0x%08x", t->dw[j]);
 		fputc('\n', f);
