@@ -17,6 +17,11 @@
  * MFBA/MFBE go to the flash through fw_flash.c, the firmware's own SPI transactions on the
  * same chip model: their duration is the flash's. Any other register (MLOCK 0x402d, the
  * MCC family, MFMC, ...) answers "register not supported" (reg_access.c).
+ * The secure-fw fault: MGIR's fw_info says secured and signed, and the firmware refuses
+ * MFBA writes and MFBE with "method not supported" (UNCONFIRMED: secure firmware is known
+ * to close direct flash access, what it answers is not public). mstflint 4.21 does not
+ * look at MGIR's bits on this path (its secure-FW refusal belongs to the MCC flow,
+ * fsctrl_ops.cpp, which MCAM here does not offer): its burn fails at the first write.
  */
 #include <string.h>
 
@@ -161,6 +166,8 @@ static int mfba(struct cxsim_card *c, unsigned method, uint32_t *p, unsigned ndw
 						   (uint32_t)buf[4 * i + 2] << 16 | (uint32_t)buf[4 * i + 3] << 24;
 		*ns = READ_NS + (t - c->now);
 	} else {
+		if (c->p.icmd_fault == CXSIM_ICMD_SECURE_FW)
+			return REG_METHOD_NOT_SUPP;
 		for (unsigned i = 0; i < n; i++)
 			buf[i] = (uint8_t)(p[MFBA_DATA + i / 4] >> (8 * (i % 4)));
 		rc = sim_fw_flash_program(c, addr, buf, n, &t);
@@ -178,6 +185,8 @@ static int mfbe(struct cxsim_card *c, unsigned method, uint32_t *p, unsigned ndw
 
 	(void)method;
 	(void)ndw;
+	if (c->p.icmd_fault == CXSIM_ICMD_SECURE_FW)
+		return REG_METHOD_NOT_SUPP;
 	if (MFx_FS(p[0]) != 0 || (p[0] & MFBE_BULK32))
 		return REG_BAD_PARAM;
 	int rc = sim_fw_flash_erase(c, p[MFBE_ADDR], p[0] & MFBE_BULK64 ? 0x10000 : 0x1000, &t);
