@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cxsim.h — the card model: a ConnectX-2 / ConnectX-3 / ConnectX-3 Pro as seen
  * from PCI, at the register level; a ConnectX-4 / 4 Lx / 5 in flash-recovery
- * ("livefish") mode only: no running firmware, the 5th-generation flash gateway. The manual of the hardware is
+ * ("livefish") mode (the 5th-generation flash gateway) or, with a valid image, running
+ * its firmware (ICMD over the VSEC and the access registers mstflint and mstconfig use,
+ * hw-access.md §3.14; sim/core/fw5.h). The manual of the hardware is
  * docs/hw-access.md (section numbers below refer to it).
  *
  * The model is front-end agnostic: it has no I/O but the two state files it
