@@ -15,8 +15,8 @@ mstflint 4.21 on such a card:
     "Failed to update FW boot address" (the firmware would load it at the next power-on);
   - `ri` reads the image back through MFBA;
   - mstconfig `q`, `set`, `reset` work on the settings store, which survives a restart;
-  - the ICMD faults and a write-protected flash stop it with its own message, and nothing
-    is written.
+  - the ICMD faults, a gateway lock held by another agent and a write-protected flash stop
+    it with its own message, and nothing is written.
 Each run prints its config accesses and model time; the tests assert no timing."""
 import json
 import pathlib
@@ -44,7 +44,7 @@ def image(tmp_path, chip, fw, psid, name):
     DTOC lists device sections below 0xf00000; see test_cxsim_mstflint_cx4.py)."""
     assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
     out = tmp_path / name
-    dump = ["--dump", "--dump-slot", "0"] if CHIPS[chip][0] == "FS4" else []
+    dump = ["--dump", "--dump-slot", "0"] if chip == "cx5" else []
     r = run([MKFS3, "--chip", chip, "-o", out, "--slot-log", str(SLOT_LOG), "--no-rom",
              "--fw", fw, "--psid", psid] + dump)
     assert r.returncode == 0, r.stderr
@@ -193,7 +193,9 @@ FAULTS = {
     "sem-held": "Can not obtain Flash semaphore",
     "secure-fw": "MFE_REG_ACCESS_METHOD_NOT_SUPP",
     "write-protect": "MFE_VERIFY_ERROR",
+    "gw-lock-held": "MFE_REG_ACCESS_DEV_BUSY",
 }
+FAULT_OPTS = {"write-protect": ["--write-protect", "on"], "gw-lock-held": ["--gw-lock-held", "on"]}
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -203,7 +205,7 @@ def test_fault_stops_the_burn_and_nothing_is_written(cxsim, tmp_path, fault):
     old = image(tmp_path, chip, old_fw, "SIM_CX4LX", "old.bin")
     new = image(tmp_path, chip, new_fw, "OTHER_CX4LX", "new.bin")
     stem = cxsim.create("card", "--chip", chip, "--image", old)
-    opt = ["--write-protect", "on"] if fault == "write-protect" else ["--icmd", fault]
+    opt = FAULT_OPTS.get(fault, ["--icmd", fault])
     ok(run([CXSIM, "fault", stem, *opt]))
     before = stem.with_suffix(".flash").read_bytes()
     s = cxsim.serve(stem)
@@ -229,3 +231,28 @@ def test_recovery_strap_keeps_the_card_in_livefish(cxsim, tmp_path):
     k = s.card_stats()["counters"]
     assert s.stop() == 0
     assert k["gw_cmds"] > 0 and k["icmd_cmds"] == 0
+
+
+def test_gateway_lock_held_in_recovery_mode(cxsim, tmp_path):
+    """The same held lock on a card in recovery mode: mstflint spins on 0xf0400 bit 31 itself."""
+    img = image(tmp_path, "cx4lx", CHIPS["cx4lx"][2], "SIM_CX4LX", "fw.bin")
+    stem = cxsim.create("card", "--chip", "cx4lx", "--image", img, "--recovery")
+    ok(run([CXSIM, "fault", stem, "--gw-lock-held", "on"]))
+    s = cxsim.serve(stem)
+    failed(Meter(s, "cx4lx --recovery, lock held").flint("q", "q"), "Can not obtain Flash semaphore")
+    k = s.card_stats()["counters"]
+    assert s.stop() == 0
+    assert k["gw_cmds"] == 0
+
+
+def test_connectx4_running_query(cxsim, tmp_path):
+    """A plain ConnectX-4 (0x1013) takes the FS3 path of the 4 Lx: q through MFBA."""
+    img = image(tmp_path, "cx4", "12.28.2006", "SIM_CX4", "fw.bin")
+    stem = cxsim.create("card", "--chip", "cx4", "--image", img)
+    s = cxsim.serve(stem)
+    assert s.read(0, "device") == "0x1013"
+    f = fields(ok(Meter(s, "cx4").flint("q", "q")).stdout)
+    assert (f["FW Version"], f["PSID"]) == ("12.28.2006", "SIM_CX4")
+    k = s.card_stats()["counters"]
+    assert s.stop() == 0
+    assert k["gw_cmds"] == 0 and k["icmd_reg_access"] > 0

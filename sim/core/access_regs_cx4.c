@@ -22,6 +22,8 @@
  * to close direct flash access, what it answers is not public). mstflint 4.21 does not
  * look at MGIR's bits on this path (its secure-FW refusal belongs to the MCC flow,
  * fsctrl_ops.cpp, which MCAM here does not offer): its burn fails at the first write.
+ * The gw_lock_held fault: another agent holds the gateway the firmware needs, so MFPA,
+ * MFBA and MFBE answer "device busy" (status 1; UNCONFIRMED what real firmware does).
  */
 #include <string.h>
 
@@ -133,6 +135,8 @@ static int mfpa(struct cxsim_card *c, unsigned method, uint32_t *p, unsigned ndw
 	uint64_t t = c->now;
 
 	*ns = READ_NS;
+	if (sim_gw_other_holds(c))
+		return REG_BUSY;
 	if (MFx_FS(p[0]) != 0)
 		return REG_BAD_PARAM; /* no second flash: "we dont have that flash bank" */
 	if (method == METHOD_SET) {
@@ -157,6 +161,9 @@ static int mfba(struct cxsim_card *c, unsigned method, uint32_t *p, unsigned ndw
 	uint64_t t = c->now;
 	int rc;
 
+	*ns = READ_NS;
+	if (sim_gw_other_holds(c))
+		return REG_BUSY;
 	if (MFx_FS(p[0]) != 0 || n > MFBA_MAX || n % 4 || MFBA_DATA + n / 4 > ndw)
 		return REG_BAD_PARAM;
 	if (method == METHOD_GET) {
@@ -185,8 +192,11 @@ static int mfbe(struct cxsim_card *c, unsigned method, uint32_t *p, unsigned ndw
 
 	(void)method;
 	(void)ndw;
+	*ns = READ_NS;
 	if (c->p.icmd_fault == CXSIM_ICMD_SECURE_FW)
 		return REG_METHOD_NOT_SUPP;
+	if (sim_gw_other_holds(c))
+		return REG_BUSY;
 	if (MFx_FS(p[0]) != 0 || (p[0] & MFBE_BULK32))
 		return REG_BAD_PARAM;
 	int rc = sim_fw_flash_erase(c, p[MFBE_ADDR], p[0] & MFBE_BULK64 ? 0x10000 : 0x1000, &t);

@@ -392,6 +392,7 @@ static const struct {
 	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
 	U(stuck_addr), U(stuck_mask), OPTIONAL(vsec_spaces), OPTIONAL(sem_held_vsec),
 	OPTIONAL(no_cr_mbox), OPTIONAL(hw_id), OPTIONAL(recovery),
+	OPTIONAL(gw_lock_held),
 	TOOLS(ports), TOOLS(max_vfs), TOOLS(bar_size), TOOLS(max_bar_size), TOOLS(caps), TOOLS(supp),
 	TOOLS(def_sriov_en), TOOLS(def_num_vfs), TOOLS(def_link_type), TOOLS(def_phy_type),
 	TOOLS(def_xfi_mode), TOOLS(def_force_mode), TOOLS(def_wol_magic), TOOLS(def_boot_rom),
@@ -417,6 +418,7 @@ static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_vsec) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, no_cr_mbox) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, recovery) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, gw_lock_held) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, write_protect)))
 		*f = v != 0;
 }

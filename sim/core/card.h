@@ -42,6 +42,7 @@ struct gateway {
 	uint32_t cmd, addr, data[4];
 	bool cs_held;            /* the previous transaction kept chip select asserted */
 	bool locked;             /* 5th generation: the lock, bit 31 of the command register */
+	bool other_holds;        /* 5th generation: another agent holds the lock (a fault) */
 	uint32_t cache_rep_en;   /* 5th generation: 0xf0420, bit 0 = cache replacement on */
 };
 
@@ -115,6 +116,7 @@ bool sim_tools_sem_held(const struct cxsim_card *c); /* 0xf03bc, likewise */
 
 /* gateway.c */
 uint32_t sim_gw_read(struct cxsim_card *c, uint32_t addr);
+bool sim_gw_other_holds(const struct cxsim_card *c); /* 5th gen: the lock is another agent's */
 void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
 void sim_gw_reset(struct cxsim_card *c);
 

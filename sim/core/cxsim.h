@@ -200,6 +200,9 @@ struct cxsim_params {
 	 * whatever its flash holds (the model of these chips before it had firmware). */
 	bool recovery;
 	enum cxsim_icmd_fault icmd_fault;
+	/* CX4, 4 Lx, 5: another agent holds the gateway lock (0xf0400 bit 31) from power-on
+	 * until a client writes the command register with bit 31 clear (a forced release). */
+	bool gw_lock_held;
 };
 
 struct cxsim_counters {

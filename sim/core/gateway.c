@@ -31,6 +31,10 @@
  *    flash, so mstflint leaves the gateway alone and asks the firmware (ICMD, MFBA). The
  *    values are UNCONFIRMED (any non-zero one sends mstflint that way). Writes are
  *    ignored, counted as unmodelled;
+ *  - the fault gw_lock_held: another agent holds the lock from power-on; bit 31 reads 1
+ *    and a read does not take it, until a client writes the command register with bit 31
+ *    clear (a forced release). The running firmware needs the gateway for its own flash
+ *    work, so meanwhile its flash registers answer "busy" (access_regs_cx4.c);
  *  - 0xf0420 bit 0 enables cache replacement; it reads 1 at power-on (UNCONFIRMED:
  *    mstflint clears it while it holds the lock and sets it again on release, so
  *    that is the state it expects to find). Transactions while it is set are counted
@@ -68,16 +72,25 @@
 void sim_gw_reset(struct cxsim_card *c)
 {
 	c->gw = (struct gateway){0};
-	if (c->chip->gen5_gw)
+	if (c->chip->gen5_gw) {
 		c->gw.cache_rep_en = GW_CACHE_REP_ON;
+		c->gw.other_holds = c->p.gw_lock_held;
+	}
 }
 
-/* Reading the 5th generation's command register: the lock as it was, and taken. */
+bool sim_gw_other_holds(const struct cxsim_card *c)
+{
+	return c->gw.other_holds;
+}
+
+/* Reading the 5th generation's command register: the lock as it was, and taken (unless
+ * another agent holds it: then it reads 1 and stays theirs). */
 static uint32_t gen5_cmd_read(struct gateway *g)
 {
-	uint32_t v = (g->cmd & ~GW_LOCK) | (g->locked ? GW_LOCK : 0);
+	uint32_t v = (g->cmd & ~GW_LOCK) | (g->locked || g->other_holds ? GW_LOCK : 0);
 
-	g->locked = true;
+	if (!g->other_holds)
+		g->locked = true;
 	return v;
 }
 
@@ -208,8 +221,11 @@ void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 		return;
 	}
 	g->cmd = val;
-	if (c->chip->gen5_gw)
+	if (c->chip->gen5_gw) {
 		g->locked = val & GW_LOCK;
+		if (!(val & GW_LOCK))
+			g->other_holds = false; /* a forced release frees whoever held it */
+	}
 	if (!(val & GW_BUSY))
 		return;
 	if (c->p.stuck_busy)
