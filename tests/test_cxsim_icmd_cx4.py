@@ -175,6 +175,9 @@ def test_mstconfig_query_set_reset(cxsim, tmp_path):
     k = counters(stem)
     assert k["nv_writes"] >= 1 and k["gw_cmds"] == 0
     assert stem.with_suffix(".nv").exists()
+    # the store, decoded by boot-check with mstconfig's names
+    vals = cxsim.boot_check(stem)["next_boot_settings"]["values"]
+    assert (vals["LINK_TYPE_P1"], vals["SRIOV_EN"], vals["NUM_OF_VFS"]) == (2, 1, 8), vals
     s = cxsim.serve(stem)   # the store was saved and is read again
     m = Meter(s, "cx5 mstconfig")
     q = settings(ok(m.config("q (after set)", "q")).stdout)

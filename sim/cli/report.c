@@ -35,9 +35,11 @@ static void boot_json_fs3(struct sbuf *b, const struct cxsim_card *c)
 		sb_json_str(b, bi->why);
 	}
 	sb_printf(b, ",\"fw_running\":%s,\"pci_vendor\":\"0x%04x\",\"pci_device\":\"0x%04x\","
-		  "\"class\":\"0x%06x\",\"powered\":%s}", yes(cxsim_fw_running(c)),
-		  PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c), cxsim_class_now(c),
-		  yes(cxsim_powered(c)));
+		  "\"class\":\"0x%06x\",\"powered\":%s,\"next_boot_settings\":",
+		  yes(cxsim_fw_running(c)), PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c),
+		  cxsim_class_now(c), yes(cxsim_powered(c)));
+	report_settings_json(b, c);
+	sb_printf(b, "}");
 }
 
 void report_boot_json(struct sbuf *b, const struct cxsim_card *c)

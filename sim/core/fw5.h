@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cxsim.h"
+#include "tools.h"
 
 #define ICMD_MBOX_BYTES 0x340   /* ICMD_MAX_CMD_SIZE, mtcr_ul/mtcr_icmd_cif.h */
 #define ICMD_MBOX_DWORDS (ICMD_MBOX_BYTES / 4)
@@ -66,6 +67,7 @@ struct nv5_tlv {
 	uint8_t size;              /* bytes */
 	bool cap;                  /* a capability TLV: read-only */
 	uint32_t defaults[NV5_MAX_DWORDS];
+	const struct nv_field *fields; /* mstconfig's names of its fields (boot-check), NULL-ended */
 };
 const struct nv5_tlv *nv5_tlv_find(uint32_t type);
 unsigned nv5_port(uint32_t type);  /* the port of a per-port type dword, else 0 */

@@ -111,6 +111,28 @@ static void put(struct cxsim_setting *out, size_t max, size_t n, const struct nv
 	out[n].type_mod = t->type_mod;
 }
 
+/* A 5th-generation TLV: its fields by mstconfig's names (_Pn from the type's port), or the
+ * raw first dword of one the firmware model does not know. */
+static size_t nv5_settings(const struct nv_tlv *t, struct cxsim_setting *out, size_t max, size_t n)
+{
+	const struct nv5_tlv *info = nv5_tlv_find(t->type);
+	struct nv_tlv named = *t;
+	char raw[20];
+
+	named.type_mod = (uint8_t)nv5_port(t->type);
+	if (!info) {
+		snprintf(raw, sizeof(raw), "TLV_0x%08x", (unsigned)t->type);
+		put(out, max, n++, &named, raw, t->dw[0], NULL);
+		return n;
+	}
+	for (const struct nv_field *f = info->fields; f->name; f++) {
+		uint32_t v = field(t, f);
+
+		put(out, max, n++, &named, f->name, v, text(f, v));
+	}
+	return n;
+}
+
 size_t cxsim_nv_settings(const struct cxsim_card *c, struct cxsim_setting *out, size_t max)
 {
 	size_t n = 0;
@@ -118,8 +140,13 @@ size_t cxsim_nv_settings(const struct cxsim_card *c, struct cxsim_setting *out, 
 	for (unsigned i = 0; i < c->nv.n; i++) {
 		const struct nv_tlv *t = &c->nv.tlv[i];
 		const struct nv_tlv_info *info = t->type > 0xFFFF ? NULL : nv_tlv_info((uint16_t)t->type);
+		/* (on ConnectX-4/4 Lx/5 the type is NVDA's type dword: nv5_settings) */
 		char raw[20];
 
+		if (c->chip->gen5_gw) { /* ConnectX-4/4 Lx/5: NVDA's type dword */
+			n = nv5_settings(t, out, max, n);
+			continue;
+		}
 		if (!info) { /* not from MNVA (the model refuses those); a hand-edited STEM.nv */
 			snprintf(raw, sizeof(raw), "TLV_0x%04x", (unsigned)t->type);
 			put(out, max, n++, t, raw, t->dw[0], NULL);

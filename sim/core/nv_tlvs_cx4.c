@@ -45,14 +45,45 @@ enum {
 #define BOOT_ROM_EN (1u << 31)
 #define BOOT_PROTOCOL(p) ((uint32_t)(p) << 16)
 
+/* The fields boot-check decodes, mstconfig's names and value names (the db's params). */
+static const char *const bools[] = {"False", "True", NULL};
+static const char *const link_types[] = {"", "IB", "ETH", NULL};
+static const char *const boot_protocols[] = {"NONE", "PXE", "ISCSI", "", "PXE_WO_FAIL_ISCSI",
+					     "ISCSI_WO_FAIL_PXE", NULL};
+static const struct nv_field vpi_fields[] = {
+	{"LINK_TYPE", 0, 2, 2, link_types},
+	{NULL, 0, 0, 0, NULL},
+};
+static const struct nv_field pci_global_fields[] = {
+	{"SRIOV_EN", 1, 31, 1, bools},
+	{"NUM_OF_VFS", 1, 0, 16, NULL},
+	{"NUM_OF_PF", 1, 16, 8, NULL},
+	{NULL, 0, 0, 0, NULL},
+};
+static const struct nv_field pci_fields[] = {
+	{"EXP_ROM_PXE_ENABLE", 0, 26, 1, bools},
+	{"EXP_ROM_UEFI_x86_ENABLE", 0, 25, 1, bools},
+	{NULL, 0, 0, 0, NULL},
+};
+static const struct nv_field rom_boot_fields[] = {
+	{"LEGACY_BOOT_PROTOCOL", 0, 16, 8, boot_protocols},
+	{"BOOT_VLAN_EN", 0, 30, 1, bools},
+	{"BOOT_VLAN", 0, 0, 12, NULL},
+	{NULL, 0, 0, 0, NULL},
+};
+static const struct nv_field no_fields[] = {
+	{NULL, 0, 0, 0, NULL},
+};
+
 static const struct nv5_tlv tlvs[] = {
-	{"nv_vpi_link_type", CLASS_PHYS_PORT, 18, 4, false, {VPI_LINK(1)}},
-	{"nv_global_pci_conf", CLASS_GLOBAL, 128, 12, false, {0, PCI_NUM_PFS(1), 0}},
+	{"nv_vpi_link_type", CLASS_PHYS_PORT, 18, 4, false, {VPI_LINK(1)}, vpi_fields},
+	{"nv_global_pci_conf", CLASS_GLOBAL, 128, 12, false, {0, PCI_NUM_PFS(1), 0}, pci_global_fields},
 	{"nv_global_pci_cap", CLASS_GLOBAL, 129, 20, true,
-	 {CAP_MAX_VFS_VALID, CAP_SRIOV | CAP_MAX_PFS(1) | MAX_VFS, 0, 0, 0}},
-	{"nv_pci_conf", CLASS_PER_HOST_PER_FN, 128, 4, false, {ROM_PXE | ROM_UEFI_X86}},
-	{"nv_pci_cap", CLASS_PER_HOST_PER_FN, 129, 4, true, {ROM_PXE | ROM_UEFI_X86}},
-	{"nv_rom_boot_conf1", CLASS_PER_HOST_ALL_FN, 545, 4, false, {BOOT_ROM_EN | BOOT_PROTOCOL(1)}},
+	 {CAP_MAX_VFS_VALID, CAP_SRIOV | CAP_MAX_PFS(1) | MAX_VFS, 0, 0, 0}, no_fields},
+	{"nv_pci_conf", CLASS_PER_HOST_PER_FN, 128, 4, false, {ROM_PXE | ROM_UEFI_X86}, pci_fields},
+	{"nv_pci_cap", CLASS_PER_HOST_PER_FN, 129, 4, true, {ROM_PXE | ROM_UEFI_X86}, no_fields},
+	{"nv_rom_boot_conf1", CLASS_PER_HOST_ALL_FN, 545, 4, false, {BOOT_ROM_EN | BOOT_PROTOCOL(1)},
+	 rom_boot_fields},
 };
 
 static uint32_t type_index(uint32_t type)
