@@ -18,6 +18,11 @@
  * 4.21: SRIOV_EN=1 NUM_OF_VFS=4 arrives as 0x80000004). GET of a TLV never set answers
  * RES_NOT_AVLBL (8): "no valid tlv found, i.e default configuration are on"
  * (mlxcfg_param_lib.cpp@4.25). MNVIA (SET only) empties the store.
+ *
+ * ConnectX-4/4 Lx/5 (sim_reg_access5): the same framing on the ICMD mailbox of opcode
+ * 0x9001 (mtcr_ul_com.c@4.21 mreg_send_wrapper: FLASH_REG_ACCESS, the same buffer), with
+ * that generation's registers instead (access_regs_cx4.c, nv_regs_cx4.c; hw-access.md
+ * §3.14); there the 4th generation's MNVA/MNVIA layouts do not apply (0x9024 is NVDA).
  */
 #include <string.h>
 
