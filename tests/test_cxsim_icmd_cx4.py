@@ -214,6 +214,10 @@ def test_fault_stops_the_burn_and_nothing_is_written(cxsim, tmp_path, fault):
     s = cxsim.serve(stem)
     r = Meter(s, f"{chip} {fault}").flint("burn", "-i", new, "-allow_psid_change", "-y", "burn")
     failed(r, FAULTS[fault])
+    if fault == "sem-held":
+        # 4.21's -clear_semaphore opens ICMD first, which takes the same semaphore: it fails
+        failed(Meter(s, f"{chip} {fault}").flint("-clear_semaphore", "-clear_semaphore"),
+               "MFE_CR_ERROR")
     assert s.stop() == 0
     k = counters(stem)
     assert k["bytes_programmed"] == 0 and k["gw_cmds"] == 0
