@@ -188,7 +188,7 @@ static void set_running_identity(struct cxsim_card *c)
 
 bool cxsim_fw_running(const struct cxsim_card *c)
 {
-	return c->boot.booted && !c->chip->no_fw && !(c->chip->gen5_gw && c->p.recovery);
+	return c->boot.booted && !(c->chip->gen5_gw && c->p.recovery);
 }
 
 static void boot_rom(struct cxsim_card *c)

@@ -21,7 +21,6 @@ struct sim_chip_info {
 	bool has_tools;          /* the firmware's tools HCR (settings interface), §8: CX3/Pro */
 	uint16_t recovery_pci;   /* PCI device ID in recovery mode */
 	unsigned fs;             /* image format: 2 (FS2), 3 (FS3) or 4 (FS4) */
-	bool no_fw;              /* no running firmware modelled: always in recovery mode */
 	bool gen5_gw;            /* 5th-generation gateway: lock bit 31, cache replacement */
 	uint32_t boot_addr_reg;  /* the boot-address register */
 	unsigned boot_addr_shift; /* where the address sits in it (8: bits 31:8) */

@@ -238,8 +238,8 @@ struct cxsim_counters {
 /* What the boot-ROM model found at the last power-on. */
 struct cxsim_boot {
 	/* false: no valid image, the card is in recovery mode. true: an image that would
-	 * boot; a chip without modelled firmware (CX4, 4 Lx, 5) stays in recovery mode
-	 * all the same (cxsim_fw_running). */
+	 * boot; a CX4, 4 Lx or 5 strapped with params.recovery stays in recovery mode all
+	 * the same (cxsim_fw_running). */
 	bool booted;
 	uint32_t start;         /* physical start of the image that boots */
 	unsigned slot;          /* 0 or 1 */
