@@ -263,3 +263,15 @@ def test_connectx4_running_query(cxsim, tmp_path):
     k = s.card_stats()["counters"]
     assert s.stop() == 0
     assert k["gw_cmds"] == 0 and k["icmd_reg_access"] > 0
+
+
+def test_running_card_without_vsec_is_not_reached(cxsim, tmp_path):
+    """Debian's mstflint 4.21 reaches ICMD only through the VSEC: without one it sends the
+    register accesses in-band, and that fails before anything touches the card's flash."""
+    img = image(tmp_path, "cx4lx", CHIPS["cx4lx"][2], "SIM_CX4LX", "fw.bin")
+    stem = cxsim.create("card", "--chip", "cx4lx", "--image", img, "--vsec", "none")
+    s = cxsim.serve(stem)
+    failed(Meter(s, "cx4lx --vsec none").flint("q", "q"), "MFE_MAD_SEND_ERR")
+    k = s.card_stats()["counters"]
+    assert s.stop() == 0
+    assert k["gw_cmds"] == 0 and k["icmd_cmds"] == 0
