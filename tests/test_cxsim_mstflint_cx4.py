@@ -2,7 +2,8 @@
 """Unmodified mstflint 4.21 against simulated ConnectX-4, 4 Lx and 5 cards in flash-recovery
 ("livefish") mode.
 
-cxsim models these chips without running firmware: the card always shows its recovery PCI
+The cards are created with --recovery (strapped for flash recovery, so no firmware runs
+whatever the flash holds; test_cxsim_icmd_cx4.py has them with firmware): the card always shows its recovery PCI
 ID (the HW ID itself, 0x209/0x20b/0x20d) and a memory-controller class, and mstflint reaches
 the flash through the VSEC and the 5th-generation gateway (lock bit 31 of 0xf0400, cache
 replacement at 0xf0420). Images come from sim/mkfs3 with a 1 MiB slot (--slot-log 20) and no
@@ -94,7 +95,7 @@ def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
     fmt, rec_id, old_fw, new_fw = CHIPS[chip]
     psid = f"SIM_{chip.upper()}"
     old, new = image(tmp_path, chip, old_fw, "old.bin"), image(tmp_path, chip, new_fw, "new.bin")
-    stem = cxsim.create("card", "--chip", chip)
+    stem = cxsim.create("card", "--chip", chip, "--recovery")
     s = cxsim.serve(stem)
     assert s.read(0, "device") == rec_id and s.read(0, "class") == "0x050000"
     m = Meter(s, chip)
@@ -134,7 +135,7 @@ def test_livefish_card_burn_query_verify_failsafe(cxsim, tmp_path, chip):
 def test_write_protected_flash_is_refused_and_unchanged(cxsim, tmp_path, chip):
     fmt, _, old_fw, _ = CHIPS[chip]
     img = image(tmp_path, chip, old_fw, "old.bin")
-    stem = cxsim.create("card", "--chip", chip)
+    stem = cxsim.create("card", "--chip", chip, "--recovery")
     ok(run([BUILD / "host" / "cxsim", "fault", stem, "--write-protect", "on"]))
     before = stem.with_suffix(".flash").read_bytes()
     s = cxsim.serve(stem)
@@ -185,7 +186,8 @@ def test_flash_parts_as_mstflint_sees_them(cxsim, tmp_path, part):
     (JEDEC 0xef4019), for which 4.21 has no table entry. On a ConnectX-4 Lx it uses
     3-byte instructions on the 32 MiB parts too (is_four_byte_address_needed: 0)."""
     img = image(tmp_path, "cx4lx", CHIPS["cx4lx"][2], "old.bin")
-    stem = cxsim.create("card", "--chip", "cx4lx", "--flash", part, "--image", img)
+    stem = cxsim.create("card", "--chip", "cx4lx", "--flash", part, "--image", img,
+                         "--recovery")
     s = cxsim.serve(stem)
     r = Meter(s, part).run("q", "q")
     k = s.card_stats()["counters"]
@@ -207,7 +209,8 @@ def test_cx5_with_32mib_part_sees_its_image_twice(cxsim, tmp_path):
     r = run([MKFS3, "--chip", "cx5", "--dump", "-o", dump, "--slot-log", str(SLOT_LOG),
              "--no-rom", "--flash-size", str(32 << 20)])
     assert r.returncode == 0, r.stderr
-    stem = cxsim.create("card", "--chip", "cx5", "--flash", "W25Q256JV-IM", "--image", dump)
+    stem = cxsim.create("card", "--chip", "cx5", "--flash", "W25Q256JV-IM", "--image", dump,
+                         "--recovery")
     assert cxsim.boot_check(stem)["would_boot"]
     s = cxsim.serve(stem)
     r = Meter(s, "cx5 W25Q256JV-IM").run("q", "q")

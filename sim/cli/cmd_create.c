@@ -20,7 +20,7 @@ struct create_opts {
 	const char *pci_device, *rev, *hw_id, *subsys, *seed, *slot, *vsec;
 	const char *ports, *max_vfs, *bar_size, *max_bar_size, *caps;  /* the settings profile */
 	uint64_t slot_no;
-	bool wo_window, empty, corrupt, no_cr_mbox;
+	bool wo_window, empty, corrupt, no_cr_mbox, recovery;
 	struct fs2_identity id;
 };
 
@@ -41,7 +41,7 @@ static const struct opt value_opts[] = {
 /* The options that are a flag (bool). */
 static const struct opt flag_opts[] = {
 	{"--no-cr-mbox", AT(no_cr_mbox)}, {"--wo-window", AT(wo_window)}, {"--empty", AT(empty)},
-	{"--corrupt", AT(corrupt)},
+	{"--corrupt", AT(corrupt)}, {"--recovery", AT(recovery)},
 };
 #undef AT
 
@@ -174,6 +174,10 @@ static int set_params(const struct create_opts *o, struct cxsim_params *p)
 	if (o->chip && cxsim_chip_parse(o->chip, &chip))
 		return cli_usage(CMD, "--chip: '%s' is not cx2, cx3, cx3pro, cx4, cx4lx or cx5", o->chip);
 	cxsim_params_default(p, chip);
+	if (o->recovery && cxsim_chip_format(chip) == 2)
+		return cli_usage(CMD, "--recovery is for cx4, cx4lx and cx5 (an FS2 chip without a "
+				 "valid image is in recovery mode anyway)");
+	p->recovery = o->recovery;
 	if (o->pci_device) {
 		if (number_parse(o->pci_device, 0xFFFF, &v))
 			return cli_usage(CMD, "--pci-device: '%s' is not a 16-bit ID", o->pci_device);
@@ -312,7 +316,7 @@ int cmd_create(int argc, char **argv)
 			       o.corrupt ? " (damaged)" : "");
 		if (bi->booted && !cxsim_fw_running(c))
 			printf("FS%u image would boot from slot %u: FW %u.%u.%u, PSID %s; recovery mode "
-			       "(PCI ID %04x): no running firmware modelled\n", bi->fs, bi->slot,
+			       "(PCI ID %04x): held there by --recovery\n", bi->fs, bi->slot,
 			       bi->fw_ver[0], bi->fw_ver[1], bi->fw_ver[2], bi->psid,
 			       cxsim_pci_device_now(c));
 		else if (bi->booted)

@@ -61,6 +61,8 @@ static bool *onoff_field(const char *opt, struct cxsim_params *p)
 		return &p->write_protect;
 	if (!strcmp(opt, "--vsec-sem-held"))
 		return &p->sem_held_vsec;
+	if (!strcmp(opt, "--gw-lock-held"))
+		return &p->gw_lock_held;
 	return NULL;
 }
 
@@ -82,6 +84,10 @@ static int apply(const char *opt, const char *v, struct cxsim_params *p)
 		if (cxsim_hcr_fault_parse(v, &p->hcr_fault))
 			return cli_usage(CMD, "%s: '%s' is not none, not-started, old-fw, nv-corrupt, "
 					 "sem-held or go-stuck", opt, v);
+	} else if (!strcmp(opt, "--icmd")) {
+		if (cxsim_icmd_fault_parse(v, &p->icmd_fault))
+			return cli_usage(CMD, "%s: '%s' is not none, busy, not-started, sem-held or "
+					 "secure-fw", opt, v);
 	} else if (!strcmp(opt, "--sem-held")) {
 		if (sem_held(v, p))
 			return cli_usage(CMD, "%s: '%s' is not none, gpio, flashprog or both", opt, v);
@@ -144,11 +150,12 @@ int cmd_fault(int argc, char **argv)
 		if (p.stuck_mask)
 			snprintf(stuck, sizeof(stuck), "0x%06x:0x%02x", p.stuck_addr, p.stuck_mask);
 		printf("%s: power_cut_after=%llu stuck_busy=%s sem_held_gpio=%s sem_held_flashprog=%s "
-		       "write_protect=%s stuck_bits=%s sem_held_vsec=%s hcr=%s\n", stem,
+		       "write_protect=%s stuck_bits=%s sem_held_vsec=%s hcr=%s icmd=%s gw_lock_held=%s\n", stem,
 		       (unsigned long long)p.power_cut_after, p.stuck_busy ? "on" : "off",
 		       p.sem_held_gpio ? "on" : "off", p.sem_held_flashprog ? "on" : "off",
 		       p.write_protect ? "on" : "off", stuck, p.sem_held_vsec ? "on" : "off",
-		       cxsim_hcr_fault_name(p.hcr_fault));
+		       cxsim_hcr_fault_name(p.hcr_fault), cxsim_icmd_fault_name(p.icmd_fault),
+		       p.gw_lock_held ? "on" : "off");
 	}
 	cxsim_free(c);
 	return rc;

@@ -16,7 +16,7 @@ static const char *yes(bool v)
 	return v ? "true" : "false";
 }
 
-/* FS3/FS4 chips (no running firmware modelled): the boot ROM's verdict and the IDs. */
+/* FS3/FS4 chips: the boot ROM's verdict, whether the firmware runs, and the IDs. */
 static void boot_json_fs3(struct sbuf *b, const struct cxsim_card *c)
 {
 	const struct cxsim_boot *bi = cxsim_boot_info(c);
@@ -35,9 +35,11 @@ static void boot_json_fs3(struct sbuf *b, const struct cxsim_card *c)
 		sb_json_str(b, bi->why);
 	}
 	sb_printf(b, ",\"fw_running\":%s,\"pci_vendor\":\"0x%04x\",\"pci_device\":\"0x%04x\","
-		  "\"class\":\"0x%06x\",\"powered\":%s}", yes(cxsim_fw_running(c)),
-		  PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c), cxsim_class_now(c),
-		  yes(cxsim_powered(c)));
+		  "\"class\":\"0x%06x\",\"powered\":%s,\"next_boot_settings\":",
+		  yes(cxsim_fw_running(c)), PCI_VENDOR_MELLANOX, cxsim_pci_device_now(c),
+		  cxsim_class_now(c), yes(cxsim_powered(c)));
+	report_settings_json(b, c);
+	sb_printf(b, "}");
 }
 
 void report_boot_json(struct sbuf *b, const struct cxsim_card *c)
@@ -120,13 +122,16 @@ void report_counters_json(struct sbuf *b, const struct cxsim_counters *k)
 	sb_printf(b, ",\"tools_cmds\":%" PRIu64 ",\"tools_by_opcode\":{\"QUERY_DEV_CAP\":%" PRIu64
 		  ",\"QUERY_DEF_PARAMS\":%" PRIu64 ",\"ACCESS_REGISTER\":%" PRIu64 ",\"MBOX\":%" PRIu64
 		  "},\"tools_without_sem\":%" PRIu64 ",\"nv_write_cmds\":%" PRIu64 ",\"nv_writes\":%"
-		  PRIu64 ",\"time_ns\":%" PRIu64 "}", k->tools_cmds,
+		  PRIu64 ",\"icmd_cmds\":%" PRIu64 ",\"icmd_without_sem\":%" PRIu64
+		  ",\"icmd_reg_access\":%" PRIu64 ",\"fw_flash_cmds\":%" PRIu64
+		  ",\"time_ns\":%" PRIu64 "}", k->tools_cmds,
 		  k->tools_by_opcode[CXSIM_TOOLS_OP_DEV_CAP], k->tools_by_opcode[CXSIM_TOOLS_OP_DEF_PARAMS],
 		  k->tools_by_opcode[CXSIM_TOOLS_OP_REG_ACCESS], k->tools_by_opcode[CXSIM_TOOLS_OP_MBOX],
-		  k->tools_without_sem, k->nv_write_cmds, k->nv_writes, k->time_ns);
+		  k->tools_without_sem, k->nv_write_cmds, k->nv_writes, k->icmd_cmds,
+		  k->icmd_without_sem, k->icmd_reg_access, k->fw_flash_cmds, k->time_ns);
 }
 
-/* FS3/FS4 chips: whether an image would boot; the card runs none (recovery mode). */
+/* FS3/FS4 chips: whether an image would boot, and whether its firmware runs. */
 static void boot_text_fs3(FILE *f, const struct cxsim_card *c)
 {
 	const struct cxsim_boot *bi = cxsim_boot_info(c);
@@ -140,8 +145,10 @@ static void boot_text_fs3(FILE *f, const struct cxsim_card *c)
 			"%u valid image(s)\n", bi->fs, bi->slot, bi->start, bi->slot_log, bi->nvalid);
 		fprintf(f, "FW version:  %s\n", ver);
 		fprintf(f, "PSID:        %s\n", bi->psid);
-		fprintf(f, "boots:       recovery mode all the same: no running firmware is modelled "
-			"for this chip\n");
+		if (cxsim_fw_running(c))
+			fprintf(f, "boots:       yes: the firmware runs (ICMD, access registers)\n");
+		else
+			fprintf(f, "boots:       recovery mode all the same: held there (--recovery)\n");
 	}
 	fprintf(f, "PCI ID:      %04x:%04x, class 0x%06x\n", PCI_VENDOR_MELLANOX,
 		cxsim_pci_device_now(c), cxsim_class_now(c));

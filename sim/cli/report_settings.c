@@ -50,7 +50,7 @@ void report_settings_text(FILE *f, const struct cxsim_card *c)
 	size_t n = cxsim_nv_settings(c, s, MAX_SETTINGS);
 	const struct cxsim_params *p = cxsim_get_params(c);
 
-	if (!cxsim_chip_has_tools(p->chip))
+	if (!cxsim_chip_has_tools(p->chip) && cxsim_chip_format(p->chip) == 2)
 		return; /* a ConnectX-2 has no settings at all */
 	if (n > MAX_SETTINGS)
 		n = MAX_SETTINGS;

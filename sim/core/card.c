@@ -22,12 +22,15 @@
  * dev_mgt/tools_dev_types.c; recovery PCI ID = HW ID (mtcr_ul_com.c
  * live_fish_id_database, dm_is_livefish_mode); boot address 0xf0000 bits 31:8 on CX4/4 Lx,
  * 0xf00c0 on CX5 (mflash.c mf_update_boot_addr); HW semaphore 0xe250c on CX4/4 Lx, 0xe74e0
- * on CX5 (tools_res_mgmt.c g_dev_sem_info_db). No revision is known: 0. */
+ * on CX5 (tools_res_mgmt.c g_dev_sem_info_db). No revision is known: 0. Their firmware runs
+ * when the flash holds a valid image (hw-access.md §3.14), and their VSEC offers the ICMD
+ * space besides CXSIM_VSEC_FULL (mtcr_ul_icmd_cif.c SET_SPACE_FOR_ICMD_ACCESS: mstflint
+ * reaches the ICMD mailbox there; without it its accesses would land in crspace). */
 #define GEN5(nm, hw, pf, format, bootreg, shift, sem) \
 	{.name = nm, .hw_id = hw, .default_pci = pf, .default_rev = 0, .boot_positions = 10, \
-	 .recovery_pci = hw, .fs = format, .no_fw = true, .gen5_gw = true, .boot_addr_reg = bootreg, \
+	 .recovery_pci = hw, .fs = format, .gen5_gw = true, .boot_addr_reg = bootreg, \
 	 .boot_addr_shift = shift, .hw_sem = sem, .default_part = "W25Q128JV", \
-	 .default_vsec = CXSIM_VSEC_FULL}
+	 .default_vsec = CXSIM_VSEC_FULL | CXSIM_VSEC_BIT(CXSIM_AS_ICMD)}
 #define GEN4(nm, hw, pf, rev, fps, npos, tools) \
 	{.name = nm, .hw_id = hw, .default_pci = pf, .default_rev = rev, .has_flashprog_sem = fps, \
 	 .boot_positions = npos, .has_tools = tools, .recovery_pci = hw + 1, .fs = 2, \
@@ -179,12 +182,13 @@ static void set_running_identity(struct cxsim_card *c)
 {
 	c->boot_addr = 0;
 	if (cxsim_fw_running(c))
-		c->boot_addr = c->boot.start << 8; /* as a burner leaves it, §4.4 (UNCONFIRMED at power-on) */
+		c->boot_addr = c->boot.start << c->chip->boot_addr_shift; /* as a burner leaves it, §4.4
+									    * (UNCONFIRMED at power-on) */
 }
 
 bool cxsim_fw_running(const struct cxsim_card *c)
 {
-	return c->boot.booted && !c->chip->no_fw;
+	return c->boot.booted && !(c->chip->gen5_gw && c->p.recovery);
 }
 
 static void boot_rom(struct cxsim_card *c)
@@ -219,6 +223,7 @@ void cxsim_power_cycle(struct cxsim_card *c)
 	sim_cr_reset(c);
 	sim_gw_reset(c);
 	sim_tools_reset(c);   /* the settings store (c->nv) is non-volatile: kept */
+	sim_icmd_reset(c);
 	sim_pcicfg_reset(c);
 	set_running_identity(c);
 }
@@ -386,7 +391,8 @@ static const struct {
 	U(pci_device), U(hw_rev), U(subsys_vendor), U(subsys_device), U(wo_addr_window), U(seed),
 	U(power_cut_after), U(stuck_busy), U(sem_held_gpio), U(sem_held_flashprog), U(write_protect),
 	U(stuck_addr), U(stuck_mask), OPTIONAL(vsec_spaces), OPTIONAL(sem_held_vsec),
-	OPTIONAL(no_cr_mbox), OPTIONAL(hw_id),
+	OPTIONAL(no_cr_mbox), OPTIONAL(hw_id), OPTIONAL(recovery),
+	OPTIONAL(gw_lock_held),
 	TOOLS(ports), TOOLS(max_vfs), TOOLS(bar_size), TOOLS(max_bar_size), TOOLS(caps), TOOLS(supp),
 	TOOLS(def_sriov_en), TOOLS(def_num_vfs), TOOLS(def_link_type), TOOLS(def_phy_type),
 	TOOLS(def_xfi_mode), TOOLS(def_force_mode), TOOLS(def_wol_magic), TOOLS(def_boot_rom),
@@ -411,6 +417,8 @@ static void put_num(struct cxsim_params *p, size_t i, unsigned long long v)
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_flashprog) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, sem_held_vsec) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, no_cr_mbox) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, recovery) ||
+				      num_keys[i].off == offsetof(struct cxsim_params, gw_lock_held) ||
 				      num_keys[i].off == offsetof(struct cxsim_params, write_protect)))
 		*f = v != 0;
 }
@@ -461,6 +469,13 @@ static int parse_conf(FILE *in, struct cxsim_params *p, char *err, size_t errlen
 		if (!strcmp(line, "hcr_fault")) {
 			if (cxsim_hcr_fault_parse(val, &p->hcr_fault)) {
 				snprintf(err, errlen, "line %d: unknown hcr_fault '%s'", lineno, val);
+				return -1;
+			}
+			continue;
+		}
+		if (!strcmp(line, "icmd_fault")) {
+			if (cxsim_icmd_fault_parse(val, &p->icmd_fault)) {
+				snprintf(err, errlen, "line %d: unknown icmd_fault '%s'", lineno, val);
 				return -1;
 			}
 			continue;
@@ -592,6 +607,9 @@ int cxsim_save(struct cxsim_card *c, const char *stem, char *err, size_t errlen)
 	if (c->p.hcr_fault && n < sizeof(conf))
 		n += (size_t)snprintf(conf + n, sizeof(conf) - n, "hcr_fault=%s\n",
 				      cxsim_hcr_fault_name(c->p.hcr_fault));
+	if (c->p.icmd_fault && n < sizeof(conf))
+		n += (size_t)snprintf(conf + n, sizeof(conf) - n, "icmd_fault=%s\n",
+				      cxsim_icmd_fault_name(c->p.icmd_fault));
 	if (n >= sizeof(conf)) {
 		snprintf(err, errlen, "the parameters do not fit in %zu bytes (model bug)", sizeof(conf));
 		return -1;

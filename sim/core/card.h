@@ -7,6 +7,7 @@
 #include "cxsim.h"
 #include "spi_nor.h"
 #include "tools.h"
+#include "fw5.h"
 
 /* Chip facts, hw-access.md §1.1–§1.2 (CX4 and later: hw-access.md §3.13, and mstflint 4.21 as
  * cited in card.c). */
@@ -20,7 +21,6 @@ struct sim_chip_info {
 	bool has_tools;          /* the firmware's tools HCR (settings interface), §8: CX3/Pro */
 	uint16_t recovery_pci;   /* PCI device ID in recovery mode */
 	unsigned fs;             /* image format: 2 (FS2), 3 (FS3) or 4 (FS4) */
-	bool no_fw;              /* no running firmware modelled: always in recovery mode */
 	bool gen5_gw;            /* 5th-generation gateway: lock bit 31, cache replacement */
 	uint32_t boot_addr_reg;  /* the boot-address register */
 	unsigned boot_addr_shift; /* where the address sits in it (8: bits 31:8) */
@@ -41,6 +41,7 @@ struct gateway {
 	uint32_t cmd, addr, data[4];
 	bool cs_held;            /* the previous transaction kept chip select asserted */
 	bool locked;             /* 5th generation: the lock, bit 31 of the command register */
+	bool other_holds;        /* 5th generation: another agent holds the lock (a fault) */
 	uint32_t cache_rep_en;   /* 5th generation: 0xf0420, bit 0 = cache replacement on */
 };
 
@@ -88,6 +89,7 @@ struct cxsim_card {
 	struct gateway gw;
 	struct tools_hcr hcr;         /* the settings interface, tools.h */
 	struct nv_store nv;           /* the settings store: survives power cycles */
+	struct icmd icmd;             /* 5th generation: the firmware's ICMD interface (icmd.c) */
 
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;
@@ -113,6 +115,7 @@ bool sim_tools_sem_held(const struct cxsim_card *c); /* 0xf03bc, likewise */
 
 /* gateway.c */
 uint32_t sim_gw_read(struct cxsim_card *c, uint32_t addr);
+bool sim_gw_other_holds(const struct cxsim_card *c); /* 5th gen: the lock is another agent's */
 void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val);
 void sim_gw_reset(struct cxsim_card *c);
 

@@ -11,7 +11,8 @@
  * the chip table says (CX5: 0xf00c0, the address in bits 31:0), the tools' HW
  * semaphore (0xe250c or 0xe74e0) is read-to-lock like the others, and 0xf0204 is a
  * plain register (mstflint sets bit 1, power_boot_partial_reset, after it moves the
- * boot address). The gateway reaches up to 0xf0420 (gateway.c).
+ * boot address). The gateway reaches up to 0xf0420 (gateway.c). With firmware running,
+ * 0xb0004 (CX4, 4 Lx) or 0xb5e04 (CX5) says whether ICMD is up (icmd.c).
  */
 #include "card.h"
 
@@ -129,7 +130,7 @@ uint32_t sim_cr_read(struct cxsim_card *c, uint32_t addr)
 		return sim_gw_read(c, addr);
 	if (chip_reg_read(c, addr, &v))
 		return v;
-	if (sim_tools_read(c, addr, &v))
+	if (sim_tools_read(c, addr, &v) || sim_icmd_cr_read(c, addr, &v))
 		return v;
 	switch (addr) {
 	case CR_HW_ID:

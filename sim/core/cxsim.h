@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cxsim.h — the card model: a ConnectX-2 / ConnectX-3 / ConnectX-3 Pro as seen
  * from PCI, at the register level; a ConnectX-4 / 4 Lx / 5 in flash-recovery
- * ("livefish") mode only: no running firmware, the 5th-generation flash gateway. The manual of the hardware is
+ * ("livefish") mode (the 5th-generation flash gateway) or, with a valid image, running
+ * its firmware (ICMD over the VSEC and the access registers mstflint and mstconfig use,
+ * hw-access.md §3.14; sim/core/fw5.h). The manual of the hardware is
  * docs/hw-access.md (section numbers below refer to it).
  *
  * The model is front-end agnostic: it has no I/O but the two state files it
@@ -44,7 +46,8 @@
 
 /* VSEC gateway address spaces (mtcr's AS_*, §2.4), as bits of params.vsec_spaces. */
 #define CXSIM_AS_ICMD_EXT 0x1
-#define CXSIM_AS_CR_SPACE 0x2       /* the only one modelled: it reaches crspace */
+#define CXSIM_AS_CR_SPACE 0x2       /* crspace, as the window reaches it */
+#define CXSIM_AS_ICMD 0x3           /* CX4 and later with firmware: the ICMD interface (§3.14) */
 #define CXSIM_AS_SEMAPHORE 0xA
 #define CXSIM_VSEC_BIT(space) (1u << (space))
 /* What mtcr requires before it uses the VSEC (VSEC_MIN_SUPPORT_UL, §2.4). */
@@ -52,8 +55,9 @@
 			 CXSIM_VSEC_BIT(CXSIM_AS_SEMAPHORE))
 #define CXSIM_VSEC_CRSPACE_ONLY CXSIM_VSEC_BIT(CXSIM_AS_CR_SPACE)
 
-/* CX4, CX4LX, CX5: always in recovery mode (no running firmware is modelled yet);
- * their flash holds FS3 (CX4, 4 Lx) or FS4 (CX5) images (docs/fs3-format.md). */
+/* CX4, CX4LX, CX5: their flash holds FS3 (CX4, 4 Lx) or FS4 (CX5) images
+ * (docs/fs3-format.md); with a valid one their firmware runs (ICMD and access registers,
+ * hw-access.md §3.14), unless params.recovery holds them in recovery mode. */
 enum cxsim_chip { CXSIM_CX2, CXSIM_CX3, CXSIM_CX3PRO, CXSIM_CX4, CXSIM_CX4LX, CXSIM_CX5 };
 
 /* ---- The settings interface (hw-access.md §8; sim/core/tools_hcr.h has the register
@@ -141,6 +145,18 @@ enum cxsim_hcr_fault {
 	CXSIM_HCR_NFAULTS
 };
 
+/* Faults of the 5th generation's ICMD interface (`cxsim fault --icmd`, hw-access.md §3.14). */
+enum cxsim_icmd_fault {
+	CXSIM_ICMD_OK,           /* "none" */
+	CXSIM_ICMD_BUSY,         /* "busy": the go bit never clears, no command runs */
+	CXSIM_ICMD_NOT_STARTED,  /* "not-started": 0xb0004/0xb5e04 bit 31 (static configuration
+				  * not done) stays set; a command sent all the same fails (status 3) */
+	CXSIM_ICMD_SEM_HELD,     /* "sem-held": another agent holds the ICMD semaphore (VSEC
+				  * SEMAPHORE space dword 0) until someone writes 0 to it */
+	CXSIM_ICMD_SECURE_FW,    /* "secure-fw": MGIR reports secure (and signed) firmware */
+	CXSIM_ICMD_NFAULTS
+};
+
 /* What a card is. Saved beside the flash in a small key=value text file. */
 struct cxsim_params {
 	enum cxsim_chip chip;
@@ -179,6 +195,14 @@ struct cxsim_params {
 	struct cxsim_tools_profile tools;
 	bool no_cr_mbox;            /* no CR mailbox at 0xe0000: tools use MBOX_WRITE/MBOX_READ */
 	enum cxsim_hcr_fault hcr_fault;
+
+	/* CX4, 4 Lx, 5. The card is strapped for flash recovery: it stays in recovery mode
+	 * whatever its flash holds (the model of these chips before it had firmware). */
+	bool recovery;
+	enum cxsim_icmd_fault icmd_fault;
+	/* CX4, 4 Lx, 5: another agent holds the gateway lock (0xf0400 bit 31) from power-on
+	 * until a client writes the command register with bit 31 clear (a forced release). */
+	bool gw_lock_held;
 };
 
 struct cxsim_counters {
@@ -204,14 +228,18 @@ struct cxsim_counters {
 	uint64_t tools_without_sem;         /* commands started while the client did not hold 0xf03bc */
 	uint64_t nv_write_cmds;             /* settings-writing commands received: MNVA SET, MNVIA */
 	uint64_t nv_writes;                 /* ... of them the firmware carried out (store written) */
+	uint64_t icmd_cmds;                 /* 5th generation: ICMD commands started (go set) */
+	uint64_t icmd_without_sem;          /* ... while the ICMD semaphore (SEMAPHORE dword 0) was free */
+	uint64_t icmd_reg_access;           /* ... of them ACCESS_REGISTER (0x9001) that ran */
+	uint64_t fw_flash_cmds;             /* flash registers (MFBA/MFBE) the firmware carried out */
 	uint64_t time_ns;                   /* the model's clock */
 };
 
 /* What the boot-ROM model found at the last power-on. */
 struct cxsim_boot {
 	/* false: no valid image, the card is in recovery mode. true: an image that would
-	 * boot; a chip without modelled firmware (CX4, 4 Lx, 5) stays in recovery mode
-	 * all the same (cxsim_fw_running). */
+	 * boot; a CX4, 4 Lx or 5 strapped with params.recovery stays in recovery mode all
+	 * the same (cxsim_fw_running). */
 	bool booted;
 	uint32_t start;         /* physical start of the image that boots */
 	unsigned slot;          /* 0 or 1 */
@@ -240,7 +268,7 @@ struct cxsim_setting {
 	char name[32];
 	uint32_t value;
 	const char *text;       /* the value's name as mstconfig prints it ("ETH"), or NULL */
-	uint16_t tlv_type;
+	uint32_t tlv_type;      /* CX4 and later: NVDA's type dword */
 	uint8_t type_mod;       /* the port, 0 for global TLVs */
 };
 
@@ -348,6 +376,10 @@ uint32_t cxsim_class_now(const struct cxsim_card *c);   /* 0x028000 or 0x050000 
  * nodnic_init_seg, expansion_rom, nd_crspace, scan_crspace, semaphore,
  * recovery, mac) or numbers 0..31. 0 or -1. */
 int cxsim_vsec_parse(const char *s, uint32_t *spaces);
+
+/* ICMD faults by name (the enum's comments). 0 or -1. */
+const char *cxsim_icmd_fault_name(enum cxsim_icmd_fault f);
+int cxsim_icmd_fault_parse(const char *s, enum cxsim_icmd_fault *f);
 
 /* Settings-interface faults by name (the enum's comments), and the capability bits
  * from a comma list of sriov, wol_p1, wol_p2, vpi_p1, vpi_p2, bar_size, or "all"/"none".

@@ -25,9 +25,16 @@
  *  - FLASH_ENABLE does not exist (mflash_dev_capability.c is_flash_enable_needed: 0):
  *    bit 13 is ignored;
  *  - 0xf0408 [25:0] (cache-replacement offset) and 0xf040c [23:16] (its command) read
- *    0: no firmware runs, so nothing waits to be replaced and mstflint takes the
- *    direct-access path (check_cache_replacement_guard). Writes are ignored, counted
- *    as unmodelled;
+ *    0 in recovery mode: no firmware runs, so nothing waits to be replaced and mstflint
+ *    takes the direct-access path (check_cache_replacement_guard). With firmware running
+ *    (hw-access.md §3.14) they read non-zero, the firmware fetching its code from the
+ *    flash, so mstflint leaves the gateway alone and asks the firmware (ICMD, MFBA). The
+ *    values are UNCONFIRMED (any non-zero one sends mstflint that way). Writes are
+ *    ignored, counted as unmodelled;
+ *  - the fault gw_lock_held: another agent holds the lock from power-on; bit 31 reads 1
+ *    and a read does not take it, until a client writes the command register with bit 31
+ *    clear (a forced release). The running firmware needs the gateway for its own flash
+ *    work, so meanwhile its flash registers answer "busy" (access_regs_cx4.c);
  *  - 0xf0420 bit 0 enables cache replacement; it reads 1 at power-on (UNCONFIRMED:
  *    mstflint clears it while it holds the lock and sets it again on release, so
  *    that is the state it expects to find). Transactions while it is set are counted
@@ -44,6 +51,9 @@
 #define GW_CACHE_REP_EN 0xF0420    /* 5th gen: bit 0 cache replacement on, HCR_CACHE_REPLACEMNT_EN_ADDR */
 #define GW_CACHE_REP_ON 0x1u       /* mflash.c disable_cache_replacement: bit 0 */
 #define GW_LOCK (1u << 31)         /* 5th gen: HBO_LOCK, mflash.c is4_flash_lock */
+#define GUARD_OFF_RUNNING 0x4000u  /* with firmware: an offset being fetched (UNCONFIRMED value) */
+#define GUARD_CMD_RUNNING (0x0Bu << 16) /* with firmware: a fetch command in [23:16] (UNCONFIRMED:
+					 * the SPI fast-read opcode, a guess) */
 
 #define GW_READ_OP (1u << 0)       /* data phase reads the flash, §3.1 */
 #define GW_CMD_PHASE (1u << 2)
@@ -62,16 +72,25 @@
 void sim_gw_reset(struct cxsim_card *c)
 {
 	c->gw = (struct gateway){0};
-	if (c->chip->gen5_gw)
+	if (c->chip->gen5_gw) {
 		c->gw.cache_rep_en = GW_CACHE_REP_ON;
+		c->gw.other_holds = c->p.gw_lock_held;
+	}
 }
 
-/* Reading the 5th generation's command register: the lock as it was, and taken. */
+bool sim_gw_other_holds(const struct cxsim_card *c)
+{
+	return c->gw.other_holds;
+}
+
+/* Reading the 5th generation's command register: the lock as it was, and taken (unless
+ * another agent holds it: then it reads 1 and stays theirs). */
 static uint32_t gen5_cmd_read(struct gateway *g)
 {
-	uint32_t v = (g->cmd & ~GW_LOCK) | (g->locked ? GW_LOCK : 0);
+	uint32_t v = (g->cmd & ~GW_LOCK) | (g->locked || g->other_holds ? GW_LOCK : 0);
 
-	g->locked = true;
+	if (!g->other_holds)
+		g->locked = true;
 	return v;
 }
 
@@ -81,8 +100,8 @@ static bool gen5_read(struct cxsim_card *c, uint32_t addr, uint32_t *v)
 		return false;
 	switch (addr) {
 	case GW_CMD: *v = gen5_cmd_read(&c->gw); return true;
-	case GW_CACHE_REP_OFF: *v = 0; return true;
-	case GW_CACHE_REP_CMD: *v = 0; return true;
+	case GW_CACHE_REP_OFF: *v = sim_fw5_running(c) ? GUARD_OFF_RUNNING : 0; return true;
+	case GW_CACHE_REP_CMD: *v = sim_fw5_running(c) ? GUARD_CMD_RUNNING : 0; return true;
 	case GW_CACHE_REP_EN: *v = c->gw.cache_rep_en; return true;
 	default: return false;
 	}
@@ -202,8 +221,11 @@ void sim_gw_write(struct cxsim_card *c, uint32_t addr, uint32_t val)
 		return;
 	}
 	g->cmd = val;
-	if (c->chip->gen5_gw)
+	if (c->chip->gen5_gw) {
 		g->locked = val & GW_LOCK;
+		if (!(val & GW_LOCK))
+			g->other_holds = false; /* a forced release frees whoever held it */
+	}
 	if (!(val & GW_BUSY))
 		return;
 	if (c->p.stuck_busy)

@@ -8,6 +8,8 @@
  * and is saved beside the card. File format (cxsim.h cxsim_nv_load), one TLV a line:
  *     0x0011:0 0 0x80000008
  * TYPE:TYPE_MOD VERSION DWORD..., each in hex or decimal; '#' lines are comments.
+ * On ConnectX-4/4 Lx/5 TYPE is the whole 32-bit type dword of NVDA (class 31:24, port or
+ * host/function, index; nv_regs_cx4.c) and TYPE_MOD is 0.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,14 +19,14 @@
 
 #include "card.h"
 
-static int cmp(const struct nv_tlv *t, uint16_t type, uint8_t mod)
+static int cmp(const struct nv_tlv *t, uint32_t type, uint8_t mod)
 {
 	if (t->type != type)
 		return t->type < type ? -1 : 1;
 	return t->type_mod == mod ? 0 : t->type_mod < mod ? -1 : 1;
 }
 
-const struct nv_tlv *nv_find(const struct nv_store *s, uint16_t type, uint8_t type_mod)
+const struct nv_tlv *nv_find(const struct nv_store *s, uint32_t type, uint8_t type_mod)
 {
 	for (unsigned i = 0; i < s->n; i++)
 		if (!cmp(&s->tlv[i], type, type_mod))
@@ -48,6 +50,17 @@ int nv_put(struct nv_store *s, const struct nv_tlv *t)
 	s->tlv[i] = *t;
 	s->n++;
 	return 0;
+}
+
+int nv_del(struct nv_store *s, uint32_t type, uint8_t type_mod)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (!cmp(&s->tlv[i], type, type_mod)) {
+			memmove(&s->tlv[i], &s->tlv[i + 1], (s->n - i - 1) * sizeof(s->tlv[0]));
+			s->n--;
+			return 0;
+		}
+	return -1;
 }
 
 void nv_clear(struct nv_store *s)
@@ -98,17 +111,44 @@ static void put(struct cxsim_setting *out, size_t max, size_t n, const struct nv
 	out[n].type_mod = t->type_mod;
 }
 
+/* A 5th-generation TLV: its fields by mstconfig's names (_Pn from the type's port), or the
+ * raw first dword of one the firmware model does not know. */
+static size_t nv5_settings(const struct nv_tlv *t, struct cxsim_setting *out, size_t max, size_t n)
+{
+	const struct nv5_tlv *info = nv5_tlv_find(t->type);
+	struct nv_tlv named = *t;
+	char raw[20];
+
+	named.type_mod = (uint8_t)nv5_port(t->type);
+	if (!info) {
+		snprintf(raw, sizeof(raw), "TLV_0x%08x", (unsigned)t->type);
+		put(out, max, n++, &named, raw, t->dw[0], NULL);
+		return n;
+	}
+	for (const struct nv_field *f = info->fields; f->name; f++) {
+		uint32_t v = field(t, f);
+
+		put(out, max, n++, &named, f->name, v, text(f, v));
+	}
+	return n;
+}
+
 size_t cxsim_nv_settings(const struct cxsim_card *c, struct cxsim_setting *out, size_t max)
 {
 	size_t n = 0;
 
 	for (unsigned i = 0; i < c->nv.n; i++) {
 		const struct nv_tlv *t = &c->nv.tlv[i];
-		const struct nv_tlv_info *info = nv_tlv_info(t->type);
-		char raw[16];
+		const struct nv_tlv_info *info = t->type > 0xFFFF ? NULL : nv_tlv_info((uint16_t)t->type);
+		/* (on ConnectX-4/4 Lx/5 the type is NVDA's type dword: nv5_settings) */
+		char raw[20];
 
+		if (c->chip->gen5_gw) { /* ConnectX-4/4 Lx/5: NVDA's type dword */
+			n = nv5_settings(t, out, max, n);
+			continue;
+		}
 		if (!info) { /* not from MNVA (the model refuses those); a hand-edited STEM.nv */
-			snprintf(raw, sizeof(raw), "TLV_0x%04x", t->type);
+			snprintf(raw, sizeof(raw), "TLV_0x%04x", (unsigned)t->type);
 			put(out, max, n++, t, raw, t->dw[0], NULL);
 			continue;
 		}
@@ -141,12 +181,12 @@ static int parse_line(char *line, struct nv_tlv *t, char *err, size_t errlen, in
 		}
 		n++;
 	}
-	if (n < 4 || n > 3 + NV_TLV_MAX_DWORDS || v[0] > 0xFFFF || v[1] > 0xFF || v[2] > 0xF) {
+	if (n < 4 || n > 3 + NV_TLV_MAX_DWORDS || v[1] > 0xFF || v[2] > 0xF) {
 		snprintf(err, errlen, "line %d: expected TYPE:TYPE_MOD VERSION DWORD... (1 to %d dwords)",
 			 lineno, NV_TLV_MAX_DWORDS);
 		return -1;
 	}
-	t->type = (uint16_t)v[0];
+	t->type = (uint32_t)v[0];
 	t->type_mod = (uint8_t)v[1];
 	t->version = (uint8_t)v[2];
 	t->len = (uint8_t)(n - 3);
@@ -203,7 +243,7 @@ int cxsim_nv_save(struct cxsim_card *c, const char *path, char *err, size_t errl
 	for (unsigned i = 0; i < c->nv.n; i++) {
 		const struct nv_tlv *t = &c->nv.tlv[i];
 
-		fprintf(f, "0x%04x:%u %u", t->type, t->type_mod, t->version);
+		fprintf(f, "0x%04x:%u %u", (unsigned)t->type, t->type_mod, t->version);
 		for (unsigned j = 0; j < t->len; j++)
 			fprintf(f, " 0x%08x", t->dw[j]);
 		fputc('\n', f);

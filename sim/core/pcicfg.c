@@ -21,7 +21,8 @@
  *         and sets bit 31; with bit 31 = 1 it writes DATA there and clears
  *         bit 31. Both complete at once (the flag is right at the first poll).
  *   +0x14 DATA
- * CR_SPACE (2) reaches the crspace the window reaches; SEMAPHORE (0xa) holds 16
+ * CR_SPACE (2) reaches the crspace the window reaches; ICMD (3), on CX4 and later, the
+ * firmware's ICMD interface (icmd.c, hw-access.md §3.14); SEMAPHORE (0xa) holds 16
  * semaphores at 0x0..0x3c (mstflint's flash-programming and ICMD ones, at 0x10 and 0x0,
  * tools_res_mgmt.c g_vsec_sem_addr: write-your-value-to-lock, sem_space() below). An
  * access in any other space (or place), supported or not, reads 0 and is logged and
@@ -70,6 +71,7 @@
 #define VSEC_FLAG (1u << 31)  /* ADDR 31: read done (1) / write pending (1), §2.4 */
 #define VSEC_ADDR_MASK 0x3FFFFFFFu /* ADDR 29:0, §2.4 */
 #define VSEC_OTHER_TICKET 0x5EC0u  /* what another agent's ticket looks like (any non-zero) */
+#define ICMD_SEM 0                /* SEMAPHORE dword 0: ICMD (VCR_SEMAPHORE62, mtcr_ul_icmd_cif.c) */
 
 #define STATUS_CAP_LIST 0x0010
 #define COMMAND_WRITABLE 0x0547 /* I/O, memory, master, parity, SERR, INTx disable */
@@ -117,6 +119,8 @@ void sim_pcicfg_reset(struct cxsim_card *c)
 		h[CAP_VSEC + VSEC_TYPE_BYTE] = VSC_FUNCTIONAL;
 	}
 	c->vsec = (struct vsec){.counter = 1};   /* the SEMAPHORE space's semaphores too */
+	if (c->p.icmd_fault == CXSIM_ICMD_SEM_HELD)
+		c->vsec.sems[ICMD_SEM] = VSEC_OTHER_TICKET; /* another agent's ICMD command, for good */
 	if (c->p.sem_held_vsec) {
 		c->vsec.sem = VSEC_OTHER_TICKET;
 		c->vsec.sem_other = true;
@@ -237,6 +241,11 @@ static void vsec_access(struct cxsim_card *c, uint32_t val)
 			v->data = sim_cr_read(c, a);
 	} else if (v->space == CXSIM_AS_SEMAPHORE && ok && sem_space(c, a, write)) {
 		/* done */
+	} else if (v->space == CXSIM_AS_ICMD && ok && c->chip->gen5_gw) {
+		if (write)
+			sim_icmd_space_write(c, a, v->data);
+		else
+			v->data = sim_icmd_space_read(c, a);
 	} else {
 		c->cnt.unmodelled++;
 		sim_card_log(c, "VSEC %s of address 0x%05x in %sspace 0x%x: not modelled",

@@ -18,10 +18,16 @@
  * 4.21: SRIOV_EN=1 NUM_OF_VFS=4 arrives as 0x80000004). GET of a TLV never set answers
  * RES_NOT_AVLBL (8): "no valid tlv found, i.e default configuration are on"
  * (mlxcfg_param_lib.cpp@4.25). MNVIA (SET only) empties the store.
+ *
+ * ConnectX-4/4 Lx/5 (sim_reg_access5): the same framing on the ICMD mailbox of opcode
+ * 0x9001 (mtcr_ul_com.c@4.21 mreg_send_wrapper: FLASH_REG_ACCESS, the same buffer), with
+ * that generation's registers instead (access_regs_cx4.c, nv_regs_cx4.c; hw-access.md
+ * §3.14); there the 4th generation's MNVA/MNVIA layouts do not apply (0x9024 is NVDA).
  */
 #include <string.h>
 
 #include "card.h"
+#include "reg_status.h"
 
 #define REG_MNVA 0x9024            /* REG_ID_MNVA, mlxconfig_4th_gen_registers.c@4.25 */
 #define REG_MNVIA 0x9029           /* REG_ID_MNVIA_4TH_GEN, ibid. */
@@ -31,8 +37,6 @@
 #define OP_TLV_LEN 4               /* TLV_OPERATION_SIZE (dwords), ibid. */
 #define OP_TLV_DWORDS 4            /* OP_TLV_SIZE 16 bytes, ibid. */
 #define CLASS_REG_ACCESS 1         /* MAD_CLASS_REG_ACCESS, ibid. */
-#define METHOD_GET 1               /* MACCESS_REG_METHOD_GET, mtcr_com_defs.h@4.25 */
-#define METHOD_SET 2               /* MACCESS_REG_METHOD_SET, ibid. */
 #define TLV_TYPE(w) ((w) >> 27)                 /* Type 31:27, packets_layout.c@4.25 */
 #define TLV_LEN(w) (((w) >> 16) & 0x7FFu)       /* len 26:16, ibid. */
 #define OP_STATUS_SHIFT 8                       /* status 14:8, ibid. */
@@ -40,19 +44,6 @@
 #define OP_REG_ID(w) ((w) >> 16)                /* register_id 31:16, ibid. */
 #define OP_METHOD(w) (((w) >> 8) & 0x7Fu)       /* method 14:8, ibid. */
 #define OP_CLASS(w) ((w) & 0xFFu)               /* class 7:0, ibid. */
-
-/* Register status (return_by_reg_status, mtcr_ul_com.c@4.25). */
-enum {
-	REG_OK = 0,
-	REG_UNKNOWN_TLV = 3,
-	REG_NOT_SUPP = 4,
-	REG_CLASS_NOT_SUPP = 5,
-	REG_METHOD_NOT_SUPP = 6,
-	REG_BAD_PARAM = 7,
-	REG_RES_NOT_AVLBL = 8,
-	REG_CONF_CORRUPT = 0x22,
-	REG_INTERNAL_ERROR = 0x70,
-};
 
 /* nv_hdr, mlxconfig_4th_gen_layouts.h@4.25. */
 #define NV_HDR_DWORDS 2
@@ -167,39 +158,86 @@ static const struct reg_info *reg_find(uint16_t id)
 	return NULL;
 }
 
-/* Check the framing and run the register; the register status. */
-static int reg_run(struct cxsim_card *c, uint32_t *mb)
+/* Check the framing: the register status, or REG_OK with *id, *method and *ndw (the
+ * payload's dwords: what the register TLV says, as far as a mailbox of mb_dwords goes). */
+static int frame(const uint32_t *mb, unsigned mb_dwords, uint16_t *id, unsigned *method,
+		 unsigned *ndw)
 {
 	uint32_t op0 = mb[0], op1 = mb[1], rtlv = mb[OP_TLV_DWORDS];
-	unsigned method = OP_METHOD(op1), ndw;
-	const struct reg_info *r;
 
 	if (TLV_TYPE(op0) != TLV_OPERATION || TLV_LEN(op0) != OP_TLV_LEN || TLV_TYPE(rtlv) != TLV_REG ||
 	    TLV_LEN(rtlv) < 1)
 		return REG_UNKNOWN_TLV;
 	if (OP_CLASS(op1) != CLASS_REG_ACCESS)
 		return REG_CLASS_NOT_SUPP;
-	if (!(r = reg_find((uint16_t)OP_REG_ID(op1)))) {
-		sim_card_log(c, "ACCESS_REGISTER: unknown register 0x%04x", OP_REG_ID(op1));
+	*id = (uint16_t)OP_REG_ID(op1);
+	*method = OP_METHOD(op1);
+	*ndw = TLV_LEN(rtlv) - 1;
+	if (*ndw > mb_dwords - OP_TLV_DWORDS - 1)
+		*ndw = mb_dwords - OP_TLV_DWORDS - 1;
+	return REG_OK;
+}
+
+/* The register found, its method allowed and its payload long enough: REG_OK. */
+static int check(struct cxsim_card *c, uint16_t id, bool found, uint8_t methods, unsigned method,
+		 unsigned ndw, unsigned min_dwords)
+{
+	if (!found) {
+		sim_card_log(c, "ACCESS_REGISTER: unknown register 0x%04x", id);
 		return REG_NOT_SUPP;
 	}
-	if (method > 7 || !(r->methods & 1u << method))
+	if (method > 7 || !(methods & 1u << method))
 		return REG_METHOD_NOT_SUPP;
-	/* The payload: what the register TLV says, as far as the mailbox goes. */
-	ndw = TLV_LEN(rtlv) - 1;
-	if (ndw > TOOLS_MBOX_DWORDS - OP_TLV_DWORDS - 1)
-		ndw = TOOLS_MBOX_DWORDS - OP_TLV_DWORDS - 1;
-	if (ndw < r->min_dwords)
+	if (ndw < min_dwords)
 		return REG_BAD_PARAM;
+	return REG_OK;
+}
+
+/* Check the framing and run the register; the register status. */
+static int reg_run(struct cxsim_card *c, uint32_t *mb)
+{
+	const struct reg_info *r;
+	unsigned method, ndw;
+	uint16_t id;
+	int st;
+
+	if ((st = frame(mb, TOOLS_MBOX_DWORDS, &id, &method, &ndw)))
+		return st;
+	r = reg_find(id);
+	if ((st = check(c, id, r != NULL, r ? r->methods : 0, method, ndw, r ? r->min_dwords : 0)))
+		return st;
 	return r->run(c, method, mb + OP_TLV_DWORDS + 1, ndw);
+}
+
+static void put_status(uint32_t *mb, int st)
+{
+	mb[0] = (mb[0] & ~OP_STATUS_MASK) | ((uint32_t)st << OP_STATUS_SHIFT & OP_STATUS_MASK);
 }
 
 uint8_t sim_reg_access(struct cxsim_card *c, uint32_t *mb)
 {
-	int st = reg_run(c, mb);
-
-	mb[0] = (mb[0] & ~OP_STATUS_MASK) | ((uint32_t)st << OP_STATUS_SHIFT & OP_STATUS_MASK);
+	put_status(mb, reg_run(c, mb));
 	return HCR_OK;
+}
+
+/* ConnectX-4/4 Lx/5 (ICMD opcode 0x9001): the same framing, the 5th generation's
+ * registers (access_regs_cx4.c, nv_regs_cx4.c). */
+void sim_reg_access5(struct cxsim_card *c, uint32_t *mb, unsigned mb_dwords, uint64_t *ns)
+{
+	const struct sim_reg *r = NULL;
+	unsigned method = 0, ndw = 0;
+	uint16_t id = 0;
+	int st;
+
+	*ns = REG_DEFAULT_NS;
+	if (!(st = frame(mb, mb_dwords, &id, &method, &ndw))) {
+		if (!(r = sim_reg5_find(id)))
+			r = sim_nv5_find(id);
+		st = check(c, id, r != NULL, r ? r->methods : 0, method, ndw, r ? r->min_dwords : 0);
+	}
+	if (!st)
+		st = r->run(c, method, mb + OP_TLV_DWORDS + 1, ndw, ns);
+	put_status(mb, st);
 }
 
 uint64_t sim_reg_access_ns(const uint32_t *mb)

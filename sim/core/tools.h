@@ -49,7 +49,7 @@ struct tools_hcr {
 #define NV_TLV_MAX_DWORDS 32     /* MNVA's data[128], mlxconfig_4th_gen_layouts.h@4.25 */
 #define NV_STORE_MAX 32          /* TLVs the store holds (the model's limit, not the card's) */
 struct nv_tlv {
-	uint16_t type;
+	uint32_t type;           /* 4th gen: the TLV type; 5th gen: NVDA's whole type dword */
 	uint8_t type_mod;        /* port (1, 2) for per-port TLVs, 0 for global ones */
 	uint8_t version;
 	uint8_t len;             /* dwords, 1..NV_TLV_MAX_DWORDS */
@@ -90,7 +90,8 @@ uint8_t sim_reg_access(struct cxsim_card *c, uint32_t *mbox);
 uint64_t sim_reg_access_ns(const uint32_t *mbox);
 
 /* nv_store.c */
-const struct nv_tlv *nv_find(const struct nv_store *s, uint16_t type, uint8_t type_mod);
+const struct nv_tlv *nv_find(const struct nv_store *s, uint32_t type, uint8_t type_mod);
+int nv_del(struct nv_store *s, uint32_t type, uint8_t type_mod); /* 0, or -1: not there */
 int nv_put(struct nv_store *s, const struct nv_tlv *t);   /* 0, or -1 when full */
 void nv_clear(struct nv_store *s);
 
