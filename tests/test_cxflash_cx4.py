@@ -38,9 +38,9 @@ def image(tmp_path, chip, fw, psid, name, *extra):
 
 
 def card(cxsim, tmp_path, chip, *extra):
-    """An OEM card holding its image in slot 0."""
+    """An OEM card holding its image in slot 0, strapped into recovery mode."""
     oem = image(tmp_path, chip, CHIPS[chip][1], "HP_2420110034", "oem.bin")
-    return cxsim.create("card", "--chip", chip, "--image", oem, *extra)
+    return cxsim.create("card", "--chip", chip, "--image", oem, "--recovery", *extra)
 
 
 def accesses(s):
@@ -122,6 +122,23 @@ def test_write_protected_flash_refused_unchanged(cxsim, tmp_path, chip):
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert s.stop() == 0
     assert stem.with_suffix(".flash").read_bytes() == before
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_running_card_refused_untouched(cxsim, tmp_path, chip):
+    """A card whose firmware runs (it fetches code from the flash): every command that would
+    reach the flash is refused after the HW ID, one line, nothing written."""
+    stock = image(tmp_path, chip, CHIPS[chip][2], "MT_2420110034", "stock.bin")
+    oem = image(tmp_path, chip, CHIPS[chip][1], "HP_2420110034", "oem.bin")
+    stem = cxsim.create("card", "--chip", chip, "--image", oem)
+    s = cxsim.serve(stem)
+    for args in (["q"], ["-i", str(stock), "--allow_psid_change", "-y", "--no-backup", "burn"]):
+        r = dev(s, *args)
+        assert r.returncode == EXIT_UNSUPPORTED and "only in recovery mode so far" in r.stderr, r.stderr
+        assert "nothing was written" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    k = s.card_stats()["counters"]
+    assert k["cr_writes"] == 0 and k["gw_cmds"] == 0 and k["icmd_cmds"] == 0
+    assert s.stop() == 0
 
 
 def test_connectx6dx_refused_untouched(cxsim, tmp_path):

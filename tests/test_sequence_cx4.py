@@ -139,7 +139,7 @@ def test_cxflash_sends_only_what_mstflint_sends(cxsim, tmp_path, chip, op):
     old_fw, new_fw = CHIPS[chip]
     oem = image(tmp_path, chip, old_fw, "HP_2420110034", "oem.bin")
     new = image(tmp_path, chip, new_fw, "MT_2420110034", "new.bin")
-    stem = cxsim.create("card", "--chip", chip, "--image", oem)
+    stem = cxsim.create("card", "--chip", chip, "--image", oem, "--recovery")
     m_args, c_args = ([a.format(new=new) for a in args] for args in OPS[op])
     got = {t: as_set(session(cxsim, copy_card(cxsim, stem, f"{t}-card"), t, a))
            for t, a in (("mstflint", m_args), ("cxflash", c_args))}
