@@ -48,8 +48,8 @@
 /* One row per family, in enum order (chip_by_family indexes it). HW IDs: hw-access.md §1.2
  * up to ConnectX-3 Pro; from ConnectX-4 on, mstflint 4.21 dev_mgt/tools_dev_types.c, whose
  * recovery ID is the HW ID itself (mtcr_ul/mtcr_ul_com.c live_fish_id_database, Debian's
- * pci.ids "Flash Recovery" entries 0209..0216). Formats: fs3-fs4.md §1 (fw_ops.cpp
- * GetFwFormatFromHwDevID). */
+ * pci.ids "Flash Recovery" entries 0209..0216). Formats: mstflint 4.21
+ * fw_ops.cpp GetFwFormatFromHwDevID (fs3-format.md §1). */
 static const struct chip_desc chips[CXF_COUNT] = {
 	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x191, false, 6, CHIP_CARDS, NULL, GEN4_FS2},
 	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x1F6, true, 10, CHIP_CARDS, NULL, GEN4_FS2},
@@ -109,7 +109,7 @@ const char *chip_label(const struct chip *c, char *buf, unsigned len)
 	return buf;
 }
 
-/* mstflint's livefish workaround, §1.3: turn off "auto reset on link down" when
+/* mstflint's livefish workaround, hw-access.md §1.3: turn off "auto reset on link down" when
  * 0x41270 says the firmware is not up, on every open and whatever the PCI ID, as
  * mstflint does: 3.8 in src/mflash/mflash.c:1793-1800 (hw-access.md §9.2 D5), 4.21/4.25 in
  * mflash/mflash.c cntx_flash_init_direct_access, the path every CX2/CX3/CX3 Pro

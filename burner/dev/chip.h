@@ -44,7 +44,7 @@ enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_CX4, CXF_CX4LX, CXF_CX5, CXF_
 /* What cxflash does with a family. CHIP_CARDS: its cards and files. CHIP_RECOVERY: its
  * files, and its cards in recovery mode, where no firmware runs and the flash is reached
  * directly (ConnectX-4, 4 Lx, 5 for now: the running firmware's own flash access is not
- * spoken yet, and a direct write behind it could hang it, fs3-fs4.md §2). CHIP_FILES: its
+ * spoken yet, and a direct write behind it could hang it, hw-access.md §3.13). CHIP_FILES: its
  * firmware files only, for now (ConnectX-4, 4 Lx, 5). CHIP_READ_ONLY: its files only,
  * for good (ConnectX-6, 6 Dx, 6 Lx). A card of a family without CHIP_CARDS is named by
  * chip_open() and refused before anything is written to it. */
@@ -56,7 +56,7 @@ enum chip_support { CHIP_CARDS, CHIP_RECOVERY, CHIP_FILES, CHIP_READ_ONLY };
  * replacement turned off while it is held. */
 enum chip_gw { CHIP_GW_GEN4, CHIP_GW_GEN5 };
 
-/* The image format a family's flash holds (fs2-format.md, fs3-format.md §1). */
+/* The image format a family's flash holds: FS2 (fs2-format.md) or FS3/FS4 (fs3-format.md). */
 enum chip_fw_format { CHIP_FW_FS2, CHIP_FW_FS3, CHIP_FW_FS4 };
 
 struct chip_desc {
@@ -64,9 +64,9 @@ struct chip_desc {
 	const char *name;          /* "ConnectX-2", ...: shown to the user, kept in backups */
 	const char *slug;          /* "cx2", "cx3", "cx3pro": boards.txt's family, file names */
 	uint16_t hw_id;            /* crspace 0xf0014 bits 15:0 */
-	uint16_t recovery_id;      /* PCI device ID in recovery (livefish) mode, §1.3 */
-	bool flashprog_sem;        /* 0xf03a0 exists (CX3/Pro), §3.5 */
-	unsigned start_positions;  /* FS2 start positions searched on flash, §3.11; 0: not FS2 */
+	uint16_t recovery_id;      /* PCI device ID in recovery (livefish) mode, hw-access.md §1.3 */
+	bool flashprog_sem;        /* 0xf03a0 exists (CX3/Pro), hw-access.md §3.5 */
+	unsigned start_positions;  /* FS2 start positions searched on flash, hw-access.md §3.11; 0: not FS2 */
 	enum chip_support support;
 	const char *limit;         /* without CHIP_CARDS: why cxflash does not write to it, a phrase */
 	enum chip_gw gw;
