@@ -201,3 +201,21 @@ def test_unprotect_asks_and_puts_back_only_on_yes(cxsim, tmp_path, put_back):
     assert again.returncode == (EXIT_PROTECTED if put_back else 0), again.stderr
     assert s.stop() == 0
     assert cxsim.boot_check(stem)["psid"] == "MT_2420110034"
+
+
+def test_record_and_replay(cxsim, tmp_path):
+    """--record of q and of a burn --dry-run on a ConnectX-4 Lx, then --replay of each without
+    the card: the same output, and the replay knows the card's family from the recording."""
+    stock = image(tmp_path, "cx4lx", CHIPS["cx4lx"][2], "MT_2420110034", "stock.bin")
+    stem = card(cxsim, tmp_path, "cx4lx")
+    s = cxsim.serve(stem)
+    runs = {"q": ["q"], "dry": ["-i", str(stock), "--allow_psid_change", "-y", "--dry-run", "--no-backup", "burn"]}
+    out = {}
+    for name, args in runs.items():
+        r = ok(dev(s, "--record", str(tmp_path / f"{name}.trace"), *args, what=f"{name} --record"))
+        out[name] = r.stdout
+    assert s.stop() == 0
+    for name, args in runs.items():
+        r = ok(cx("--replay", str(tmp_path / f"{name}.trace"), "-d", bdf(0), *args))
+        assert r.stdout == out[name]
+    assert "HP_2420110034" in out["q"] and "dry" in out["dry"].lower()

@@ -24,16 +24,18 @@ static bool one_of(const char *name, const char *const *list)
 	return false;
 }
 
-/* The card's family from its PCI ID (sysfs, no config access); NULL if not one of ours. */
+/* The card's family from its PCI ID (sysfs, or a replay's header: no config access);
+ * NULL if not one of ours. */
 static const struct chip_desc *family_of(struct cli *c)
 {
 	struct pci_card pci;
 	struct cx_status ignore = {0};
 	const struct pci_id *row;
 
-	if (device_trace_replaying() || pci_find(c->sysfs, c->device, &pci, &ignore) || !(row = pci_id_row(pci.device)))
+	if (device_trace_replaying() ? !device_trace_device(&pci.device)
+				     : pci_find(c->sysfs, c->device, &pci, &ignore) != CX_OK)
 		return NULL;
-	return chip_by_family(row->family);
+	return (row = pci_id_row(pci.device)) ? chip_by_family(row->family) : NULL;
 }
 
 static int read_card(const struct command *cmd, struct cli *c, struct cx_status *st)

@@ -91,6 +91,21 @@ int device_trace_wrap(const struct pci_card *pci, struct cfg_dev *cfg, struct cr
 	return CX_OK;
 }
 
+bool device_trace_device(uint16_t *device)
+{
+	const char *v = tr.replay ? trace_header(trace_replay_reader(tr.replay), "device") : NULL;
+	char *end;
+	unsigned long n;
+
+	if (!v)
+		return false;
+	n = strtoul(v, &end, 16);
+	if (end == v || *end || n > 0xFFFF)
+		return false;
+	*device = (uint16_t)n;
+	return true;
+}
+
 int device_trace_card(const char *bdf, struct pci_card *pci, struct cfg_dev *cfg, struct crmem *mem,
 		      struct cx_status *st)
 {

@@ -36,6 +36,10 @@ bool device_trace_active(void);
 int device_trace_replay(const char *path, struct cx_status *st);
 bool device_trace_replaying(void);
 
+/* Replaying: the PCI device ID the recording's header names (which card family the
+ * command is for, before the card is opened); false if it names none. */
+bool device_trace_device(uint16_t *device);
+
 /* After the command, whose result is rc / *st: close the trace. A replay that
  * diverged (or was left unfinished) replaces the result with CX_EREPLAY and its
  * line: the command's own failure was its consequence. A recording that could
