@@ -267,9 +267,10 @@ check: check-static $(CHECK_BINS)
 test-traces: burner/cxflash $(B)/host/cxsim $(B)/host/mkfs2
 	CXR_BUILD=$(B) $(PYTHON) scripts/make-test-traces
 
-bench: burner/cxflash $(B)/host/mkfs2 $(B)/tests/bench_burn
+bench: burner/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/tests/bench_burn cxsim
 	scripts/bench.sh $(B)
 	CXR_BUILD=$(B) $(B)/tests/bench_burn
+	scripts/bench-cx4.sh $(B)
 	scripts/bench-pxe $(B) $(IMAGES)
 
 # The rack bench alone, its images built first: 100 simulated nodes against pxe-serve in a
