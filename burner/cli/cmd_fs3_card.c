@@ -10,8 +10,8 @@
 #include "ops/device.h"
 #include "ops/device_trace.h"
 
-/* The commands that run as on any card: the bundle (ops/backup_facts.h) knows the format. */
-static const char *const same[] = {"backup", NULL};
+/* The commands that run as on any card: the bundle (ops/backup_facts.h) and the probe know the format. */
+static const char *const same[] = {"backup", "probe", NULL};
 
 /* The commands that read a card's image, as they read a file. */
 static const char *const reads[] = {"q", "query", "v", "verify", "ri", "extract", "dc", "rrom", NULL};
@@ -89,6 +89,6 @@ bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handl
 		*rc = cmd->run(c, st);
 	else
 		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s on a %s card is not supported yet (q, v, ri, dc, rrom, "
-			      "backup and burn are); nothing was written", cmd->name, fam->name);
+			      "probe, backup and burn are); nothing was written", cmd->name, fam->name);
 	return true;
 }

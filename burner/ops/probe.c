@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dev/lockdown.h"
+#include "image/fs3.h"
 #include "image/info.h"
 #include "ops/probe.h"
 #include "util/sha256.h"
@@ -87,6 +88,26 @@ static int peek_sem(struct probe_ctx *x, struct probe_sem *s, struct cx_status *
 	return s->held ? CX_OK : cr_write(cr, s->addr, 0, e);
 }
 
+/* GEN5: a read of the command word takes the gateway's lock when it is free; chip_lock()
+ * does that (and turns the cache replacement off), chip_unlock() gives both back. */
+static void check_gw_lock(struct probe_ctx *x, struct probe_check *c)
+{
+	struct probe *p = x->p;
+	struct cx_status e = {0};
+
+	p->gw_lock = true;
+	if (chip_lock(&x->d->chip, &e) == CX_EBUSY) {
+		p->gw_lock_held = true;
+		return say(c, PROBE_FAIL, "the flash gateway's lock (bit 31 of 0x%05x) is held by another tool, "
+			   "nothing can be written while it is; if nothing else uses the card, --clear-semaphore "
+			   "frees it", CHIP_GW_CMD);
+	}
+	if (e.code)
+		return failed(x, c, &e);
+	chip_unlock(&x->d->chip);
+	say(c, PROBE_PASS, "the flash gateway's lock (bit 31 of 0x%05x) free (taken and given back)", CHIP_GW_CMD);
+}
+
 static void check_semaphores(struct probe_ctx *x, struct probe_check *c)
 {
 	struct probe *p = x->p;
@@ -94,6 +115,8 @@ static void check_semaphores(struct probe_ctx *x, struct probe_check *c)
 	char each[PROBE_TEXT_MAX] = "";
 	bool any_held = false;
 
+	if (x->d->chip.desc->gw == CHIP_GW_GEN5)
+		return check_gw_lock(x, c);
 	p->sems[0] = (struct probe_sem){.addr = CHIP_SEM_FLASHPROG, .present = x->d->chip.desc->flashprog_sem};
 	p->sems[1] = (struct probe_sem){.addr = CHIP_SEM_GPIO, .present = true};
 	for (unsigned i = 0; i < PROBE_NSEMS; i++) {
@@ -118,6 +141,8 @@ static void check_semaphores(struct probe_ctx *x, struct probe_check *c)
 
 static bool sems_free(const struct probe *p)
 {
+	if (p->gw_lock)
+		return !p->gw_lock_held;
 	for (unsigned i = 0; i < PROBE_NSEMS; i++)
 		if (p->sems[i].present && (!p->sems[i].checked || p->sems[i].held))
 			return false;
@@ -161,6 +186,9 @@ static void check_protection(struct probe_ctx *x, struct probe_check *c)
 	else if (flash_clears_protection(f))
 		say(c, PROBE_NOTE, "status register 0x%02x: block-protected, as %s parts power on; a write "
 		    "clears it first, as mstflint does", p->sr, f->part->name);
+	else if (p->gw_lock)
+		say(c, PROBE_FAIL, "status register 0x%02x: the flash is write-protected; burn --unprotect clears "
+		    "its block-protect bits for the burn (asked first)", p->sr);
 	else
 		say(c, PROBE_FAIL, "status register 0x%02x: the flash is write-protected, and cxflash (like "
 		    "mstflint) does not clear it on a %s: clear it with an SPI programmer", p->sr, f->part->name);
@@ -201,6 +229,50 @@ static void check_reads(struct probe_ctx *x, struct probe_check *c)
 	    p->flash_sha256);
 }
 
+/* An FS3/FS4 card: the image read by image/fs3.h from the first whole read (or, before a
+ * write, only what q reads, ops/devimage_fs3.h). */
+static void check_image_fs3(struct probe_ctx *x, struct probe_check *c)
+{
+	struct probe *p = x->p;
+	struct cx_status e = {0};
+	struct fs3_image *img = calloc(1, sizeof(*img));
+	struct devfs3 q = {0};
+	int rc;
+
+	if (!img) {
+		cx_fail(&e, CX_ENOMEM, "out of memory");
+		return failed(x, c, &e);
+	}
+	if (x->before_write) {
+		rc = p->have_flash ? device_read_fs3_query(x->d, &q, &e) : CX_EABSENT;
+		if (rc == CX_OK)
+			*img = q.img;
+		if (!rc)
+			rc = fs3_verdict_query(img, &e);
+	} else {
+		rc = p->reads_agree ? fs3_parse(x->reads[0], p->flash_size, img, &e) : CX_EABSENT;
+		if (!rc)
+			rc = fs3_verdict(img, &e);
+	}
+	if (rc == CX_EABSENT)
+		say(c, PROBE_SKIP, "not checked: no trustworthy read of the flash");
+	else if (rc == CX_ENOMEM || rc == CX_EINTR)
+		failed(x, c, &e);
+	else if (rc)
+		say(c, PROBE_NOTE, "no valid %s image on the flash: %s", x->d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3",
+		    e.msg);
+	else {
+		p->have_image = true;
+		p->image_start = img->start;
+		snprintf(p->fw_flash, sizeof(p->fw_flash), "%u.%u.%04u", img->info.fw_ver[0], img->info.fw_ver[1],
+			 img->info.fw_ver[2]);
+		say(c, PROBE_PASS, "%s FW %s at 0x%06x (slot %u), %s", img->fmt->name, p->fw_flash, img->start,
+		    img->start ? 1 : 0, x->before_write ? "what q reads verified" : "verified");
+	}
+	devfs3_free(&q);
+	free(img);
+}
+
 /* Before a write: the image's structure, GUIDs and IMAGE_INFO only (device_read_image_meta,
  * ~2.5 KiB); the burn verifies the whole image, the backup reads the whole flash. */
 static void image_structure(struct probe_ctx *x, struct probe_check *c)
@@ -230,6 +302,8 @@ static void check_image(struct probe_ctx *x, struct probe_check *c)
 	struct devimage_mem m = {x->reads[0], p->flash_size};
 	struct cx_status e = {0};
 
+	if (x->d->chip.desc->format != CHIP_FW_FS2)
+		return check_image_fs3(x, c);
 	if (x->before_write)
 		return image_structure(x, c);
 	if (!p->reads_agree)
@@ -281,11 +355,15 @@ static void check_boot_addr(struct probe_ctx *x, struct probe_check *c)
 		return failed(x, c, &e);
 	p->have_boot_addr = true;
 	uint32_t want = p->image_start << x->d->chip.desc->boot_addr_shift;
+	unsigned shift = x->d->chip.desc->boot_addr_shift;
 	/* What it holds at power-on is UNCONFIRMED (§4.4): a mismatch is only a note. */
 	if (p->have_image && p->boot_addr != want)
-		return say(c, PROBE_NOTE, "0x%08x, not the image's start 0x%06x << 8 (0x%08x)", p->boot_addr,
-			   p->image_start, want);
-	say(c, PROBE_PASS, "0x%08x%s", p->boot_addr, p->have_image ? ": the image's start << 8" : "");
+		return say(c, PROBE_NOTE, "0x%08x, not the image's start 0x%06x << %u (0x%08x)", p->boot_addr,
+			   p->image_start, shift, want);
+	if (p->have_image)
+		say(c, PROBE_PASS, "0x%08x: the image's start << %u", p->boot_addr, shift);
+	else
+		say(c, PROBE_PASS, "0x%08x", p->boot_addr);
 }
 
 /* The checks, in the order they run: later rows use what earlier ones found. */

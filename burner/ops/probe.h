@@ -3,7 +3,9 @@
  *
  * probe_card() opens the card only up to its chip (ops/device.h), then runs a
  * table of checks in order, each filling one row: the kernel's lockdown, the
- * PCI and HW IDs and recovery mode, each flash semaphore, the flash part, its
+ * PCI and HW IDs and recovery mode, each flash semaphore (on a ConnectX-4/4 Lx/5 the
+ * gateway's lock, taken by a read and given back at once, hw-access.md §3.13; an FS3/FS4
+ * image is verified by image/fs3.h), the flash part, its
  * status register, the whole flash read twice and compared, the image on it
  * verified, the FW the card runs against the flash's, and the boot address.
  * A check that needs what an earlier one could not give (no flash read while
@@ -59,8 +61,10 @@ struct probe {
 	uint8_t rev;
 	bool recovery;
 	struct probe_sem sems[PROBE_NSEMS];
+	bool gw_lock;                  /* ConnectX-4/4 Lx/5: the gateway's own lock instead (§3.13) */
+	bool gw_lock_held;
 	bool have_flash;
-	char flash[48];                /* flash_describe() */
+	char flash[96];                /* flash_describe() */
 	uint8_t jedec[3];
 	uint32_t flash_size;
 	bool have_sr;
