@@ -23,12 +23,17 @@ struct fs3_ctx {
 static int card_read(struct device *d, struct devfs3 *c, struct cx_status *st)
 {
 	int rc = device_read_fs3(d, c, st);
+	char why[CX_MSG_MAX];
 
-	if (rc == CX_EIMAGE)
-		return cx_fail(st, CX_EIMAGE, "the card's flash holds no valid %s image (%s): a failsafe burn keeps "
+	if (rc == CX_EIMAGE) {
+		/* cx_fail keeps the first message: say it again in the card's words */
+		snprintf(why, sizeof(why), "%s", st->msg);
+		cx_status_clear(st);
+		return cx_fail(st, CX_EIMAGE, "the card's flash holds no valid %s image (%.200s): a failsafe burn keeps "
 			       "the card's device data, which must be there; putting it back from a backup is "
 			       "not supported yet; nothing was written", d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3",
-			       st->msg);
+			       why);
+	}
 	return rc;
 }
 
@@ -85,8 +90,12 @@ static int check(struct card_write *w, struct cx_status *st)
 
 	if ((rc = refuse_options(x->o, fmt, st)))
 		return rc;
-	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st)))
-		return cx_fail(st, rc, "the image file does not verify: %s; nothing was written", st->msg);
+	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st))) {
+		char why[CX_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", st->msg);
+		cx_status_clear(st);
+		return cx_fail(st, rc, "the image file does not verify: %.300s; nothing was written", why);
+	}
 	rc = prepare(w, x, st);
 	if (!rc) {
 		struct burn_result *r = x->r;
