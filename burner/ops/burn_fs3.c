@@ -130,7 +130,9 @@ static bool already(struct card_write *w, struct fs3_ctx *x, struct cx_status *s
 		if (memcmp(x->card.flash + at, x->b.slot + x->b.ext[i].off, x->b.ext[i].len))
 			return false;
 	}
-	return x->card.img.start == x->b.old_start;
+	/* A second whole FS4 image set aside (a cut burn's): not done until it is gone, or
+	 * mstflint refuses the card (fs3-format.md §11.3). */
+	return x->card.img.start == x->b.old_start && x->card.set_aside == DEVFS3_NONE;
 }
 
 static int plan(struct card_write *w, struct cx_status *st)

@@ -24,7 +24,13 @@ struct devfs3 {
 	uint8_t *got;            /* one byte per 4 KiB unit: 1 once read */
 	uint64_t bytes_read;
 	struct fs3_image img;    /* parsed from flash (points into it) */
+	/* FS4: the start of a second whole image, set aside (DEVFS3_NONE: none). A failsafe burn
+	 * cut between its new magic and the old magic's zeroing leaves two (fs3-format.md
+	 * §11.3); the reader takes the one the boot ROM boots and reads the other's first dword
+	 * as zeros, as the burn would have left it: flash differs from the card there. */
+	uint32_t set_aside;
 };
+#define DEVFS3_NONE 0xFFFFFFFFu
 
 /* Read and parse. The parse's own verdict is its return code: CX_EIMAGE with its line
  * when no image is found or its structure is broken (d->flash stays for a dump). */

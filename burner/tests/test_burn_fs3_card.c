@@ -22,6 +22,7 @@
 #include "fs3_sim_card.h"
 #include "ops/backup.h"
 #include "ops/burn.h"
+#include "ops/devimage_fs3.h"
 #include "scratch.h"
 
 struct chipcase {
@@ -208,6 +209,58 @@ static void test_cross_psid_burn(void **state)
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		for (int slot = 0; slot < 2; slot++)
 			cross_burn(&cases[i], slot);
+}
+
+/* Two whole FS4 images, as a burn cut between its new magic and the old magic's zeroing
+ * leaves them: the model boots the lower one; cxflash's reader of the card takes that one
+ * (mstflint refuses such a flash), and a burn from there finishes with one image, the
+ * file's, booting (fs3-format.md §11.3). */
+static void test_two_fs4_images(void **state)
+{
+	(void)state;
+	for (int slot = 0; slot < 2; slot++) {
+		struct rig r;
+		struct burn_opts o = {.guard.allow_psid_change = true, .hooks.confirm = confirm_yes};
+		struct burn_result res;
+		struct cx_status st = {0};
+		struct devfs3 img;
+		size_t n;
+
+		rig_open(&r, &cases[2], slot, false);
+		uint32_t s = 1u << sc_slot_log(&card_img), old = (uint32_t)slot * s;
+		if (burn(&r, &file_img, &o, &res, &st))
+			fail_msg("burn: %s", st.msg);
+		device_close(&r.d);
+		uint8_t *f = cxsim_flash(r.c, &n);
+		memcpy(f + old, r.before + old, 4); /* the cut: the old magic not zeroed yet */
+		cxsim_flash_changed(r.c);
+		cxsim_power_cycle(r.c);
+		const struct cxsim_boot *b = cxsim_boot_info(r.c);
+		assert_true(b->booted);
+		assert_int_equal(b->nvalid, 2);
+		assert_int_equal(b->start, 0);
+		assert_string_equal(b->psid, slot ? cases[2].file_psid : cases[2].card_psid);
+
+		card_open_listed(&r.d, r.c);
+		if (device_read_fs3(&r.d, &img, &st))
+			fail_msg("read: %s", st.msg);
+		assert_int_equal(img.img.start, b->start);
+		assert_int_equal(img.set_aside, s);
+		devfs3_free(&img);
+		if (burn(&r, &file_img, &o, &res, &st))
+			fail_msg("burn from two images: %s", st.msg);
+		assert_false(res.nothing_to_do);
+		assert_int_equal(res.out.state, CARD_NEW_BOOTS);
+		cxsim_power_cycle(r.c);
+		assert_true(b->booted);
+		assert_int_equal(b->nvalid, 1);
+		assert_int_equal(b->start, res.start);
+		assert_string_equal(b->psid, cases[2].file_psid);
+		assert_null(sc_devdata_diff(&card_img, r.before, cxsim_flash(r.c, &n), r.n));
+		device_close(&r.d);
+		card_open_listed(&r.d, r.c);
+		rig_close(&r);
+	}
 }
 
 /* A dry run reads and plans, and writes nothing. */
@@ -399,6 +452,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cross_psid_burn),
+		cmocka_unit_test(test_two_fs4_images),
 		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_write_protected),
 		cmocka_unit_test(test_card_refusals),
