@@ -112,6 +112,22 @@ static int fs4_starts(const struct devfs3 *d, uint32_t out[2])
 	return n;
 }
 
+/* A start other than the image's holding the FS3 magic (DEVFS3_NONE: none). */
+static uint32_t other_fs3(const struct devfs3 *d)
+{
+	const struct fs3_format *f = fs3_format_of(FMT_FS3);
+
+	for (int l = LOG2_SLOT_MIN - 1; l <= LOG2_SLOT_MAX; l++) {
+		uint32_t at = l < LOG2_SLOT_MIN ? 0 : 1u << l;
+		bool m = at != d->img.start && at + HEAD <= d->size && d->got[at / UNIT];
+		for (int i = 0; m && i < 4; i++)
+			m = be32(d->flash + at + 4 * i) == f->magic[i];
+		if (m)
+			return at;
+	}
+	return DEVFS3_NONE;
+}
+
 /* Two whole FS4 images: a failsafe burn cut between its new magic and the old magic's
  * zeroing (fs3-format.md §11.3). mstflint refuses such a flash (getImgStart); a card's
  * reader takes the image the boot ROM boots, the lower one when it is whole (UNCONFIRMED
@@ -158,7 +174,12 @@ static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size
 		return rc;
 	if (fs4_starts(d, s) == 2)
 		return read_two_fs4(d, rd, ctx, size, query, s, st);
-	return read_image(d, rd, ctx, size, query, st);
+	rc = read_image(d, rd, ctx, size, query, st);
+	/* FS3: the parser takes the first image, as FindAllImageStart; a second one with a magic
+	 * is noted, not hidden (the same cut leaves it, §11.3). */
+	if (!rc && d->img.fmt && d->img.fmt->fmt == FMT_FS3)
+		d->set_aside = other_fs3(d);
+	return rc;
 }
 
 int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,18 @@ static inline void sc_older(struct cxsim_card *c, const struct f3 *b, int slot)
 	memset(f + at, 0, 4);
 	cxsim_flash_changed(c);
 	cxsim_power_cycle(c);
+}
+
+/* part: a flash part of the model's table (NULL: the chip's 16 MiB default). */
+static inline struct cxsim_card *sc_new_part(enum cxsim_chip chip, bool wp, const char *part)
+{
+	struct cxsim_params p;
+
+	cxsim_params_default(&p, chip);
+	p.write_protect = wp;
+	if (part)
+		snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
+	return cxsim_new(&p);
 }
 
 static inline struct cxsim_card *sc_new(enum cxsim_chip chip, bool wp)
