@@ -145,6 +145,8 @@ static int plan(struct card_write *w, struct cx_status *st)
 	struct cx_status ignore = {0};
 	if (already(w, x, &ignore))
 		w->out.nothing_to_do = x->r->nothing_to_do = true;
+	/* where the image goes, or is already (as burn.c: a dry run and nothing-to-do say it too) */
+	x->r->start = x->r->nothing_to_do ? x->b.old_start : x->b.target;
 	w->old_boot = (struct cw_image){true, x->b.old_start, NULL, 0};
 	w->new_boot = (struct cw_image){true, x->b.target, NULL, 0};
 	return CX_OK;

@@ -198,6 +198,7 @@ static void cross_burn(const struct chipcase *k, int slot)
 		fail_msg("second burn: %s", st.msg);
 	assert_true(res.nothing_to_do);
 	assert_true(res.out.nothing_to_do);
+	assert_int_equal(res.start, old ^ s); /* where the image is */
 	assert_int_equal(res.bytes_erased + res.bytes_programmed, 0);
 	nothing_written(&r);
 	rig_close(&r);
@@ -278,6 +279,7 @@ static void test_dry_run(void **state)
 		rig_open(&r, &cases[i], 0, false);
 		assert_int_equal(burn(&r, &file_img, &o, &res, &st), CX_OK);
 		assert_true(res.out.dry_run);
+		assert_int_equal(res.start, 1u << sc_slot_log(&card_img)); /* where it would go */
 		assert_int_equal(res.out.state, CARD_UNTOUCHED);
 		nothing_written(&r);
 		rig_close(&r);

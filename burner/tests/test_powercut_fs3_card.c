@@ -189,8 +189,8 @@ static void retry(struct camp *k, struct cxsim_card *clone, uint64_t at)
 	cxsim_power_cycle(clone);
 	const struct cxsim_boot *b = cxsim_boot_info(clone);
 	const char *why = sc_devdata_diff(&card_img, k->before, cxsim_flash(clone, &n), k->n);
-	/* Nothing to do: the new image alone boots already (r.start is not set then). */
-	uint32_t start = r.nothing_to_do ? k->target : r.start;
+	/* Nothing to do: the new image alone boots already, from r.start still. */
+	uint32_t start = r.start;
 	enum card_state want = r.nothing_to_do ? CARD_UNTOUCHED : CARD_NEW_BOOTS;
 	k->nothing_to_do += r.nothing_to_do;
 	if (!b->booted || b->nvalid != 1 || strcmp(b->psid, file_img.s.psid) || b->start != start ||
