@@ -23,12 +23,17 @@ struct fs3_ctx {
 static int card_read(struct device *d, struct devfs3 *c, struct cx_status *st)
 {
 	int rc = device_read_fs3(d, c, st);
+	char why[CX_MSG_MAX];
 
-	if (rc == CX_EIMAGE)
-		return cx_fail(st, CX_EIMAGE, "the card's flash holds no valid %s image (%s): a failsafe burn keeps "
+	if (rc == CX_EIMAGE) {
+		/* cx_fail keeps the first message: say it again in the card's words */
+		snprintf(why, sizeof(why), "%s", st->msg);
+		cx_status_clear(st);
+		return cx_fail(st, CX_EIMAGE, "the card's flash holds no valid %s image (%.200s): a failsafe burn keeps "
 			       "the card's device data, which must be there; putting it back from a backup is "
 			       "not supported yet; nothing was written", d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3",
-			       st->msg);
+			       why);
+	}
 	return rc;
 }
 
@@ -127,8 +132,12 @@ static int check(struct card_write *w, struct cx_status *st)
 
 	if ((rc = refuse_options(x->o, fmt, st)) || (rc = protection(w, x, st)))
 		return rc;
-	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st)))
-		return cx_fail(st, rc, "the image file does not verify: %s; nothing was written", st->msg);
+	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st))) {
+		char why[CX_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", st->msg);
+		cx_status_clear(st);
+		return cx_fail(st, rc, "the image file does not verify: %.300s; nothing was written", why);
+	}
 	rc = prepare(w, x, st);
 	if (!rc) {
 		struct burn_result *r = x->r;
@@ -163,7 +172,9 @@ static bool already(struct card_write *w, struct fs3_ctx *x, struct cx_status *s
 		if (memcmp(x->card.flash + at, x->b.slot + x->b.ext[i].off, x->b.ext[i].len))
 			return false;
 	}
-	return x->card.img.start == x->b.old_start;
+	/* A second whole FS4 image set aside (a cut burn's): not done until it is gone, or
+	 * mstflint refuses the card (fs3-format.md §11.3). */
+	return x->card.img.start == x->b.old_start && x->card.set_aside == DEVFS3_NONE;
 }
 
 static int plan(struct card_write *w, struct cx_status *st)
@@ -176,6 +187,8 @@ static int plan(struct card_write *w, struct cx_status *st)
 	struct cx_status ignore = {0};
 	if (already(w, x, &ignore))
 		w->out.nothing_to_do = x->r->nothing_to_do = true;
+	/* where the image goes, or is already (as burn.c: a dry run and nothing-to-do say it too) */
+	x->r->start = x->r->nothing_to_do ? x->b.old_start : x->b.target;
 	w->old_boot = (struct cw_image){true, x->b.old_start, NULL, 0};
 	w->new_boot = (struct cw_image){true, x->b.target, NULL, 0};
 	return CX_OK;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/devimage_fs3.h"
+#include "util/bytes.h"
 
 #define UNIT 0x1000u             /* read granularity: one flash sector, the ITOC's alignment (§2) */
 #define HEAD 0x1000u             /* header, BOOT2 and ITOC of an image, first try: ours (doubled
@@ -71,20 +72,12 @@ static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, bool que
 	return CX_OK;
 }
 
-static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query, struct cx_status *st)
+/* The image at the start find_heads found, its sections read, parsed. */
+static int read_image(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query, struct cx_status *st)
 {
 	struct cx_status pst = {0};
 	int rc;
 
-	memset(d, 0, sizeof(*d));
-	d->size = size;
-	if (!(d->flash = malloc(size)) || !(d->got = calloc(size / UNIT + 1, 1))) {
-		devfs3_free(d);
-		return cx_fail(st, CX_ENOMEM, "out of memory");
-	}
-	memset(d->flash, 0xFF, size);
-	if ((rc = find_heads(d, rd, ctx, st)))
-		return rc;
 	if (fs3_detect(d->flash, d->size) == FMT_FS4 && (rc = devfs3_need(d, rd, ctx, size - DTOC_ZONE, DTOC_ZONE, st)))
 		return rc;
 	/* The first parse names the sections (the head grown until its ITOC is in); the
@@ -100,6 +93,93 @@ static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size
 	if ((rc = read_sections(d, rd, ctx, query, st)))
 		return rc;
 	return fs3_parse(d->flash, d->size, &d->img, st);
+}
+
+/* The starts holding the FS4 magic, of those find_heads read (ascending, at most 2). */
+static int fs4_starts(const struct devfs3 *d, uint32_t out[2])
+{
+	const struct fs3_format *f = fs3_format_of(FMT_FS4);
+	int n = 0;
+
+	for (int l = LOG2_SLOT_MIN - 1; l <= LOG2_SLOT_MAX && n < 2; l++) {
+		uint32_t at = l < LOG2_SLOT_MIN ? 0 : 1u << l;
+		bool m = at + HEAD <= d->size && d->got[at / UNIT];
+		for (int i = 0; m && i < 4; i++)
+			m = be32(d->flash + at + 4 * i) == f->magic[i];
+		if (m)
+			out[n++] = at;
+	}
+	return n;
+}
+
+/* A start other than the image's holding the FS3 magic (DEVFS3_NONE: none). */
+static uint32_t other_fs3(const struct devfs3 *d)
+{
+	const struct fs3_format *f = fs3_format_of(FMT_FS3);
+
+	for (int l = LOG2_SLOT_MIN - 1; l <= LOG2_SLOT_MAX; l++) {
+		uint32_t at = l < LOG2_SLOT_MIN ? 0 : 1u << l;
+		bool m = at != d->img.start && at + HEAD <= d->size && d->got[at / UNIT];
+		for (int i = 0; m && i < 4; i++)
+			m = be32(d->flash + at + 4 * i) == f->magic[i];
+		if (m)
+			return at;
+	}
+	return DEVFS3_NONE;
+}
+
+/* Two whole FS4 images: a failsafe burn cut between its new magic and the old magic's
+ * zeroing (fs3-format.md §11.3). mstflint refuses such a flash (getImgStart); a card's
+ * reader takes the image the boot ROM boots, the lower one when it is whole (UNCONFIRMED
+ * on silicon: the card model's boot ROM does so, and FS3's FindAllImageStart takes the
+ * first too), else the other; the one set aside reads as a zeroed magic, as the burn that
+ * was cut would have left it (d->set_aside). Neither whole: refused as before. */
+static int read_two_fs4(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query,
+			const uint32_t s[2], struct cx_status *st)
+{
+	for (int i = 0; i < 2; i++) {
+		struct cx_status pst = {0};
+		uint8_t *other = d->flash + s[i ^ 1];
+		uint8_t keep[4];
+		memcpy(keep, other, 4);
+		memset(other, 0, 4);
+		int rc = read_image(d, rd, ctx, size, query, &pst);
+		if (rc && rc != CX_EIMAGE) {
+			memcpy(st, &pst, sizeof(*st));
+			return rc;
+		}
+		if (!rc && !(query ? fs3_verdict_query(&d->img, &pst) : fs3_verdict(&d->img, &pst))) {
+			d->set_aside = s[i ^ 1];
+			return CX_OK;
+		}
+		memcpy(other, keep, 4);
+	}
+	return fs3_parse(d->flash, d->size, &d->img, st);
+}
+
+static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query, struct cx_status *st)
+{
+	uint32_t s[2];
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->size = size;
+	d->set_aside = DEVFS3_NONE;
+	if (!(d->flash = malloc(size)) || !(d->got = calloc(size / UNIT + 1, 1))) {
+		devfs3_free(d);
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	}
+	memset(d->flash, 0xFF, size);
+	if ((rc = find_heads(d, rd, ctx, st)))
+		return rc;
+	if (fs4_starts(d, s) == 2)
+		return read_two_fs4(d, rd, ctx, size, query, s, st);
+	rc = read_image(d, rd, ctx, size, query, st);
+	/* FS3: the parser takes the first image, as FindAllImageStart; a second one with a magic
+	 * is noted, not hidden (the same cut leaves it, §11.3). */
+	if (!rc && d->img.fmt && d->img.fmt->fmt == FMT_FS3)
+		d->set_aside = other_fs3(d);
+	return rc;
 }
 
 int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)

@@ -24,7 +24,14 @@ struct devfs3 {
 	uint8_t *got;            /* one byte per 4 KiB unit: 1 once read */
 	uint64_t bytes_read;
 	struct fs3_image img;    /* parsed from flash (points into it) */
+	/* The start of a second image with a magic (DEVFS3_NONE: none). A failsafe burn cut
+	 * between its new magic and the old magic's zeroing leaves two (fs3-format.md §11.3).
+	 * FS4: the reader takes the whole one the boot ROM boots and reads the other's first
+	 * dword as zeros, as the burn would have left it: flash differs from the card there.
+	 * FS3: the parser takes the first, as mstflint; the other is only noted here. */
+	uint32_t set_aside;
 };
+#define DEVFS3_NONE 0xFFFFFFFFu
 
 /* Read and parse. The parse's own verdict is its return code: CX_EIMAGE with its line
  * when no image is found or its structure is broken (d->flash stays for a dump). */
