@@ -255,26 +255,32 @@ int device_read_image_shown(struct device *d, struct dev_image *img, unsigned sh
 	return read_locked(d, false, show, img, st);
 }
 
-static int fs3_locked(struct device *d, struct devfs3 *img, bool query, struct cx_status *st)
+static int fs3_locked(struct device *d, struct devfs3 *img,
+		      int (*how)(struct devfs3 *, flash_read_fn, void *, uint32_t, struct cx_status *),
+		      struct cx_status *st)
 {
 	int rc = device_lock(d, st);
 
 	if (rc)
 		return rc;
-	rc = query ? devfs3_read_query(img, read_cb, d, d->flash.size, st)
-		   : devfs3_read(img, read_cb, d, d->flash.size, st);
+	rc = how(img, read_cb, d, d->flash.size, st);
 	device_unlock(d);
 	return rc;
 }
 
 int device_read_fs3(struct device *d, struct devfs3 *img, struct cx_status *st)
 {
-	return fs3_locked(d, img, false, st);
+	return fs3_locked(d, img, devfs3_read, st);
 }
 
 int device_read_fs3_query(struct device *d, struct devfs3 *img, struct cx_status *st)
 {
-	return fs3_locked(d, img, true, st);
+	return fs3_locked(d, img, devfs3_read_query, st);
+}
+
+int device_read_fs3_burn(struct device *d, struct devfs3 *img, struct cx_status *st)
+{
+	return fs3_locked(d, img, devfs3_read_burn, st);
 }
 
 int device_read_fs3_more(struct device *d, struct devfs3 *img, uint32_t off, uint32_t len, struct cx_status *st)

@@ -98,8 +98,9 @@ uint8_t *device_take_flash(struct device *d);
 
 /* The FS3/FS4 image of a ConnectX-4/4 Lx/5 card (devimage_fs3.h), under the lock. */
 int device_read_fs3(struct device *d, struct devfs3 *img, struct cx_status *st);
-/* Only what q shows (devfs3_read_query()). */
+/* Only what q shows (devfs3_read_query()); and that with the device data (devfs3_read_burn()). */
 int device_read_fs3_query(struct device *d, struct devfs3 *img, struct cx_status *st);
+int device_read_fs3_burn(struct device *d, struct devfs3 *img, struct cx_status *st);
 /* ... and [off, off + len) of the flash into it too (devfs3_need()). */
 int device_read_fs3_more(struct device *d, struct devfs3 *img, uint32_t off, uint32_t len, struct cx_status *st);
 

@@ -59,12 +59,20 @@ static int find_heads(struct devfs3 *d, flash_read_fn rd, void *ctx, struct cx_s
 	return CX_OK;
 }
 
-/* Every section the entries parsed so far name (query: only those a quick query reads). */
-static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, bool query, struct cx_status *st)
+/* Which sections a read takes: all, those a quick query reads, or those and the device data. */
+enum what { ALL, QUERY, BURN };
+
+static bool wanted(const struct fs3_entry *e, enum what what)
+{
+	return what == ALL || fs3_query_reads(e->type) || (what == BURN && (e->device_data || e->in_dtoc));
+}
+
+/* Every section the entries parsed so far name that the read wants. */
+static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, enum what what, struct cx_status *st)
 {
 	for (int i = 0; i < d->img.nentries; i++) {
 		const struct fs3_entry *e = &d->img.entries[i];
-		if (query && !fs3_query_reads(e->type))
+		if (!wanted(e, what))
 			continue;
 		if (devfs3_need(d, rd, ctx, e->data_off, e->size, st))
 			return st->code;
@@ -73,7 +81,8 @@ static int read_sections(struct devfs3 *d, flash_read_fn rd, void *ctx, bool que
 }
 
 /* The image at the start find_heads found, its sections read, parsed. */
-static int read_image(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query, struct cx_status *st)
+static int read_image(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, enum what what,
+		      struct cx_status *st)
 {
 	struct cx_status pst = {0};
 	int rc;
@@ -90,7 +99,7 @@ static int read_image(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t si
 		cx_status_clear(&pst);
 		fs3_parse(d->flash, d->size, &d->img, &pst);
 	}
-	if ((rc = read_sections(d, rd, ctx, query, st)))
+	if ((rc = read_sections(d, rd, ctx, what, st)))
 		return rc;
 	return fs3_parse(d->flash, d->size, &d->img, st);
 }
@@ -134,7 +143,7 @@ static uint32_t other_fs3(const struct devfs3 *d)
  * on silicon: the card model's boot ROM does so, and FS3's FindAllImageStart takes the
  * first too), else the other; the one set aside reads as a zeroed magic, as the burn that
  * was cut would have left it (d->set_aside). Neither whole: refused as before. */
-static int read_two_fs4(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query,
+static int read_two_fs4(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, enum what what,
 			const uint32_t s[2], struct cx_status *st)
 {
 	for (int i = 0; i < 2; i++) {
@@ -143,12 +152,12 @@ static int read_two_fs4(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t 
 		uint8_t keep[4];
 		memcpy(keep, other, 4);
 		memset(other, 0, 4);
-		int rc = read_image(d, rd, ctx, size, query, &pst);
+		int rc = read_image(d, rd, ctx, size, what, &pst);
 		if (rc && rc != CX_EIMAGE) {
 			memcpy(st, &pst, sizeof(*st));
 			return rc;
 		}
-		if (!rc && !(query ? fs3_verdict_query(&d->img, &pst) : fs3_verdict(&d->img, &pst))) {
+		if (!rc && !(what != ALL ? fs3_verdict_query(&d->img, &pst) : fs3_verdict(&d->img, &pst))) {
 			d->set_aside = s[i ^ 1];
 			return CX_OK;
 		}
@@ -157,7 +166,7 @@ static int read_two_fs4(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t 
 	return fs3_parse(d->flash, d->size, &d->img, st);
 }
 
-static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, bool query, struct cx_status *st)
+static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, enum what what, struct cx_status *st)
 {
 	uint32_t s[2];
 	int rc;
@@ -173,8 +182,8 @@ static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size
 	if ((rc = find_heads(d, rd, ctx, st)))
 		return rc;
 	if (fs4_starts(d, s) == 2)
-		return read_two_fs4(d, rd, ctx, size, query, s, st);
-	rc = read_image(d, rd, ctx, size, query, st);
+		return read_two_fs4(d, rd, ctx, size, what, s, st);
+	rc = read_image(d, rd, ctx, size, what, st);
 	/* FS3: the parser takes the first image, as FindAllImageStart; a second one with a magic
 	 * is noted, not hidden (the same cut leaves it, §11.3). */
 	if (!rc && d->img.fmt && d->img.fmt->fmt == FMT_FS3)
@@ -184,12 +193,17 @@ static int read_any(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size
 
 int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
 {
-	return read_any(d, rd, ctx, size, false, st);
+	return read_any(d, rd, ctx, size, ALL, st);
 }
 
 int devfs3_read_query(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
 {
-	return read_any(d, rd, ctx, size, true, st);
+	return read_any(d, rd, ctx, size, QUERY, st);
+}
+
+int devfs3_read_burn(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st)
+{
+	return read_any(d, rd, ctx, size, BURN, st);
 }
 
 void devfs3_free(struct devfs3 *d)

@@ -41,6 +41,10 @@ int devfs3_read(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, st
  * mstflint's q): the others read as 0xFF, so only fs3_verdict_query() means anything. */
 int devfs3_read_query(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st);
 
+/* The same, and the device data too (every device section, the FS4 DTOC's): what a burn
+ * judges the card by (image/fs3_burnimg.h: the card's query and its device data). */
+int devfs3_read_burn(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t size, struct cx_status *st);
+
 /* Read [off, off + len) into d->flash if not read yet (whole 4 KiB units). */
 int devfs3_need(struct devfs3 *d, flash_read_fn rd, void *ctx, uint32_t off, uint32_t len, struct cx_status *st);
 

@@ -88,13 +88,16 @@ static inline void sc_older(struct cxsim_card *c, const struct f3 *b, int slot)
 	cxsim_power_cycle(c);
 }
 
-/* part: a flash part of the model's table (NULL: the chip's 16 MiB default). */
+/* part: a flash part of the model's table (NULL: the chip's 16 MiB default). The card is
+ * strapped into recovery mode (params.recovery): with a valid image the model would run its
+ * firmware, and cxflash works on these cards in recovery mode only (dev/chip.h). */
 static inline struct cxsim_card *sc_new_part(enum cxsim_chip chip, bool wp, const char *part)
 {
 	struct cxsim_params p;
 
 	cxsim_params_default(&p, chip);
 	p.write_protect = wp;
+	p.recovery = true;
 	if (part)
 		snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
 	return cxsim_new(&p);
@@ -102,11 +105,7 @@ static inline struct cxsim_card *sc_new_part(enum cxsim_chip chip, bool wp, cons
 
 static inline struct cxsim_card *sc_new(enum cxsim_chip chip, bool wp)
 {
-	struct cxsim_params p;
-
-	cxsim_params_default(&p, chip);
-	p.write_protect = wp;
-	return cxsim_new(&p);
+	return sc_new_part(chip, wp, NULL);
 }
 
 /* A copy of the flash now (malloc'd). */

@@ -23,6 +23,8 @@
 #include "ops/probe.h"
 #include "sim_cfg.h"
 #include "card_fixture.h"
+#include "fs3_card.h"
+#include "fs3_sim_card.h"
 
 #define IMAGE "--chip cx3 --ddr 1 --ddr-size 0x100 --no-rom --fw 2.42.5000"
 #define OP_WRSR 0x01   /* SPI opcodes a write would send (hw-access.md §3.3) */
@@ -296,6 +298,61 @@ static void test_lockdown_file(void **state)
 	cxsim_free(c);
 }
 
+static struct f3 fs3_img;
+
+/* A ConnectX-4 Lx / 5 in recovery mode holding an FS3 / FS4 image (fs3_sim_card.h). */
+static struct cxsim_card *fs3_card(enum cxsim_chip chip, bool fs4, uint32_t hw_id)
+{
+	struct f3_spec s = f3_defaults(fs4);
+
+	s.hw_id = hw_id;
+	f3_build(&fs3_img, &s);
+	fc_card_devdata(&fs3_img, SC_GUID);
+	struct cxsim_card *c = sc_new(chip, false);
+	assert_non_null(c);
+	sc_install(c, &fs3_img, 1);
+	return c;
+}
+
+/* The gateway's lock instead of the 0xf03xx semaphores, the FS3 image verified from the two
+ * whole reads, the boot address per chip: safe, nothing written (probe() checks that). */
+static void test_connectx4lx_recovery_card(void **state)
+{
+	(void)state;
+	struct cxsim_card *c = fs3_card(CXSIM_CX4LX, false, 0x20B);
+	struct run r;
+
+	probe(c, &r);
+	assert_int_equal(r.rc, CX_OK);
+	assert_true(probe_safe(&r.p));
+	assert_true(r.p.gw_lock && !r.p.gw_lock_held && r.p.recovery && r.p.reads_agree && r.p.have_image);
+	assert_non_null(strstr(row(&r.p, "semaphores")->text, "lock (bit 31 of 0xf0400) free"));
+	assert_non_null(strstr(row(&r.p, "image")->text, "FS3 FW"));
+	assert_int_equal(r.p.image_start, 1u << sc_slot_log(&fs3_img));
+	assert_int_equal(r.p.flash_size, 16u << 20);
+	assert_int_equal(cxsim_counters(c)->gw_without_sem, 0);
+	assert_int_equal(cxsim_counters(c)->gw_cache_rep_on, 0);
+	cxsim_free(c);
+}
+
+/* Another tool holds the gateway's lock: FAIL, and the flash is not read. */
+static void test_connectx5_gateway_lock_held(void **state)
+{
+	(void)state;
+	struct cxsim_card *c = fs3_card(CXSIM_CX5, true, 0x20D);
+	struct run r;
+
+	cxsim_params_mut(c)->gw_lock_held = true;
+	cxsim_power_cycle(c); /* the fault holds the lock from power-on */
+	probe(c, &r);
+	assert_false(probe_safe(&r.p));
+	assert_true(r.p.gw_lock_held);
+	assert_int_equal(row(&r.p, "semaphores")->result, PROBE_FAIL);
+	assert_int_equal(row(&r.p, "flash")->result, PROBE_SKIP);
+	assert_int_equal(cxsim_counters(c)->gw_cmds, 0);
+	cxsim_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_blank_recovery_card),
 		cmocka_unit_test(test_corrupt_recovery_card),
 		cmocka_unit_test(test_lockdown_file),
+		cmocka_unit_test(test_connectx4lx_recovery_card),
+		cmocka_unit_test(test_connectx5_gateway_lock_held),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
