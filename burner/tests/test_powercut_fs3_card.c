@@ -181,6 +181,15 @@ static void retry(struct camp *k, struct cxsim_card *clone, uint64_t at)
 	int rc = burn_card(&d, file_img.buf, file_img.len, &o, &r, &st);
 	device_close(&d);
 	k->retries++;
+	/* The clone's counters run on from the card's: the burn up to the cut and the retry held
+	 * the 5th-generation lock for every transaction, never with cache replacement on. */
+	const struct cxsim_counters *t = cxsim_counters(clone);
+	if (t->gw_without_sem || t->gw_cache_rep_on) {
+		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: %llu gateway transactions without the "
+			 "lock, %llu with cache replacement on", (unsigned long long)at,
+			 (unsigned long long)t->gw_without_sem, (unsigned long long)t->gw_cache_rep_on);
+		return;
+	}
 	if (rc) {
 		snprintf(k->failure, sizeof(k->failure), "cut at access %llu: the second burn fails: %s",
 			 (unsigned long long)at, st.msg);
