@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A simulated ConnectX-4 Lx in the booted rescue image (sim/qemu/cxsim-pci.c, model cx4lx).
 
-The card holds a valid FS3 image from sim/mkfs3 (an HPE 640SFP28's PSID); the model runs no
-firmware for it, so it shows its recovery ID 15b3:020b, class memory controller, and the VSEC
+The card holds a valid FS3 image from sim/mkfs3 (an HPE 640SFP28's PSID) and is strapped into
+recovery mode (cxsim --recovery), so it shows its recovery ID 15b3:020b, class memory controller, and the VSEC
 (capability ID 9, hw-access.md §2.4) that QEMU's config space carries for it. The guest must
 list the card (the wizard, cxflash list, pciutils' lspci with its capability) and reach the
 model's VSEC registers through its own sysfs config file: a space select that reads back with
-the "supported" status, and the HW ID read through the VSEC's address/data pair. cxflash does
-not work on these cards yet: the wizard says so, and that is what is expected here.
+the "supported" status, and the HW ID read through the VSEC's address/data pair. The wizard
+does not offer these cards yet (cxflash burns them from the shell): it says so, as expected here.
 `make run CARD=cx4lx` (scripts/run-qemu.sh) boots the same scenario."""
 import os
 import re
@@ -44,7 +44,7 @@ def hp_card(folder):
     r = subprocess.run([str(MKFS3), "-o", str(img), "--chip", "cx4lx", "--psid", OEM_PSID,
                         "--fw", OEM_FW], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    return Card(folder, "hp640", "--chip", "cx4lx", "--image", img)
+    return Card(folder, "hp640", "--chip", "cx4lx", "--image", img, "--recovery")
 
 
 def cfg_write32(g, cfg, off, val):
@@ -72,7 +72,7 @@ def test_guest_lists_the_card_and_reaches_its_vsec(tmp_path, guests):
     guests.append(g)
     screen = g.front_end()
     assert "1 card found" in screen and CARD_LINE.search(screen), screen
-    assert "does not work on its cards yet" in screen, screen      # expected today
+    assert "the wizard does not offer these cards yet" in screen, screen      # expected today
     g.shell()
     out, rc = g.run("lspci -nn -vv -d 15b3:")
     assert rc == 0 and "[15b3:020b]" in out and "ConnectX-4 Lx Flash Recovery" in out, out

@@ -264,13 +264,17 @@ def test_5th_gen_recovery_card_has_the_vsec(tmp_path, qemus, chip):
 
 
 def test_5th_gen_with_an_image_and_a_model_override(tmp_path, qemus):
-    """A ConnectX-4 Lx holding a valid FS3 image still shows its recovery ID (the model runs
-    no firmware for it); model=cx5 on that card is a ConnectX-5, model=cx3 is refused."""
+    """A ConnectX-4 Lx holding a valid FS3 image runs its firmware (its PCI ID 0x1015), and
+    strapped into recovery mode (cxsim --recovery) shows its recovery ID; model=cx5 on that
+    card is a ConnectX-5 (the FS3 image does not boot it: recovery), model=cx3 is refused."""
     assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
     img = tmp_path / "hp.bin"
     r = run([MKFS3, "--chip", "cx4lx", "--psid", "HP_2420110034", "-o", img])
     assert r.returncode == 0, r.stderr
-    stem = create(tmp_path, "card", "--chip", "cx4lx", "--image", img)
+    q = qemus(create(tmp_path, "running", "--chip", "cx4lx", "--image", img).with_suffix(".flash"))
+    assert q.cfg_read(0x02, 2) == 0x1015
+    q.kill()
+    stem = create(tmp_path, "card", "--chip", "cx4lx", "--image", img, "--recovery")
     flash = stem.with_suffix(".flash")
     q = qemus(flash)
     assert q.cfg_read(0x02, 2) == 0x20B

@@ -8,9 +8,10 @@
 #                  in BUILD_DIR/run/card.{conf,flash};
 #   cx4lx          an HPE 640SFP28 ConnectX-4 Lx (PSID HP_2420110034, firmware 14.26.1040 as
 #                  library/boards.txt's thread reports it) holding a generated FS3 image (sim/mkfs3),
-#                  in BUILD_DIR/run/card-cx4lx.{conf,flash}. The model runs no firmware for it,
-#                  so it shows its recovery ID 15b3:020b with the VSEC in config space (sim/qemu);
-#                  cxflash may not burn it yet. No subsystem ID: none is recorded for the board.
+#                  in BUILD_DIR/run/card-cx4lx.{conf,flash}, strapped into recovery mode (cxsim
+#                  --recovery: what cxflash burns), so it shows its recovery ID 15b3:020b with the
+#                  VSEC in config space (sim/qemu); the wizard lists it, cxflash burns it from the
+#                  shell. No subsystem ID: none is recorded for the board.
 # The card is made fresh unless it is there already — so a burn done in one session is still on
 # the card in the next. `rm -rf BUILD_DIR/run` starts over. The stick is a copy
 # (BUILD_DIR/run/stick.img, see below), so images/ stays as built; backups written in the guest
@@ -51,7 +52,7 @@ if [ ! -f "$STEM.flash" ]; then
     cx4lx)
         "$MKFS3" -o "$RUN/oem-image-cx4lx.bin" --chip cx4lx --psid HP_2420110034 --fw 14.26.1040 \
             --guid 0002c90300a1b2d0 --mac 0002c9a1b2d0 >/dev/null
-        "$CXSIM" create "$STEM" --chip cx4lx --image "$RUN/oem-image-cx4lx.bin" >/dev/null
+        "$CXSIM" create "$STEM" --chip cx4lx --image "$RUN/oem-image-cx4lx.bin" --recovery >/dev/null
         echo "run: made a simulated HPE 640SFP28 (ConnectX-4 Lx) in $STEM.{conf,flash}" ;;
     esac
 fi

@@ -29,6 +29,10 @@ void inv_free(struct wizard *w)
 	w->ncards = 0;
 }
 
+/* A card cxflash works on in recovery mode (dev/chip.h CHIP_RECOVERY), in recovery mode. */
+#define CLI_ONLY "in recovery mode; cxflash's q, v, probe, backup and burn work on it from the shell " \
+	"(cxflash(1)), the wizard does not offer these cards yet"
+
 static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard_card *c)
 {
 	struct cx_status st = {0};
@@ -43,7 +47,8 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	if (chip && chip->support != CHIP_CARDS) {
 		c->ci.pci = *pci;
 		snprintf(c->ci.chip, sizeof(c->ci.chip), "%s", chip->name);
-		c->not_worked_on = chip->limit;
+		c->ci.recovery = pci->kind == PCI_KIND_RECOVERY;
+		c->not_worked_on = chip->support == CHIP_RECOVERY && c->ci.recovery ? CLI_ONLY : chip->limit;
 		return;
 	}
 	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {
