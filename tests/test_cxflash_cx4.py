@@ -219,3 +219,14 @@ def test_record_and_replay(cxsim, tmp_path):
         r = ok(cx("--replay", str(tmp_path / f"{name}.trace"), "-d", bdf(0), *args))
         assert r.stdout == out[name]
     assert "HP_2420110034" in out["q"] and "dry" in out["dry"].lower()
+
+
+def test_list_names_the_image_of_a_recovery_mode_card(cxsim, tmp_path):
+    stem = card(cxsim, tmp_path, "cx4lx")
+    s = cxsim.serve(stem)
+    r = ok(cx("--sysfs", s.dir, "list"))
+    assert "RECOVERY MODE (livefish): no firmware runs" in r.stdout
+    assert f"FS3 image on the flash: PSID HP_2420110034  FW {CHIPS['cx4lx'][1]}" in r.stdout
+    j = ok(cx("--sysfs", s.dir, "--json", "list")).stdout
+    assert '"psid":"HP_2420110034"' in j and '"recovery":true' in j
+    assert s.stop() == 0

@@ -76,7 +76,7 @@ def test_hp_640sfp28_cross_flash_is_ok_by_a_stated_row(lib):
     assert c["stock-cx3.bin"]["verdict"] == "REFUSED" and "ConnectX-3" in first_reason(c["stock-cx3.bin"])
     assert c["broken.bin"]["verdict"] == "REFUSED"
     text = cx("--boards", BOARDS, "--firmware", fw, "-i", card, "match").stdout
-    assert "ConnectX-4 Lx: cxflash reads its firmware files but does not work on its cards yet" in text
+    assert "ConnectX-4 Lx: cxflash burns its cards in recovery mode only, for now" in text
 
 
 def test_two_slots_must_fit_the_flash(lib):

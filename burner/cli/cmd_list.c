@@ -13,7 +13,8 @@
 
 struct card_view {
 	struct pci_card pci;
-	char chip[40], flash[48], fw[24], running[24], psid[17], error[CX_MSG_MAX];
+	char chip[40], flash[96], fw[24], running[24], psid[17], error[CX_MSG_MAX];
+	char fs3[4];                /* "FS3"/"FS4": psid and fw are what that image on the flash says */
 	bool recovery, have_image;
 	struct fs2_guids guids;
 	int nroms;
@@ -45,7 +46,11 @@ static int inspect(struct cli *c, const struct pci_card *pci, struct card_view *
 		v->placeholder = placeholder_find(&img->guids);
 		v->nroms = img->nroms;
 		memcpy(v->roms, img->roms, sizeof(v->roms));
-	} else if (!ci.recovery) {
+	} else if (ci.have_fs3) {
+		snprintf(v->fs3, sizeof(v->fs3), "%s", ci.fs3_format);
+		snprintf(v->psid, sizeof(v->psid), "%s", ci.fs3_psid);
+		snprintf(v->fw, sizeof(v->fw), "%s", ci.fs3_fw);
+	} else if (!ci.recovery || (chip_by_hw_id(ci.hw_id) && chip_by_hw_id(ci.hw_id)->format != CHIP_FW_FS2)) {
 		snprintf(v->error, sizeof(v->error), "%s", ci.image_error);
 	}
 	cardinfo_free(&ci);
@@ -59,7 +64,10 @@ static void print_text(const struct card_view *v)
 	printf("%s  %s  %04x:%04x  subsystem %04x:%04x  %s\n", v->pci.bdf,
 	       v->chip[0] ? v->chip : v->pci.family, 0x15b3, v->pci.device, v->pci.subsys_vendor,
 	       v->pci.subsys_device, v->oem ? v->oem : "OEM unknown");
-	if (v->recovery)
+	if (v->recovery && v->fs3[0])
+		printf("    RECOVERY MODE (livefish): no firmware runs; flash %s\n    %s image on the flash: PSID %s  FW %s\n",
+		       v->flash[0] ? v->flash : "?", v->fs3, v->psid, v->fw);
+	else if (v->recovery)
 		printf("    RECOVERY MODE (livefish): no valid firmware on the flash; flash %s\n",
 		       v->flash[0] ? v->flash : "?");
 	if (v->have_image) {
@@ -110,8 +118,8 @@ static void print_json(struct json *j, const struct card_view *v)
 	json_str(j, "oem", v->oem);
 	json_bool(j, "recovery", v->recovery);
 	json_str(j, "flash", v->flash[0] ? v->flash : NULL);
-	json_str(j, "psid", v->have_image ? v->psid : NULL);
-	json_str(j, "fw_version", v->have_image ? v->fw : NULL);
+	json_str(j, "psid", v->have_image || v->fs3[0] ? v->psid : NULL);
+	json_str(j, "fw_version", v->have_image || v->fs3[0] ? v->fw : NULL);
 	json_str(j, "fw_running", v->running[0] ? v->running : NULL);
 	if (v->have_image) {
 		json_obj(j, "guids");

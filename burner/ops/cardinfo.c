@@ -22,6 +22,33 @@ static void read_ini(struct cardinfo *ci)
 	}
 }
 
+/* An FS3/FS4 card: its image as q reads it. */
+static int read_fs3(struct device *d, struct cardinfo *ci, struct cx_status *st)
+{
+	struct devfs3 q;
+	struct cx_status rst = {0};
+	int r = device_read_fs3_query(d, &q, &rst);
+
+	if (!r)
+		r = fs3_verdict_query(&q.img, &rst);
+	if (r == CX_ENOMEM || r == CX_EINTR) {
+		devfs3_free(&q);
+		return cx_fail(st, r, "%s", rst.msg);
+	}
+	if (r) {
+		snprintf(ci->image_error, sizeof(ci->image_error), "%s", rst.msg);
+	} else {
+		const struct fs3_info *i = &q.img.info;
+		ci->have_fs3 = true;
+		snprintf(ci->fs3_format, sizeof(ci->fs3_format), "%s", q.img.fmt->name);
+		snprintf(ci->fs3_psid, sizeof(ci->fs3_psid), "%s", i->psid);
+		snprintf(ci->fs3_fw, sizeof(ci->fs3_fw), "%u.%u.%04u", i->fw_ver[0], i->fw_ver[1], i->fw_ver[2]);
+		ci->oem = oem_name(i->psid, d->pci.subsys_vendor);
+	}
+	devfs3_free(&q);
+	return CX_OK;
+}
+
 int cardinfo_read(struct device *d, struct cardinfo *ci, struct cx_status *st)
 {
 	struct dev_image di;
@@ -42,6 +69,8 @@ int cardinfo_read(struct device *d, struct cardinfo *ci, struct cx_status *st)
 		flash_describe(&d->flash, ci->flash, sizeof(ci->flash));
 		ci->flash_size = d->flash.size;
 	}
+	if (d->have_chip && d->have_flash && d->chip.desc->format != CHIP_FW_FS2)
+		return read_fs3(d, ci, st);
 	if (ci->recovery) {
 		snprintf(ci->image_error, sizeof(ci->image_error),
 			 "recovery (livefish) mode: the flash holds no valid image");

@@ -30,7 +30,7 @@ struct cardinfo {
 	char chip[40];                  /* "ConnectX-3 A1" */
 	uint16_t hw_id;                 /* 0 when the chip was not identified */
 	uint8_t rev;
-	char flash[48];                 /* flash_describe() */
+	char flash[96];                 /* flash_describe() */
 	uint32_t flash_size;
 	bool recovery;
 	bool have_running;
@@ -41,6 +41,10 @@ struct cardinfo {
 	char *ini;                      /* the board .ini (malloc'd), or NULL */
 	size_t ini_len;
 	const char *oem;                /* ops/oem.h: from the PSID, else the subsystem vendor */
+	/* A ConnectX-4/4 Lx/5 (FS3/FS4, read as q reads it, ops/devimage_fs3.h): what its flash
+	 * holds; f stays empty. */
+	bool have_fs3;
+	char fs3_format[4], fs3_psid[17], fs3_fw[24];
 };
 
 /* Describe the card d (opened by device_open or device_attach). */
