@@ -26,8 +26,8 @@ def usage_options():
 
 def test_usage_lists_every_option_once():
     names = [n for _, n, _ in usage_options()]
-    assert len(names) == len(set(names)) == 34, names
-    assert {"image", "device", "json", "yes", "vsd", "help", "version", "in-place"} <= set(names)
+    assert len(names) == len(set(names)) == 35, names
+    assert {"image", "device", "json", "yes", "vsd", "help", "version", "in-place", "unprotect"} <= set(names)
 
 
 @pytest.mark.parametrize("sep", ["-", "_"])
