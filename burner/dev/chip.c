@@ -162,25 +162,26 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 	return c->desc->gw == CHIP_GW_GEN4 ? livefish_fixup(c, st) : CX_OK;
 }
 
-/* Read-to-lock: a read of 0 means we now hold it, §3.5. */
-static int take(struct chip *c, uint32_t addr, unsigned tries, unsigned sleep_us, bool *held,
-		struct cx_status *st)
+/* Read-to-lock: a read whose mask bits are 0 means we now hold it (§3.5; the 5th-gen
+ * gateway's bit 31, §3.13). The refusal names it as pre, the address, post. */
+static int take(struct chip *c, uint32_t addr, uint32_t mask, unsigned tries, unsigned sleep_us, bool *held,
+		const char *pre, const char *post, struct cx_status *st)
 {
 	uint32_t v;
 
 	for (unsigned i = 0; i < tries; i++) {
 		if (cr_read(&c->cr, addr, &v, st))
 			return st->code;
-		if (v == 0) {
+		if (!(v & mask)) {
 			*held = true;
 			return CX_OK;
 		}
 		cfg_sleep_us(c->cr.cfg, sleep_us);
 	}
 	return cx_fail(st, CX_EBUSY,
-		       "%s: flash semaphore 0x%05x is held by someone else (firmware or another tool); "
+		       "%s: %s0x%05x%s is held by someone else (firmware or another tool); "
 		       "if nothing else is using the card, retry with --clear-semaphore",
-		       c->cr.cfg->bdf, addr);
+		       c->cr.cfg->bdf, pre, addr, post);
 }
 
 /* GEN5 (§3.13, mflash.c connectib_flash_lock): the gateway's lock, then the cache
@@ -189,25 +190,16 @@ static int take(struct chip *c, uint32_t addr, unsigned tries, unsigned sleep_us
 static int gw_lock(struct chip *c, struct cx_status *st)
 {
 	uint32_t v;
+	int rc = take(c, CHIP_GW_CMD, CHIP_GW_LOCK, SEM_GPIO_TRIES, SEM_GPIO_SLEEP_US, &c->held_gw,
+		      "the flash gateway's lock (bit 31 of ", ")", st);
 
-	for (unsigned i = 0; i < SEM_GPIO_TRIES; i++) {
-		if (cr_read(&c->cr, CHIP_GW_CMD, &v, st))
-			return st->code;
-		if (!(v & CHIP_GW_LOCK)) {
-			c->held_gw = true;
-			if (cr_read(&c->cr, GW_CACHE_REP_EN, &v, st) ||
-			    cr_write(&c->cr, GW_CACHE_REP_EN, v & ~GW_CACHE_REP_ON, st)) {
-				chip_unlock(c);
-				return st->code;
-			}
-			return CX_OK;
-		}
-		cfg_sleep_us(c->cr.cfg, SEM_GPIO_SLEEP_US);
+	if (rc)
+		return rc;
+	if (cr_read(&c->cr, GW_CACHE_REP_EN, &v, st) || cr_write(&c->cr, GW_CACHE_REP_EN, v & ~GW_CACHE_REP_ON, st)) {
+		chip_unlock(c);
+		return st->code;
 	}
-	return cx_fail(st, CX_EBUSY,
-		       "%s: the flash gateway's lock (bit 31 of 0x%05x) is held by someone else (another tool); "
-		       "if nothing else is using the card, retry with --clear-semaphore",
-		       c->cr.cfg->bdf, CHIP_GW_CMD);
+	return CX_OK;
 }
 
 /* restore_cache_replacemnt, then the lock released by a zero command word (is4_flash_lock). */
@@ -229,9 +221,11 @@ int chip_lock(struct chip *c, struct cx_status *st)
 		return c->held_gw ? CX_OK : gw_lock(c, st);
 
 	if (c->desc->flashprog_sem && !c->held_flashprog &&
-	    (rc = take(c, CHIP_SEM_FLASHPROG, SEM_FLASHPROG_TRIES, SEM_FLASHPROG_SLEEP_US, &c->held_flashprog, st)))
+	    (rc = take(c, CHIP_SEM_FLASHPROG, ~0u, SEM_FLASHPROG_TRIES, SEM_FLASHPROG_SLEEP_US, &c->held_flashprog,
+		       "flash semaphore ", "", st)))
 		return rc;
-	if (!c->held_gpio && (rc = take(c, CHIP_SEM_GPIO, SEM_GPIO_TRIES, SEM_GPIO_SLEEP_US, &c->held_gpio, st))) {
+	if (!c->held_gpio && (rc = take(c, CHIP_SEM_GPIO, ~0u, SEM_GPIO_TRIES, SEM_GPIO_SLEEP_US, &c->held_gpio,
+					"flash semaphore ", "", st))) {
 		chip_unlock(c);
 		return rc;
 	}

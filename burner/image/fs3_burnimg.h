@@ -21,14 +21,14 @@
  *     device section of the card (checked here, and again by the writer).
  *
  * The writer (ops/failsafe_fs3.h) then writes body, magic, boot address, old
- * magic; fs3_burn_verify() reads the result back. Nothing here touches a card:
- * every input is a buffer.
+ * magic, and the op checks the result (ops/burn_fs3.c). Nothing here touches a
+ * card: every input is a buffer.
  *
  * Use, by the op that burns a card (under its lock):
  *
  *   read the whole flash;  fs3_burn_prepare(file, flash, &id, &b, &st);
  *   the guard: b.psid_change, version policy;  failsafe_fs3_burn(&io, &b, &res, &st);
- *   read the whole flash again;  fs3_burn_verify(&b, flash, len, &st);  fs3_burn_free(&b);
+ *   read the card again and check it (ops/burn_fs3.c verify);  fs3_burn_free(&b);
  */
 #ifndef CX_FS3_BURNIMG_H
 #define CX_FS3_BURNIMG_H
@@ -94,10 +94,6 @@ int fs3_burn_prepare(const uint8_t *file, size_t file_len, const uint8_t *flash,
 
 void fs3_burn_free(struct fs3_burn *b);
 
-/* After the burn, the whole flash read back (fs3_burnimg_verify.c): the extents hold b->slot's bytes,
- * the old magic's dword is zero, and our reader finds the new image, whole, at b->target (device
- * data included). CX_EFLASH with what differs. */
-int fs3_burn_verify(const struct fs3_burn *b, const uint8_t *flash, size_t len, struct cx_status *st);
 
 /* Internal to fs3_burnimg*.c: the extents and the FS3 ITOC rewrite (fs3_burnimg_itoc.c). */
 int fs3_burn_build(const struct fs3_image *file, const struct fs3_image *card, struct fs3_burn *b,

@@ -21,8 +21,9 @@
  *   write   ops/failsafe_fs3.h through the card (device_io.h): body, magic, boot
  *           address, old magic. The device data (MFG_INFO, DEV_INFO, NV_DATA, VPD) is
  *           never written, so GUIDs, MACs, VSD and settings stay the card's.
- *   verify  the card read back: the new image whole at the target, the old magic zeroed
- *           (fs3_burn_verify), and every device section byte for byte as before.
+ *   verify  what the writer's page-by-page read-back cannot prove: the card finds the new
+ *           image at the target, whole as its query reads it, and no other (the old magic
+ *           zeroed), and every device section reads byte for byte as before.
  *
  * A card whose flash holds no valid image, or whose device data is damaged, is refused:
  * putting device data back is a separate step that is not there yet.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs3_burn_check.h"
 #include "fs3_card.h"
 #include "ops/failsafe_fs3.h"
 
@@ -99,9 +100,9 @@ static void roundtrip(bool fs4, int slot)
 		if (flash[i] != before[i] && !(i >= target && i < target + b.len) && !(i >= old && i < old + 4))
 			fail_msg("byte 0x%zx changed outside the target slot", i);
 	device_data_unchanged(before, flash, &b);
-	assert_int_equal(fs3_burn_verify(&b, flash, n, &st), CX_OK);
+	assert_int_equal(fs3_burn_check(&b, flash, n, &st), CX_OK);
 	flash[target + b.ext[b.next - 1].off] ^= 1;
-	assert_int_equal(fs3_burn_verify(&b, flash, n, &st), CX_EFLASH);
+	assert_int_equal(fs3_burn_check(&b, flash, n, &st), CX_EFLASH);
 	flash[target + b.ext[b.next - 1].off] ^= 1;
 	/* The card boots the new firmware with its own identity. */
 	assert_int_equal(fc_bootable(flash, n, fs4, &nvalid, &img), target);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fs3_burnimg_verify.c — after a burn, read back: is the new image on the flash as planned
- * (fs3-format.md §11.2)? */
+/* fs3_burn_check.c — the tests' read-back of an FS3/FS4 burn: is the new image on the flash
+ * as planned (fs3-format.md §11.2)? (fs3_burn_check.h) */
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/fs3_burnimg.h"
+#include "fs3_burn_check.h"
 
-int fs3_burn_verify(const struct fs3_burn *b, const uint8_t *flash, size_t len, struct cx_status *st)
+int fs3_burn_check(const struct fs3_burn *b, const uint8_t *flash, size_t len, struct cx_status *st)
 {
 	struct fs3_image *img;
 	struct cx_status t = {0};
