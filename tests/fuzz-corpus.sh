@@ -27,7 +27,10 @@ LIST
 # A ROM file by itself (the ROM section's data), for rom_file_check's PCI image walk.
 "$M" -o "$OUT/rom-src.tmp" "${small[@]}" --map "$OUT/rom-src.map"
 read -r _ off size < <(grep '^sect_ROM ' "$OUT/rom-src.map")
-tail -c +$((off + 16 + 1)) "$OUT/rom-src.tmp" | head -c $((size - 20)) >"$OUT/seed-rom.bin"
+# dd, not tail | head: head stops reading after its count, tail then dies of SIGPIPE and,
+# under pipefail, the script exits 141 whenever tail had not yet written everything.
+dd if="$OUT/rom-src.tmp" of="$OUT/seed-rom.bin" iflag=skip_bytes,count_bytes \
+	skip=$((off + 16)) count=$((size - 20)) status=none
 rm -f "$OUT/rom-src.tmp" "$OUT/rom-src.map"
 i=$((i + 1))
 # FS3/FS4 seeds from the unit tests' builder (burner/tests/fs3seed.c).
