@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, ROOT, fix_full_crc, fix_section_crc, run
+from conftest import BUILD, CXFLASH, ROOT, SANITIZER_MARKS, fix_full_crc, fix_section_crc, run
 
 CXSIM = BUILD / "host" / "cxsim"
 SHIM = BUILD / "host" / "cxsim-sleep.so"
@@ -114,6 +114,18 @@ class Server:
     def mstflint(self, *args):
         """Unmodified mstflint in a private mount namespace over this tree."""
         return run([MSTFLINT_NS, self.dir, "--", "mstflint", *args])
+
+    def cxflash(self, *args, timeout=300, input=None):
+        """cxflash on this tree, its sleeps in model time (cxsim-sleep-trace), as mstflint's
+        are under the shim: a polling loop waits as long in the model as it asks for and no
+        wall time, so a burn's duration does not depend on how busy this machine is."""
+        env = dict(os.environ, CXSIM_CLOCK=str(self.dir / "cxsim" / "clock"))
+        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
+        r = subprocess.run([SLEEP_TRACE, CXFLASH, "--sysfs", self.dir, *args], env=env, capture_output=True,
+                           text=True, errors="replace", timeout=timeout, **stdin)
+        for mark in SANITIZER_MARKS:
+            assert mark not in r.stderr, f"sanitizer report for cxflash {args}:\n{r.stderr}"
+        return r
 
     def clear_semaphores(self, index=0):
         return run([MSTFLINT_NS, self.dir, "--clear-semaphores", bdf(index)])

@@ -47,16 +47,19 @@ def test_list_shows_every_card(cxsim, images):
 
 def test_a_files_only_family_is_named_and_left_alone(cxsim, images):
     """A ConnectX-4 Lx whose firmware runs (its HW ID and PCI ID on a ConnectX-3 model:
-    cxsim --hw-id): `list` names it with why cxflash does not work on it (only in recovery
-    mode), and every card verb refuses in one line, exit 8, without one crspace write."""
+    cxsim --hw-id), with no VSEC to reach that firmware's ICMD: `list` names it with why
+    cxflash does not work on it (it cannot ask the firmware, and writes directly only when
+    asked with --risk-fw-hang), and every card verb refuses in one line, exit 8,
+    without one crspace write."""
     lx = card(cxsim, images, "cx3", extra=("--hw-id", "0x20b", "--pci-device", "0x1015"))
     s = cxsim.serve(lx, card(cxsim, images, "cx3", slot=1))
     r = cx("--sysfs", s.dir, "list")
     assert r.returncode == 0 and "2 cards found" in r.stdout, r.stdout + r.stderr
     j = json.loads(cx("--sysfs", s.dir, "--json", "list").stdout)["cards"]
     assert j[0]["family"] == "ConnectX-4 Lx" and j[0]["psid"] is None
-    assert "is a ConnectX-4 Lx: its firmware is running and fetches code from the flash, and cxflash " \
-        "works on these cards only in recovery mode so far" in j[0]["error"]
+    assert "is a ConnectX-4 Lx whose firmware runs and fetches code from the flash, and cxflash cannot " \
+        "ask that firmware for it (no ICMD in its VSEC)" in j[0]["error"]
+    assert "--risk-fw-hang" in j[0]["error"]
     assert j[1]["family"] == "ConnectX-3" and j[1]["error"] is None
     before = s.card_stats()["counters"]
     for verb in (("q",), ("v",), ("-y", "--no-backup", "sg", "--guid", "0002c90300c0ffe8"), ("config", "q")):

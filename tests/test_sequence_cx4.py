@@ -96,7 +96,7 @@ def session(cxsim, stem, tool, argv):
     if tool == "mstflint":
         r = s.mstflint("-d", bdf(0), *argv)
     else:
-        r = run([CXFLASH, "--sysfs", s.dir, "-d", bdf(0), *argv])
+        r = s.cxflash("-d", bdf(0), *argv)     # in model time, as mstflint under the shim
     assert r.returncode == 0, f"{tool} {argv}: exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     assert s.stop() == 0
     return parse_log(log, bdf(0))

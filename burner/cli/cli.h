@@ -32,6 +32,7 @@ struct cli {
 	const char *record;         /* --record FILE: every access to the card (ops/device_trace.h) */
 	const char *replay;         /* --replay FILE: the card's accesses answered from FILE */
 	bool clear_sem;             /* --clear-semaphore */
+	bool direct_running;        /* --risk-fw-hang */
 	bool use_image_guids;       /* --use_image_guids (burn) */
 	bool use_image_ps;          /* --use_image_ps (burn) */
 	bool use_image_rom;         /* --use_image_rom (burn): flint's spelling of --rom image */

@@ -154,6 +154,8 @@ int cli_main(int argc, char **argv)
 	}
 	if (!rc && !c.command)
 		rc = cx_fail(&st, CX_EUSAGE, "no command given (try 'cxflash help')");
+	if (!rc)
+		chip_allow_direct_running(c.direct_running);
 	const struct command *cmd = rc ? NULL : cli_find_command(c.command);
 	if (!rc && !cmd)
 		rc = cx_fail(&st, CX_EUSAGE, "unknown command '%s' (try 'cxflash help')", c.command);

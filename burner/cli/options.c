@@ -47,6 +47,9 @@ static const struct option_row options[] = {
 	 "-d BDF: run against the recording FILE instead of a card"},
 	{NULL, "clear-semaphore", ARG_FLAG, AT(clear_sem), NULL,
 	 "release the card's flash semaphores first (after a killed tool)"},
+	{NULL, "risk-fw-hang", ARG_FLAG, AT(direct_running), NULL,
+	 "ConnectX-4/4 Lx/5 whose firmware runs: reach the flash directly, not\n"
+	 "through the firmware (mstflint's -ocr); that firmware may hang until a power-off"},
 	{NULL, "striped_image", ARG_FLAG, AT(striped), NULL,
 	 "FILE is a raw flash dump (failsafe, image in either slot)"},
 	{NULL, "json", ARG_FLAG, AT(json), NULL, "print one JSON object instead of text"},

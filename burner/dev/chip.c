@@ -29,9 +29,6 @@
  * hw-access.md §9.2 D2). What bits 2:1 mean is UNCONFIRMED (§6 item 7); both were
  * shipped for years for these cards, and a cold boot scans the flash anyway. */
 
-#define RECOVERY_ONLY "its firmware is running and fetches code from the flash, and cxflash " \
-	"works on these cards only in recovery mode so far (the firmware's own flash access, its " \
-	"ICMD access registers, is not spoken yet)"
 #define SIGNED_ONLY "its firmware is signed and the chip enforces it (life cycle, secure boot: mstflint " \
 	"4.21 mlxfwops/lib/signature_manager.h), so cxflash only reads its files"
 
@@ -43,7 +40,16 @@
 #define LOG2_3BYTE 24              /* 3-byte addresses: mstflint 4.21 uses no other on CX3..CX5, §3.13 */
 
 #define GEN4_FS2 CHIP_GW_GEN4, CHIP_FW_FS2, BOOT_CX3, 8, 0, 0, LOG2_3BYTE
-#define GEN5(fmt, boot, shift) CHIP_GW_GEN5, fmt, boot, shift, WARM_RESET_GEN5, WARM_RESET_GEN5_BIT, LOG2_3BYTE
+#define ICMD_READY_CX4 0xB0004     /* STAT_CFG_NOT_DONE_ADDR_CX4, bit 31: mtcr_ul_icmd_cif.c@4.21 */
+#define ICMD_READY_CX5 0xB5E04     /* STAT_CFG_NOT_DONE_ADDR_CX5, bit 31 (CX6: 0xb5f04, never opened) */
+#define ICMD_READY_BIT 31
+#define ICMD_SEM_ADDR 0x0          /* SEMAPHORE space: ICMD's own (VCR_SEMAPHORE62), mtcr_ul_icmd_cif.c@4.21 */
+#define FW_FLASH_SEM 0x10          /* SEMAPHORE space: TRM_RES_FLASH_PROGRAMING, tools_res_mgmt.c@4.21 */
+#define FW_FLASH_SEM_TRIES 40      /* MAX_FLASH_PROG_SEM_RETRY_CNT, mflash_access_layer.c@4.21 */
+#define FW_FLASH_SEM_SLEEP_US 3000 /* mstflint sleeps 1..5 ms at random; a fixed mean keeps --replay exact */
+
+#define GEN5(fmt, boot, shift, ready) CHIP_GW_GEN5, fmt, boot, shift, WARM_RESET_GEN5, WARM_RESET_GEN5_BIT, \
+	LOG2_3BYTE, ready
 
 /* One row per family, in enum order (chip_by_family indexes it). HW IDs: hw-access.md §1.2
  * up to ConnectX-3 Pro; from ConnectX-4 on, mstflint 4.21 dev_mgt/tools_dev_types.c, whose
@@ -54,18 +60,18 @@ static const struct chip_desc chips[CXF_COUNT] = {
 	[CXF_CX2] = {CXF_CX2, "ConnectX-2", "cx2", 0x190, 0x191, false, 6, CHIP_CARDS, NULL, GEN4_FS2},
 	[CXF_CX3] = {CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x1F6, true, 10, CHIP_CARDS, NULL, GEN4_FS2},
 	[CXF_CX3PRO] = {CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x1F8, true, 10, CHIP_CARDS, NULL, GEN4_FS2},
-	[CXF_CX4] = {CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x209, false, 0, CHIP_RECOVERY, RECOVERY_ONLY,
-		     GEN5(CHIP_FW_FS3, BOOT_CX3, 8)},
-	[CXF_CX4LX] = {CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x20B, false, 0, CHIP_RECOVERY, RECOVERY_ONLY,
-		       GEN5(CHIP_FW_FS3, BOOT_CX3, 8)},
-	[CXF_CX5] = {CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x20D, false, 0, CHIP_RECOVERY, RECOVERY_ONLY,
-		     GEN5(CHIP_FW_FS4, BOOT_CX5, 0)},
+	[CXF_CX4] = {CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x209, false, 0, CHIP_CARDS, NULL,
+		     GEN5(CHIP_FW_FS3, BOOT_CX3, 8, ICMD_READY_CX4)},
+	[CXF_CX4LX] = {CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x20B, false, 0, CHIP_CARDS, NULL,
+		       GEN5(CHIP_FW_FS3, BOOT_CX3, 8, ICMD_READY_CX4)},
+	[CXF_CX5] = {CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x20D, false, 0, CHIP_CARDS, NULL,
+		     GEN5(CHIP_FW_FS4, BOOT_CX5, 0, ICMD_READY_CX5)},
 	[CXF_CX6] = {CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x20F, false, 0, CHIP_READ_ONLY, SIGNED_ONLY,
-		     GEN5(CHIP_FW_FS4, BOOT_CX6, 0)},
+		     GEN5(CHIP_FW_FS4, BOOT_CX6, 0, 0)},
 	[CXF_CX6DX] = {CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x212, false, 0, CHIP_READ_ONLY, SIGNED_ONLY,
-		       GEN5(CHIP_FW_FS4, BOOT_CX6, 0)},
+		       GEN5(CHIP_FW_FS4, BOOT_CX6, 0, 0)},
 	[CXF_CX6LX] = {CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x216, false, 0, CHIP_READ_ONLY, SIGNED_ONLY,
-		       GEN5(CHIP_FW_FS4, BOOT_CX6, 0)},
+		       GEN5(CHIP_FW_FS4, BOOT_CX6, 0, 0)},
 };
 
 const struct chip_desc *chip_by_family(enum cx_family f)
@@ -128,6 +134,48 @@ static int livefish_fixup(struct chip *c, struct cx_status *st)
 	return cr_write(&c->cr, CR_LINK_RESET, (v & ~LINK_RESET_MASK) | LINK_RESET_OFF, st);
 }
 
+static bool direct_running;
+
+void chip_allow_direct_running(bool yes)
+{
+	direct_running = yes;
+}
+
+/* A GEN5 chip whose firmware runs (§3.14): the firmware fetches code from the flash, so the
+ * flash is asked of it (ICMD access registers), as mstflint 4.21 does when the cache-
+ * replacement guard is set; MGIR first, for what runs. --risk-fw-hang takes the
+ * gateway instead, as mstflint's -ocr. */
+static int open_running(struct chip *c, unsigned cr_flags, struct cx_status *st)
+{
+	const char *bdf = c->cr.cfg->bdf;
+	uint32_t zero = 0;
+
+	if (direct_running) {
+		c->direct_running = true;
+		return CX_OK;
+	}
+	if (!c->desc->icmd_ready_reg)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s is a %s whose firmware runs: cxflash does not speak to it; "
+			       "nothing was written", bdf, c->desc->name);
+	/* --clear-semaphore frees the ICMD semaphore too, which mstflint's cannot: its
+	 * icmd_clear_semaphore opens ICMD first, and that takes the same semaphore (§3.14). */
+	if (cr_flags & CR_CLEAR_SEM && c->cr.use_vsec)
+		cr_space_access(&c->cr, CR_AS_SEMAPHORE, ICMD_SEM_ADDR, &zero, 1, true, &(struct cx_status){0});
+	if (icmd_open(&c->icmd, &c->cr, c->desc->icmd_ready_reg, ICMD_READY_BIT, st) ||
+	    fw_mgir(&c->icmd, &c->mgir, st)) {
+		/* The firmware answered, but not yet or not now: its own words, and nothing more. */
+		if (st->code != CX_EUNSUPPORTED)
+			return st->code;
+		*st = (struct cx_status){0};
+		return cx_fail(st, CX_EUNSUPPORTED, "%s is a %s whose firmware runs and fetches code from the flash, "
+			       "and cxflash cannot ask that firmware for it (no ICMD in its VSEC); nothing was "
+			       "written. A direct write could hang the firmware: --risk-fw-hang asks for one "
+			       "(then power-cycle)", bdf, c->desc->name);
+	}
+	c->fw_access = true;
+	return CX_OK;
+}
+
 int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned cr_flags, struct cx_status *st)
 {
 	uint32_t id;
@@ -159,7 +207,9 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 			       cfg->bdf, c->rev);
 	/* ConnectX-3's registers: a GEN5 chip has neither (mstflint 4.21 applies it on the
 	 * cntx_flash_init path only, mflash.c). */
-	return c->desc->gw == CHIP_GW_GEN4 ? livefish_fixup(c, st) : CX_OK;
+	if (c->desc->gw == CHIP_GW_GEN4)
+		return livefish_fixup(c, st);
+	return c->recovery ? CX_OK : open_running(c, cr_flags, st);
 }
 
 /* Read-to-lock: a read whose mask bits are 0 means we now hold it (§3.5; the 5th-gen
@@ -213,9 +263,32 @@ static void gw_unlock(struct chip *c)
 	cr_write(&c->cr, CHIP_GW_CMD, 0, &ignore);
 }
 
+/* The firmware-access flash semaphore (SEMAPHORE space 0x10), our ICMD ticket written and
+ * read back, as mstflint's lock_icommand_gateway_semaphore around its flash work. */
+static int fw_flash_lock(struct chip *c, struct cx_status *st)
+{
+	for (unsigned i = 0; i < FW_FLASH_SEM_TRIES; i++) {
+		uint32_t v = c->icmd.ticket;
+
+		if (cr_space_access(&c->cr, CR_AS_SEMAPHORE, FW_FLASH_SEM, &v, 1, true, st) ||
+		    cr_space_access(&c->cr, CR_AS_SEMAPHORE, FW_FLASH_SEM, &v, 1, false, st))
+			return st->code;
+		if (v == c->icmd.ticket) {
+			c->held_fw_flash = true;
+			return CX_OK;
+		}
+		cfg_sleep_us(c->cr.cfg, FW_FLASH_SEM_SLEEP_US);
+	}
+	return cx_fail(st, CX_EBUSY, "%s: the firmware's flash-programming semaphore is held by another tool; "
+		       "if nothing else is using the card, retry with --clear-semaphore", c->cr.cfg->bdf);
+}
+
 int chip_lock(struct chip *c, struct cx_status *st)
 {
 	int rc;
+
+	if (c->fw_access)
+		return c->held_fw_flash ? CX_OK : fw_flash_lock(c, st);
 
 	if (c->desc->gw == CHIP_GW_GEN5)
 		return c->held_gw ? CX_OK : gw_lock(c, st);
@@ -238,17 +311,26 @@ void chip_unlock(struct chip *c)
 
 	if (c->held_gw)
 		gw_unlock(c);
+	if (c->held_fw_flash) {
+		uint32_t zero = 0;
+
+		cr_space_access(&c->cr, CR_AS_SEMAPHORE, FW_FLASH_SEM, &zero, 1, true, &ignore);
+	}
 	if (c->held_gpio)
 		cr_write(&c->cr, CHIP_SEM_GPIO, 0, &ignore);
 	if (c->held_flashprog)
 		cr_write(&c->cr, CHIP_SEM_FLASHPROG, 0, &ignore);
-	c->held_gpio = c->held_flashprog = c->held_gw = false;
+	c->held_gpio = c->held_flashprog = c->held_gw = c->held_fw_flash = false;
 }
 
 int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st)
 {
 	uint32_t w0, w1;
 
+	if (c->fw_access) {
+		memcpy(ver, c->mgir.ver, sizeof(c->mgir.ver));
+		return CX_OK;
+	}
 	if (cr_read(&c->cr, CR_FW_VERSION, &w0, st) || cr_read(&c->cr, CR_FW_VERSION + 4, &w1, st))
 		return st->code;
 	ver[0] = (uint16_t)(w0 >> 16);
@@ -262,6 +344,11 @@ int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st)
 	const struct chip_desc *d = c->desc;
 	uint32_t v;
 
+	/* Through the firmware mstflint asks it to activate the image (ISFU) or gives up with
+	 * "power cycle the device" (fs3_ops.cpp bootAddrUpdate); cxflash always ends with the
+	 * cold restart, where the boot ROM finds the new image by its magic (§3.14). */
+	if (c->fw_access)
+		return CX_OK;
 	if (cr_write(&c->cr, d->boot_addr_reg, start << d->boot_addr_shift, st))
 		return st->code;
 	if (!d->warm_reset_reg)
@@ -273,6 +360,14 @@ int chip_set_boot_addr(struct chip *c, uint32_t start, struct cx_status *st)
 
 int chip_clear_semaphores(struct chip *c, struct cx_status *st)
 {
+	if (c->fw_access) {
+		uint32_t zero = 0;
+
+		if (cr_space_access(&c->cr, CR_AS_SEMAPHORE, FW_FLASH_SEM, &zero, 1, true, st))
+			return st->code;
+		c->held_fw_flash = false;
+		return CX_OK;
+	}
 	if (c->desc->gw == CHIP_GW_GEN5) {
 		if (cr_write(&c->cr, CHIP_GW_CMD, 0, st))
 			return st->code;

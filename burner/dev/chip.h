@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "dev/crspace.h"
+#include "dev/fw_regs.h"
 
 /* The registers the read-only probe (ops/probe.c) looks at as well (hw-access.md). */
 #define CHIP_SEM_GPIO 0xF03FC       /* SEMAP63, the flash-gateway semaphore, §3.5 */
@@ -76,6 +77,7 @@ struct chip_desc {
 	uint32_t warm_reset_reg;   /* a bit to set after the boot address, 0 if none (§3.13) */
 	uint8_t warm_reset_bit;
 	uint8_t log2_reach;        /* the flash is addressed with 3 bytes: 16 MiB at most (§3.13) */
+	uint32_t icmd_ready_reg;   /* running firmware: bit 31 "static configuration not done" (§3.14); 0: no ICMD */
 };
 
 struct chip {
@@ -84,8 +86,16 @@ struct chip {
 	uint8_t rev;               /* 0xf0014 bits 23:16 */
 	uint16_t pci_device;       /* as the PCI function shows it now */
 	bool recovery;
-	bool held_gpio, held_flashprog, held_gw;
+	bool fw_access;            /* GEN5 with its firmware running: the flash through icmd (§3.14) */
+	bool direct_running;       /* ... or directly all the same, as asked (chip_allow_direct_running) */
+	struct icmd_link icmd;          /* fw_access: opened by chip_open() */
+	struct mgir mgir;          /* fw_access: what runs, read at open */
+	bool held_gpio, held_flashprog, held_gw, held_fw_flash;
 };
+/* --risk-fw-hang: on a ConnectX-4/4 Lx/5 whose firmware runs, take the flash gateway
+ * as in recovery mode instead of asking the firmware (mstflint's -ocr). The firmware fetches
+ * code from that flash and may hang until a cold restart. Off unless a person asked. */
+void chip_allow_direct_running(bool yes);
 
 /* Identify the chip behind cfg; pci_device is the function's device ID.
  * cr_flags go to cr_open() (CR_CLEAR_SEM, CR_WINDOW: crspace.h). */

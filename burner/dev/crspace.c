@@ -179,24 +179,29 @@ static int vsec_rw(struct crspace *cr, uint32_t addr, uint32_t *val, bool write,
 	return vsec_rd(cr, VSEC_DATA, val) ? io_fail(cr, "read", addr, st) : CX_OK;
 }
 
-/* mtcr_pciconf_send_pci_cmd_int: one access, the semaphore held only for it.
- * Another agent may select another space between two of ours: select each time. */
-static int vsec_access(struct crspace *cr, uint32_t addr, uint32_t *val, bool write, struct cx_status *st)
+/* mtcr_pciconf_send_pci_cmd_int (n == 1) and block_op_pciconf (n > 1): the semaphore held
+ * for the n dwords at addr, addr + 4, ... of one space. Another agent may select another
+ * space between two of ours: select each time. */
+static int vsec_access(struct crspace *cr, uint16_t space, uint32_t addr, uint32_t *val, unsigned n, bool write,
+		       struct cx_status *st)
 {
 	bool ok;
 	int rc;
 
-	if (addr & VSEC_ADDR_BITS)
-		return cx_fail(st, CX_EUNSUPPORTED, "%s: crspace address 0x%08x does not fit the VSEC gateway",
-			       cr->cfg->bdf, addr);
+	if (addr + 4ull * (n ? n - 1 : 0) > (uint64_t)~VSEC_ADDR_BITS)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: %s address 0x%08x does not fit the VSEC gateway",
+			       cr->cfg->bdf, space == AS_CR_SPACE ? "crspace" : "an", addr);
 	if (cfg_lock(cr->cfg))
 		return lock_fail(cr, st);
 	sig_defer_begin();
 	if ((rc = vsec_take(cr, st)) == CX_OK) {
-		if ((rc = vsec_select(cr, AS_CR_SPACE, &ok, st)) == CX_OK && !ok)
-			rc = cx_fail(st, CX_ENODEV, "%s: the VSEC gateway no longer offers CR_SPACE", cr->cfg->bdf);
-		if (rc == CX_OK)
-			rc = vsec_rw(cr, addr, val, write, st);
+		if ((rc = vsec_select(cr, space, &ok, st)) == CX_OK && !ok)
+			rc = space == AS_CR_SPACE
+				     ? cx_fail(st, CX_ENODEV, "%s: the VSEC gateway no longer offers CR_SPACE", cr->cfg->bdf)
+				     : cx_fail(st, CX_EUNSUPPORTED, "%s: the VSEC gateway does not offer address space 0x%x",
+					       cr->cfg->bdf, space);
+		for (unsigned i = 0; rc == CX_OK && i < n; i++)
+			rc = vsec_rw(cr, addr + 4 * i, &val[i], write, st);
 		vsec_release(cr);
 	}
 	sig_defer_end();
@@ -308,7 +313,7 @@ int cr_read(struct crspace *cr, uint32_t addr, uint32_t *val, struct cx_status *
 		return CX_OK;
 	}
 	if (cr->use_vsec)
-		return vsec_access(cr, addr, val, false, st);
+		return vsec_access(cr, AS_CR_SPACE, addr, val, 1, false, st);
 	if (cfg_lock(cr->cfg))
 		return lock_fail(cr, st);
 	errno = 0;
@@ -329,7 +334,7 @@ int cr_write(struct crspace *cr, uint32_t addr, uint32_t val, struct cx_status *
 		return CX_OK;
 	}
 	if (cr->use_vsec)
-		return vsec_access(cr, addr, &val, true, st);
+		return vsec_access(cr, AS_CR_SPACE, addr, &val, 1, true, st);
 	if (cfg_lock(cr->cfg))
 		return lock_fail(cr, st);
 	errno = 0;
@@ -340,6 +345,37 @@ int cr_write(struct crspace *cr, uint32_t addr, uint32_t val, struct cx_status *
 		bad = cfg_write(cr->cfg, WIN_ADDR, addr) || cfg_write(cr->cfg, WIN_DATA, val);
 	cfg_unlock(cr->cfg);
 	return bad ? io_fail(cr, "write", addr, st) : CX_OK;
+}
+
+int cr_space_access(struct crspace *cr, uint16_t space, uint32_t addr, uint32_t *vals, unsigned n, bool write,
+		    struct cx_status *st)
+{
+	if (!cr->use_vsec)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: address space 0x%x is reached through the VSEC only, "
+			       "and %s", cr->cfg->bdf, space, cr->no_vsec ? cr->no_vsec : "it is not in use");
+	if (write)
+		cr->writes += n;
+	else
+		cr->reads += n;
+	return vsec_access(cr, space, addr, vals, n, write, st);
+}
+
+int cr_ticket(struct crspace *cr, uint32_t *ticket, struct cx_status *st)
+{
+	int rc = CX_OK;
+
+	if (!cr->use_vsec)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: no VSEC to draw a ticket from", cr->cfg->bdf);
+	if (cfg_lock(cr->cfg))
+		return lock_fail(cr, st);
+	*ticket = 0;
+	for (unsigned i = 0; rc == CX_OK && !*ticket && i < VSEC_TRIES; i++)
+		if (vsec_rd(cr, VSEC_COUNTER, ticket))
+			rc = vsec_fail(cr, VSEC_COUNTER, st);
+	cfg_unlock(cr->cfg);
+	if (rc == CX_OK && !*ticket)
+		rc = cx_fail(st, CX_ENODEV, "%s: the VSEC counter reads 0", cr->cfg->bdf);
+	return rc;
 }
 
 void cr_close(struct crspace *cr)

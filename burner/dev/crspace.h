@@ -69,6 +69,18 @@ int cr_write(struct crspace *cr, uint32_t addr, uint32_t val, struct cx_status *
  * BAR reads all-ones or 0xbadacce5 (memory decode off, §2.2) or disagrees. */
 bool cr_use_mem(struct crspace *cr, struct crmem mem);
 
+/* The VSEC's other address spaces (mtcr_com_defs.h@4.21 AS_*, hw-access.md §2.4, §3.14). */
+#define CR_AS_ICMD 0x3           /* AS_ICMD: the ICMD control word and mailbox */
+#define CR_AS_SEMAPHORE 0xA      /* AS_SEMAPHORE: the ICMD semaphore at 0x0 */
+
+/* n dwords at addr, addr + 4, ... of another address space, read into or written from
+ * vals, under one hold of the VSEC semaphore (mtcr's block access). CX_EUNSUPPORTED
+ * without the VSEC; CX_ENODEV when the gateway does not offer the space. */
+int cr_space_access(struct crspace *cr, uint16_t space, uint32_t addr, uint32_t *vals, unsigned n, bool write,
+		    struct cx_status *st);
+/* A non-zero value from the VSEC's ticket counter (§2.4): unique among the agents that
+ * draw from it, and recorded like any read, so that --replay draws the same one. */
+int cr_ticket(struct crspace *cr, uint32_t *ticket, struct cx_status *st);
 /* "bar0", "vsec" or "config" (the window): what the accesses go through now. */
 const char *cr_method(const struct crspace *cr);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "flash/fw_access.h"
 #include "flash/spi.h"
 
 #define IDENTIFY_TRIES 2           /* GET_FLASH_RETRY: detection is retried once, §3.4 step 9 */
@@ -24,6 +25,8 @@ int flash_wait_idle(struct flash *f, struct cx_status *st)
 	uint8_t sr;
 	int rc;
 
+	if (f->via_fw)
+		return CX_OK;
 	if ((rc = fl_spi_rdsr(f, &sr, st)) || sr == FL_SR_NOBODY || !(sr & FL_SR_WIP))
 		return rc;
 	return fl_spi_wait_wip(f, 0, FL_WIP_ERASE_RETRY_US, FL_WIP_ERASE_RETRIES,
@@ -87,6 +90,8 @@ int flash_open(struct flash *f, struct chip *c, struct cx_status *st)
 	bool none = true;
 	int rc;
 
+	if (c->fw_access)
+		return fl_fw_open(f, c, st);
 	*f = (struct flash){.chip = c};
 	fl_gw_init(&f->gw, &c->cr, c->desc->gw);
 	if ((rc = fl_gw_end_left_command(&f->gw, st)))
@@ -108,6 +113,8 @@ int flash_read(struct flash *f, uint32_t addr, uint8_t *buf, uint32_t len, struc
 
 	if ((rc = fl_check_range(f, "read", addr, len, st)))
 		return rc;
+	if (f->via_fw)
+		return fl_fw_read(f, addr, buf, len, st);
 	/* read_chunks, §3.6: aligned 16-byte READs; a partial block goes through tmp. */
 	while (len) {
 		uint32_t blk = addr & ~(FL_BLOCK - 1), off = addr - blk;
@@ -130,7 +137,7 @@ int flash_read(struct flash *f, uint32_t addr, uint8_t *buf, uint32_t len, struc
 int flash_is_write_protected(struct flash *f, bool *wp, struct cx_status *st)
 {
 	uint8_t sr = 0;
-	int rc = fl_spi_rdsr(f, &sr, st);
+	int rc = f->via_fw ? CX_OK : fl_spi_rdsr(f, &sr, st);
 
 	*wp = (sr & f->part->bp_mask) != 0;
 	return rc;
@@ -138,11 +145,16 @@ int flash_is_write_protected(struct flash *f, bool *wp, struct cx_status *st)
 
 int flash_status(struct flash *f, uint8_t *sr, struct cx_status *st)
 {
+	if (f->via_fw)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: the running firmware owns the flash: its status register "
+			       "is not read", f->gw.cr->cfg->bdf);
 	return fl_spi_rdsr(f, sr, st);
 }
 
 bool flash_clears_protection(const struct flash *f)
 {
+	if (f->via_fw)
+		return false;
 	return f->part->init_sr != FL_NO_INIT_SR;
 }
 
@@ -166,7 +178,7 @@ int flash_check_writable(struct flash *f, struct cx_status *st)
 	uint8_t sr;
 	int rc;
 
-	if (f->write_ready || flash_clears_protection(f))
+	if (f->write_ready || f->via_fw || flash_clears_protection(f))
 		return CX_OK;
 	if ((rc = fl_spi_rdsr(f, &sr, st)))
 		return rc;
@@ -208,6 +220,10 @@ int flash_prepare_write(struct flash *f, struct cx_status *st)
 
 	if (f->write_ready)
 		return CX_OK;
+	if (f->via_fw) {
+		f->write_ready = true;
+		return CX_OK;
+	}
 	/* SST and Atmel: mstflint's init write clears the BP bits (§3.4 step 8). */
 	if (flash_clears_protection(f) && (rc = fl_spi_wrsr(f, (uint8_t)f->part->init_sr, st)))
 		return rc;

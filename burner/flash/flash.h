@@ -33,6 +33,11 @@
  * CX_EVALUE for a range outside the flash or not aligned as required.
  *
  * Only bank 0 is used (one flash: mstflint's default on ConnectX, §3.10).
+ *
+ * A ConnectX-4/4 Lx/5 whose firmware runs (chip->fw_access) is the exception: its
+ * firmware owns the SPI bus, and every function here asks it instead (fw_access.h,
+ * hw-access.md §3.14). There is no status register to read then: write protection is
+ * not seen before a write (flash_is_write_protected says false, flash_status fails).
  */
 #ifndef CX_FLASH_FLASH_H
 #define CX_FLASH_FLASH_H
@@ -67,6 +72,11 @@ struct flash {
 	uint8_t res;                 /* the RES signature, if by_res */
 	unsigned log2size;
 	uint32_t size;               /* bytes cxflash reaches: the part, or 16 MiB of a larger one (§3.13) */
+	bool via_fw;                 /* a running ConnectX-4/4 Lx/5: asked of its firmware (fw_access.h) */
+	bool fw_bulk64;              /* ... which erases 64 KiB at once (MFPA) */
+	bool fw_cached;              /* ... fw_cache holds the 256 bytes at fw_cache_addr */
+	uint32_t fw_cache_addr;
+	uint8_t fw_cache[256];
 	bool write_ready;            /* flash_prepare_write() succeeded */
 	bool may_unprotect;          /* set by the caller once a person agreed: prepare clears the BP bits */
 	bool unprotected;            /* ... and it did; sr_before is what the status register held */

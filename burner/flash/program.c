@@ -2,6 +2,7 @@
 /* program.c — erase and program with WIP polling and read-back verify (hw-access.md §3.7, §3.8). */
 #include <string.h>
 
+#include "flash/fw_access.h"
 #include "flash/spi.h"
 
 uint32_t flash_erase_unit(const struct flash *f)
@@ -40,6 +41,8 @@ int flash_erase(struct flash *f, uint32_t addr, uint32_t size, struct cx_status 
 			       "%u KiB", f->gw.cr->cfg->bdf, size, addr, f->part->name, unit / 1024);
 	if ((rc = flash_prepare_write(f, st)))
 		return rc;
+	if (f->via_fw)
+		return fl_fw_erase(f, addr, size, st);
 	while (size) {
 		/* 64 KiB where the part and the range allow: one command instead of 16. */
 		bool big = has_64k(f) && !(addr % FL_SZ_64K) && size >= FL_SZ_64K;
@@ -152,6 +155,8 @@ int flash_program(struct flash *f, uint32_t addr, const uint8_t *buf, uint32_t l
 
 	if ((rc = fl_check_range(f, "program", addr, len, st)) || (rc = flash_prepare_write(f, st)))
 		return rc;
+	if (f->via_fw)
+		return fl_fw_program(f, addr, buf, len, st);
 	while (len) {
 		uint32_t room = FL_PAGE - (addr & (FL_PAGE - 1));
 		uint32_t n = len < room ? len : room;

@@ -119,6 +119,20 @@ static void reprotect(struct card_write *w)
 		flash_reprotect(f, &ignore);
 }
 
+/* Secure firmware (MGIR fw_info.secured) takes a new image only through its own signed
+ * update flow (MCC/MCDA), which cxflash does not speak (docs/hw-access.md §3.14): asked to
+ * write through MFBA it answers "method not supported" halfway through (UNCONFIRMED on a
+ * card; mstflint 4.21 keeps MCC for such a card, fw_ops.cpp). Say so before anything. */
+static int refuse_secure_fw(const struct device *d, struct cx_status *st)
+{
+	if (!d->chip.fw_access || !d->chip.mgir.secured)
+		return CX_OK;
+	return cx_fail(st, CX_EUNSUPPORTED, "%s runs secure firmware: it takes a new image only through its own "
+		       "signed update (MCC), which cxflash does not do; nothing was written. What works: the "
+		       "vendor's signed image with the vendor's tool, or recovery mode (the card's recovery "
+		       "strap), where the chip lets the flash be written directly", d->pci.bdf);
+}
+
 static void versions(const struct fs3_image *a, uint16_t out[3])
 {
 	memcpy(out, a->info.fw_ver, sizeof(a->info.fw_ver));
@@ -130,7 +144,8 @@ static int check(struct card_write *w, struct cx_status *st)
 	const char *fmt = w->d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3";
 	int rc;
 
-	if ((rc = refuse_options(x->o, fmt, st)) || (rc = protection(w, x, st)))
+	if ((rc = refuse_secure_fw(w->d, st)) || (rc = refuse_options(x->o, fmt, st)) ||
+	    (rc = protection(w, x, st)))
 		return rc;
 	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st))) {
 		char why[CX_MSG_MAX];

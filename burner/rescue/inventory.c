@@ -29,9 +29,9 @@ void inv_free(struct wizard *w)
 	w->ncards = 0;
 }
 
-/* A card cxflash works on in recovery mode (dev/chip.h CHIP_RECOVERY), in recovery mode. */
-#define CLI_ONLY "in recovery mode; cxflash's q, v, probe, backup and burn work on it from the shell " \
-	"(cxflash(1)), the wizard does not offer these cards yet"
+/* A ConnectX-4 / 4 Lx / 5 (FS3/FS4), in recovery mode or with its firmware running. */
+#define CLI_ONLY "cxflash's q, v, probe, backup and burn work on it from the shell (cxflash(1)), " \
+	"the wizard does not offer these cards yet"
 
 static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard_card *c)
 {
@@ -44,11 +44,11 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	memset(c, 0, sizeof(*c));
 	const struct pci_id *row = pci_id_row(pci->device);
 	const struct chip_desc *chip = row ? chip_by_family(row->family) : NULL;
-	if (chip && chip->support != CHIP_CARDS) {
+	if (chip && (chip->support != CHIP_CARDS || chip->format != CHIP_FW_FS2)) {
 		c->ci.pci = *pci;
 		snprintf(c->ci.chip, sizeof(c->ci.chip), "%s", chip->name);
 		c->ci.recovery = pci->kind == PCI_KIND_RECOVERY;
-		c->not_worked_on = chip->support == CHIP_RECOVERY && c->ci.recovery ? CLI_ONLY : chip->limit;
+		c->not_worked_on = chip->support == CHIP_CARDS ? CLI_ONLY : chip->limit;
 		return;
 	}
 	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {

@@ -35,9 +35,9 @@ static const struct {
 	{CXF_CX3, "ConnectX-3", "cx3", 0x1F5, 0x01F6, true, 10, CHIP_CARDS},
 	{CXF_CX3PRO, "ConnectX-3 Pro", "cx3pro", 0x1F7, 0x01F8, true, 10, CHIP_CARDS},
 	/* mstflint 4.21 dev_mgt/tools_dev_types.c, mtcr_ul/mtcr_ul_com.c live_fish_id_database */
-	{CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x0209, false, 0, CHIP_RECOVERY},
-	{CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x020B, false, 0, CHIP_RECOVERY},
-	{CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x020D, false, 0, CHIP_RECOVERY},
+	{CXF_CX4, "ConnectX-4", "cx4", 0x209, 0x0209, false, 0, CHIP_CARDS},
+	{CXF_CX4LX, "ConnectX-4 Lx", "cx4lx", 0x20B, 0x020B, false, 0, CHIP_CARDS},
+	{CXF_CX5, "ConnectX-5", "cx5", 0x20D, 0x020D, false, 0, CHIP_CARDS},
 	{CXF_CX6, "ConnectX-6", "cx6", 0x20F, 0x020F, false, 0, CHIP_READ_ONLY},
 	{CXF_CX6DX, "ConnectX-6 Dx", "cx6dx", 0x212, 0x0212, false, 0, CHIP_READ_ONLY},
 	{CXF_CX6LX, "ConnectX-6 Lx", "cx6lx", 0x216, 0x0216, false, 0, CHIP_READ_ONLY},

@@ -813,16 +813,19 @@ static void test_link_reset_follows_0x41270(void **state)
 }
 
 /* A card of a family cxflash reads the files of but does not work on (dev/chip.h:
- * ConnectX-4 to 5 outside recovery mode, ConnectX-6 to 6 Lx): chip_open() names it after reading its HW ID and writes nothing,
- * not even the link-reset workaround a card without running firmware would get. */
+ * ConnectX-6 to 6 Lx), or a ConnectX-4 to 5 whose firmware runs but cannot be asked for
+ * the flash (no ICMD space: this model has no VSEC): chip_open() names it after reading
+ * its HW ID and writes nothing, not even the link-reset workaround a card without running
+ * firmware would get; for the latter it names the flag that would write directly. */
 static void test_files_only_families_refused(void **state)
 {
 	static const struct {
 		uint16_t hw_id, pci;
 		const char *name;
 	} cards[] = {
-		{0x209, 0x1013, "is a ConnectX-4: "}, {0x20B, 0x1015, "is a ConnectX-4 Lx: "},
-		{0x20D, 0x1017, "is a ConnectX-5: "}, {0x212, 0x0212, "is a ConnectX-6 Dx: "},
+		{0x209, 0x1013, "is a ConnectX-4 whose firmware runs"},
+		{0x20B, 0x1015, "is a ConnectX-4 Lx whose firmware runs"},
+		{0x20D, 0x1017, "is a ConnectX-5 whose firmware runs"}, {0x212, 0x0212, "is a ConnectX-6 Dx: "},
 		{0x212, 0x101D, "is a ConnectX-6 Dx: "}, {0x216, 0x101F, "is a ConnectX-6 Lx: "},
 	};
 
@@ -840,6 +843,7 @@ static void test_files_only_families_refused(void **state)
 		assert_int_equal(chip_open(&r.chip, &r.cfg, cards[i].pci, 0, &r.st), CX_EUNSUPPORTED);
 		assert_non_null(strstr(r.st.msg, cards[i].name));
 		assert_non_null(strstr(r.st.msg, "nothing was written"));
+		assert_true(!strstr(cards[i].name, "firmware runs") || strstr(r.st.msg, "--risk-fw-hang"));
 		assert_int_equal(cnt(&r)->cr_writes, 0);
 		assert_int_equal(cnt(&r)->gw_cmds, 0);
 		cxsim_free(r.card);

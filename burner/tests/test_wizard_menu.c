@@ -117,9 +117,8 @@ static void test_files_only_card_shown_not_offered(void **state)
 
 	expect_run(r, "9\n2\n2\nFLASH\n2\n10\n", CX_OK);
 	expect_said(r, " 1. 0000:01:00.0  ConnectX-4 Lx  15b3:1015");
-	expect_said(r, "    ConnectX-4 Lx: its firmware is running and fetches code from the flash, and cxflash "
-		       "works on these cards only in recovery mode so far (the firmware's own flash access, its "
-		       "ICMD access registers, is not spoken yet); nothing is offered for this card\n");
+	expect_said(r, "    ConnectX-4 Lx: cxflash's q, v, probe, backup and burn work on it from the shell "
+		       "(cxflash(1)), the wizard does not offer these cards yet; nothing is offered for this card\n");
 	expect_said(r, "  1. 0000:02:00.0  ConnectX-3 A1  " HP_PSID);
 	expect_said(r, "  2. 0000:03:00.0  ConnectX-3 A1  " STOCK_PSID);
 	expect_said(r, "  3. back to the menu");

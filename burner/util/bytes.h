@@ -40,6 +40,14 @@ static inline uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
 /* Sum of the four bytes of a dword; the FS2 "checksum byte" rule wants 0. */
 static inline uint8_t byte_sum32(uint32_t v)
 {
