@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """cxflash sends only what mstflint sends, on ConnectX-4 Lx (FS3) and ConnectX-5 (FS4) cards
-in recovery mode (test_sequence.py does the same for a ConnectX-3).
+in recovery mode and with their firmware running (test_sequence.py does the same for a
+ConnectX-3).
 
 These chips are reached through the VSEC gateway (hw-access.md §2.4), not the 0x58/0x5c
 window, so the crspace writes are decoded from the VSEC registers in the `cxsim serve --log`
@@ -9,6 +10,13 @@ bit 31 (the flag) set, writes that dword to that address of the space selected l
 VSEC+0x04's low 16 bits. Everything else written to config space is compared by what it
 is: the space selected, the semaphore (taken with a ticket from the counter, whose value
 differs by session, or released with 0), any other config offset by value.
+
+With the firmware running both tools reach the flash through ICMD (hw-access.md §3.14):
+writes to the ICMD space (3) are decoded into commands: the mailbox dwords written at
+0x100000 and up, then the control word at 0x0 with the go bit: an access register is named
+by its register ID and method (GET, SET) from the operation TLV's second dword. The
+control words themselves (opcode, go) are compared by value; the SEMAPHORE space's
+dwords (space 0xa) by address, a value being "ours" (mstflint's pid, cxflash's ticket) or 0.
 
 What "the same register" means is test_sequence.py's: a gateway command word by its whole
 value (on these chips bit 31, the gateway's lock, is part of every word, hw-access.md
@@ -24,6 +32,8 @@ VSEC = 0xC0                               # where cxsim puts the capability (sim
 V_CTRL, V_SEM, V_ADDR, V_DATA = 0x04, 0x0C, 0x10, 0x14   # hw-access.md §2.4
 V_FLAG = 1 << 31                          # VSEC address bit 31: a write, §2.4
 AS_CR_SPACE = 0x2                         # §2.4
+AS_ICMD, AS_SEMAPHORE = 0x3, 0xA          # §2.4, §3.14
+ICMD_CTRL, ICMD_MBOX, ICMD_GO = 0x0, 0x100000, 0x1   # §3.14
 GW_CMD = 0xF0400                          # gateway command word (and lock), §3.1, §3.13
 GW_BY_ADDRESS = {0xF0404, 0xF0410, 0xF0414, 0xF0418, 0xF041C}
 READ_GEN5 = 0xC003041D                    # 16-byte READ: the lock bit, no FLASH_ENABLE (§3.13)
@@ -48,10 +58,11 @@ BOOT_WRITES = {
 
 def parse_log(path, dev):
     """(gateway words, gateway registers, other crspace writes (addr, value), other config
-    writes) of one session, each a set; crspace writes of spaces other than CR_SPACE go to
-    the config set as ("space", space, addr, value)."""
+    writes) of one session, each a set; what goes to spaces other than CR_SPACE joins the
+    config set: ICMD commands as ("reg", id, method) and ("icmd ctrl", value), semaphore
+    dwords as ("sem", addr, "ours" or 0), anything else as ("space", space, addr, value)."""
     words, gw_regs, cr, cfg = set(), set(), set(), set()
-    space, data = None, None
+    space, data, mbox = None, None, {}
     for line in path.read_text().splitlines():
         _, who, kind, op, off, size, val = line.split()
         if who != dev or kind != "cfg" or op != "w":
@@ -69,7 +80,16 @@ def parse_log(path, dev):
                 continue                    # a read's address
             addr = val & 0x3FFFFFFF
             assert data is not None, f"VSEC write without data: {line}"
-            if space != AS_CR_SPACE:
+            if space == AS_ICMD and addr >= ICMD_MBOX:
+                mbox[addr - ICMD_MBOX] = data
+            elif space == AS_ICMD and addr == ICMD_CTRL:
+                cfg.add(("icmd ctrl", data))
+                if data & ICMD_GO:          # the command: the operation TLV's register and method
+                    cfg.add(("reg", mbox.get(4, 0) >> 16, mbox.get(4, 0) >> 8 & 0x7F))
+                    mbox = {}
+            elif space == AS_SEMAPHORE:
+                cfg.add(("sem", addr, "ours" if data else 0))
+            elif space != AS_CR_SPACE:
                 cfg.add(("space", space, addr, data))
             elif addr == GW_CMD:
                 words.add(data)
@@ -159,3 +179,32 @@ def test_cxflash_sends_only_what_mstflint_sends(cxsim, tmp_path, chip, op):
         assert ("gw", RDSR_GEN5) in got["mstflint"]
     else:
         assert allowed <= got["cxflash"] - got["mstflint"], "an exception no longer needed"
+
+
+REG_NAMES = {0x9010: "MFPA", 0x9011: "MFBA", 0x9012: "MFBE", 0x9020: "MGIR"}   # hw-access.md §3.14
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("op", OPS)
+def test_running_card_cxflash_sends_only_what_mstflint_sends(cxsim, tmp_path, chip, op):
+    """The firmware runs: both tools ask it for the flash; cxflash's commands (register and
+    method), control words, semaphores and crspace writes are a subset of mstflint's, and
+    neither touches the flash gateway."""
+    old_fw, new_fw = CHIPS[chip]
+    oem = image(tmp_path, chip, old_fw, "HP_2420110034", "oem.bin")
+    new = image(tmp_path, chip, new_fw, "MT_2420110034", "new.bin")
+    stem = cxsim.create("card", "--chip", chip, "--image", oem)
+    m_args, c_args = ([a.format(new=new) for a in args] for args in OPS[op])
+    got = {t: as_set(session(cxsim, copy_card(cxsim, stem, f"{t}-card"), t, a))
+           for t, a in (("mstflint", m_args), ("cxflash", c_args))}
+    regs = {t: {x[1][1:] for x in got[t] if x[0] == "cfg" and x[1][0] == "reg"} for t in got}
+    for tool in got:    # the decoding works: each session read the flash through MFBA GET
+        assert (0x9011, 1) in regs[tool], f"{tool} {op}: no MFBA GET decoded"
+        assert not any(k in ("gw", "gwreg") for k, _ in got[tool]), f"{tool} {op}: the gateway was used"
+    if op == "burn":
+        assert (0x9011, 2) in regs["cxflash"], "the burn wrote nothing through MFBA"
+    extra = [fmt(x) for x in sorted(got["cxflash"] - got["mstflint"], key=str)]
+    print(f"{chip} {op} (running): cxflash registers "
+          f"{sorted((REG_NAMES.get(r, hex(r)), m) for r, m in regs['cxflash'])}, "
+          f"mstflint {sorted((REG_NAMES.get(r, hex(r)), m) for r, m in regs['mstflint'])}")
+    assert not extra, f"{chip} {op}: cxflash sends what mstflint 4.21 does not: {', '.join(extra)}"

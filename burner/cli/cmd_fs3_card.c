@@ -52,6 +52,11 @@ static int read_card(const struct command *cmd, struct cli *c, struct cx_status 
 	}
 	bool q = !strcmp(cmd->name, "q") || !strcmp(cmd->name, "query");
 	rc = q ? device_read_fs3_query(&d, &img, st) : device_read_fs3(&d, &img, st);
+	memset(&f, 0, sizeof(f));
+	/* q on a running card: what runs, as mstflint asks MGIR for it. */
+	if (q && !rc && d.chip.fw_access)
+		rc = chip_running_fw(&d.chip, f.running, st);
+	f.have_running = q && !rc && d.chip.fw_access;
 	device_close(&d);
 	if (rc && rc != CX_EIMAGE) {
 		devfs3_free(&img);
@@ -61,7 +66,6 @@ static int read_card(const struct command *cmd, struct cli *c, struct cx_status 
 		rc = cx_fail(st, CX_EIMAGE, "%s: the %s's flash holds no valid %s image (%s)", c->device,
 			     d.chip.desc->name, d.chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3", st->msg);
 	} else {
-		memset(&f, 0, sizeof(f));
 		f.buf = img.flash;
 		f.len = img.size;
 		f.img = img.img;

@@ -89,8 +89,9 @@ static void print_uids(const struct fs3_image *img)
 	print_uid_pair("MAC2", &d->macs[1], &mm[1], true);
 }
 
-static void print_head(const struct fs3_image *img, bool full)
+static void print_head(const struct fs3_file *f, bool full)
 {
+	const struct fs3_image *img = &f->img;
 	const struct fs3_info *in = &img->info;
 	char v[32];
 
@@ -98,6 +99,13 @@ static void print_head(const struct fs3_image *img, bool full)
 	fmt_fw_version(v, sizeof(v), in->fw_ver);
 	if (in->fw_ver[0] || in->fw_ver[1] || in->fw_ver[2])
 		printf(LABEL "%s\n", "FW Version:", v);
+	/* QuerySubCommand::printInfo: the running version when it differs (a burn not yet
+	 * followed by a cold restart). */
+	if ((in->fw_ver[0] || in->fw_ver[1] || in->fw_ver[2]) && f->have_running &&
+	    memcmp(f->running, in->fw_ver, sizeof(f->running))) {
+		fmt_fw_version(v, sizeof(v), f->running);
+		printf(LABEL "%s\n", "FW Version(Running):", v);
+	}
 	if (in->rel_day || in->rel_month || in->rel_year)
 		printf(LABEL "%x.%x.%x\n", "FW Release Date:", in->rel_day, in->rel_month, in->rel_year);
 	if (full && (in->mic_ver[0] || in->mic_ver[1] || in->mic_ver[2]))
@@ -114,11 +122,12 @@ static void print_head(const struct fs3_image *img, bool full)
 		cli_print_roms("Rom Info:", img->roms, img->nroms);
 }
 
-static void print_text(const struct fs3_image *img, bool full, bool on_file)
+static void print_text(const struct fs3_file *f, bool full, bool on_file)
 {
+	const struct fs3_image *img = &f->img;
 	const struct fs3_info *in = &img->info;
 
-	print_head(img, full);
+	print_head(f, full);
 	print_uids(img);
 	if (!in->vsd_vendor_id || in->vsd_vendor_id == VSD_VENDOR_MLNX) {
 		printf(LABEL "%s\n", "Image VSD:", in->vsd[0] ? in->vsd : "N/A");
@@ -211,7 +220,7 @@ int cli_fs3_query(struct cli *c, struct fs3_file *f, struct cx_status *st)
 		print_json(&f->img, full);
 		c->json_done = true;
 	} else {
-		print_text(&f->img, full, c->image != NULL);
+		print_text(f, full, c->image != NULL);
 	}
 	return CX_OK;
 }

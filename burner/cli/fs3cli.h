@@ -21,6 +21,8 @@ struct fs3_file {
 	uint8_t *buf;
 	size_t len;
 	struct fs3_image img;
+	bool have_running;         /* a card whose firmware runs: what MGIR says runs */
+	uint16_t running[3];
 };
 
 /* If c->image is an FS3/FS4 file, run (or refuse) cmd on it, set *handled and

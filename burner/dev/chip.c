@@ -143,7 +143,7 @@ void chip_allow_direct_running(bool yes)
 
 /* A GEN5 chip whose firmware runs (§3.14): the firmware fetches code from the flash, so the
  * flash is asked of it (ICMD access registers), as mstflint 4.21 does when the cache-
- * replacement guard is set; MGIR first, for what runs. --risk-fw-hang takes the
+ * replacement guard is set. --risk-fw-hang takes the
  * gateway instead, as mstflint's -ocr. */
 static int open_running(struct chip *c, unsigned cr_flags, struct cx_status *st)
 {
@@ -161,8 +161,7 @@ static int open_running(struct chip *c, unsigned cr_flags, struct cx_status *st)
 	 * icmd_clear_semaphore opens ICMD first, and that takes the same semaphore (§3.14). */
 	if (cr_flags & CR_CLEAR_SEM && c->cr.use_vsec)
 		cr_space_access(&c->cr, CR_AS_SEMAPHORE, ICMD_SEM_ADDR, &zero, 1, true, &(struct cx_status){0});
-	if (icmd_open(&c->icmd, &c->cr, c->desc->icmd_ready_reg, ICMD_READY_BIT, st) ||
-	    fw_mgir(&c->icmd, &c->mgir, st)) {
+	if (icmd_open(&c->icmd, &c->cr, c->desc->icmd_ready_reg, ICMD_READY_BIT, st)) {
 		/* The firmware answered, but not yet or not now: its own words, and nothing more. */
 		if (st->code != CX_EUNSUPPORTED)
 			return st->code;
@@ -323,12 +322,28 @@ void chip_unlock(struct chip *c)
 	c->held_gpio = c->held_flashprog = c->held_gw = c->held_fw_flash = false;
 }
 
+int chip_mgir(struct chip *c, const struct mgir **m, struct cx_status *st)
+{
+	if (!c->fw_access)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: MGIR is the running firmware's: none is asked here",
+			       c->cr.cfg->bdf);
+	if (!c->have_mgir && fw_mgir(&c->icmd, &c->mgir, st))
+		return st->code;
+	c->have_mgir = true;
+	*m = &c->mgir;
+	return CX_OK;
+}
+
 int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st)
 {
 	uint32_t w0, w1;
 
 	if (c->fw_access) {
-		memcpy(ver, c->mgir.ver, sizeof(c->mgir.ver));
+		const struct mgir *m;
+
+		if (chip_mgir(c, &m, st))
+			return st->code;
+		memcpy(ver, m->ver, sizeof(m->ver));
 		return CX_OK;
 	}
 	if (cr_read(&c->cr, CR_FW_VERSION, &w0, st) || cr_read(&c->cr, CR_FW_VERSION + 4, &w1, st))

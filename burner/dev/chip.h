@@ -89,7 +89,8 @@ struct chip {
 	bool fw_access;            /* GEN5 with its firmware running: the flash through icmd (§3.14) */
 	bool direct_running;       /* ... or directly all the same, as asked (chip_allow_direct_running) */
 	struct icmd_link icmd;          /* fw_access: opened by chip_open() */
-	struct mgir mgir;          /* fw_access: what runs, read at open */
+	struct mgir mgir;          /* fw_access: what runs, once chip_mgir() asked */
+	bool have_mgir;
 	bool held_gpio, held_flashprog, held_gw, held_fw_flash;
 };
 /* --risk-fw-hang: on a ConnectX-4/4 Lx/5 whose firmware runs, take the flash gateway
@@ -105,6 +106,8 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 int chip_lock(struct chip *c, struct cx_status *st);
 void chip_unlock(struct chip *c);
 
+/* fw_access: MGIR, asked the first time only (mstflint asks it for q and burn, not for v). */
+int chip_mgir(struct chip *c, const struct mgir **m, struct cx_status *st);
 /* The FW version the card is running (crspace 0x1f064, hw-access.md §1.2);
  * all zero when none runs (recovery mode). */
 int chip_running_fw(struct chip *c, uint16_t ver[3], struct cx_status *st);

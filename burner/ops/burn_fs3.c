@@ -123,9 +123,15 @@ static void reprotect(struct card_write *w)
  * update flow (MCC/MCDA), which cxflash does not speak (docs/hw-access.md §3.14): asked to
  * write through MFBA it answers "method not supported" halfway through (UNCONFIRMED on a
  * card; mstflint 4.21 keeps MCC for such a card, fw_ops.cpp). Say so before anything. */
-static int refuse_secure_fw(const struct device *d, struct cx_status *st)
+static int refuse_secure_fw(struct device *d, struct cx_status *st)
 {
-	if (!d->chip.fw_access || !d->chip.mgir.secured)
+	const struct mgir *m;
+
+	if (!d->chip.fw_access)
+		return CX_OK;
+	if (chip_mgir(&d->chip, &m, st))
+		return st->code;
+	if (!m->secured)
 		return CX_OK;
 	return cx_fail(st, CX_EUNSUPPORTED, "%s runs secure firmware: it takes a new image only through its own "
 		       "signed update (MCC), which cxflash does not do; nothing was written. What works: the "
