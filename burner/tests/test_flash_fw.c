@@ -204,6 +204,34 @@ static void test_cx5_erase_program(void **state)
 	check_erase_program(CXSIM_CX5);
 }
 
+/* A program without an erase (a write plan's program-only step: the new bits a subset of
+ * the old) of single bytes whose dwords' other bytes are not 0xFF: done, and only the bytes
+ * asked changed (the firmware's MFBA takes dwords; the 0xFF padding must not be checked
+ * against the kept neighbours). */
+static void test_program_unerased_bytes(void **state)
+{
+	static const uint32_t at[] = {FILL_AT + 0x101, FILL_AT + 0x200, FILL_AT + 0x2ff, FILL_AT + 0x3ff};
+	struct rig r;
+	size_t n;
+	(void)state;
+
+	open_rig(&r, CXSIM_CX4LX, false);
+	uint8_t *want = sc_snapshot(r.card, &n);
+	assert_non_null(want);
+	for (unsigned i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint8_t b = want[at[i]] & 0x0f; /* programmable over what is there */
+		unsigned len = i == 3 ? 2 : 1;  /* and two across a dword and a page boundary */
+		uint8_t two[2] = {b, (uint8_t)(want[at[i] + 1] & 0xf0)};
+		assert_true(want[at[i] ^ 1] != 0xff);
+		memcpy(want + at[i], two, len);
+		if (flash_program(&r.f, at[i], two, len, &r.st))
+			fail_msg("0x%x: %s", at[i], r.st.msg);
+	}
+	assert_memory_equal(cxsim_flash(r.card, &n), want, n);
+	free(want);
+	close_rig(&r);
+}
+
 /* A fault of the ICMD interface: chip_open fails with code, its message naming why_part,
  * and the card's flash and counters show nothing written. */
 static void check_open_refused(enum cxsim_icmd_fault fault, int code, const char *why_part)
@@ -339,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_cx5_open_read),
 		cmocka_unit_test(test_cx4lx_erase_program),
 		cmocka_unit_test(test_cx5_erase_program),
+		cmocka_unit_test(test_program_unerased_bytes),
 		cmocka_unit_test(test_icmd_busy_refused),
 		cmocka_unit_test(test_not_started_refused),
 		cmocka_unit_test(test_sem_held_refused),
