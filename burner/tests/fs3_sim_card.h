@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fs3_sim_card.h — a ConnectX-4 / 4 Lx / 5 card model (cxsim, in process) in recovery mode
- * holding an FS3/FS4 image from the tests' builder (fs3_builder.h), its device data its own:
- * for test_burn_fs3_card.c and test_powercut_fs3_card.c.
+/* fs3_sim_card.h — a ConnectX-4 / 4 Lx / 5 card model (cxsim, in process) holding an FS3/FS4
+ * image from the tests' builder (fs3_builder.h), its device data its own: in recovery mode
+ * (sc_new, sc_new_part) for test_burn_fs3_card.c and test_powercut_fs3_card.c, or with its
+ * firmware running (sc_new_running) for test_flash_fw.c and test_powercut_fw_card.c.
  *
  * Layout on the model's 16 MiB flash: the card's image in slot 0 or 1 (the slot size is the
  * image's own, fs3_set_slot_log), its device sections at the absolute addresses its TOC
@@ -106,6 +107,24 @@ static inline struct cxsim_card *sc_new_part(enum cxsim_chip chip, bool wp, cons
 static inline struct cxsim_card *sc_new(enum cxsim_chip chip, bool wp)
 {
 	return sc_new_part(chip, wp, NULL);
+}
+
+/* The same card not strapped: once sc_install has put a valid image on it (and power-cycled
+ * it), the model's firmware boots and runs, so cxflash asks that firmware for the flash
+ * (ICMD, MFBA/MFBE: hw-access.md §3.14). part as for sc_new_part; fault: an ICMD fault the
+ * card has from power-on (CXSIM_ICMD_OK: none). */
+static inline struct cxsim_card *sc_new_running(enum cxsim_chip chip, bool wp, const char *part,
+						enum cxsim_icmd_fault fault)
+{
+	struct cxsim_params p;
+
+	cxsim_params_default(&p, chip);
+	p.write_protect = wp;
+	p.recovery = false;
+	p.icmd_fault = fault;
+	if (part)
+		snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
+	return cxsim_new(&p);
 }
 
 /* A copy of the flash now (malloc'd). */
