@@ -120,6 +120,12 @@ static void snapshot(const struct wizard *w, struct wizard_card *before)
 		before[i].ci.have_image = c->ci.have_image;
 		if (c->ci.have_image)
 			before[i].ci.f.img = c->ci.f.img;
+		before[i].fs3 = c->fs3;
+		before[i].ci.have_fs3 = c->ci.have_fs3;
+		before[i].ci.fs3_ids = c->ci.fs3_ids;
+		before[i].ci.fs3_guid = c->ci.fs3_guid;
+		before[i].ci.fs3_mac = c->ci.fs3_mac;
+		memcpy(before[i].ci.fs3_psid, c->ci.fs3_psid, sizeof(before[i].ci.fs3_psid));
 		memcpy(before[i].fw, c->fw, sizeof(before[i].fw));
 		memcpy(before[i].running, c->running, sizeof(before[i].running));
 	}
