@@ -81,7 +81,8 @@ static void expect_backup_of(const struct rig *r, const uint8_t *before, size_t 
 }
 
 /* Menu 2, the one card, the word, power off: the inventory, the plan, the backup first, the
- * burn, no settings screen, the power-off. */
+ * burn, no settings screen, the power-off; the next boot (the card still strapped) says what
+ * its flash holds. */
 static void test_cx4lx_crossflash_from_the_menu(void **state)
 {
 	struct rig *r = *state;
@@ -115,6 +116,12 @@ static void test_cx4lx_crossflash_from_the_menu(void **state)
 	expect_history(r, 1, "\"action\":\"backup\"", "\"psid\":\"" OEM_PSID "\"", "\"node_guid\":\"" BASE_GUID "\"");
 	expect_history(r, 1, "\"action\":\"crossflash\"", "\"result\":\"ok\"", "\"psid\":\"" STOCK_FS3_PSID "\"");
 	assert_int_equal(pending_count(r), 1); /* "written": checked after the cold restart */
+	/* The next boot, the card still strapped: its flash holds what was written. */
+	expect_run(r, "10\n", CX_OK);
+	expect_said(r, "card " BDF1 " is still in recovery mode; its flash holds " STOCK_FS3_PSID " FW 14.32.1010, as "
+		       "written (crossflash): power off, remove its flash-not-present jumper, and power on to run it");
+	expect_said(r, "    PSID " STOCK_FS3_PSID "  FW 14.32.1010\n");
+	expect_said(r, "    backup on the stick: yes\n");
 }
 
 /* Menu 5: the card in recovery mode, the image chosen, the word: the same burn as an
