@@ -198,6 +198,26 @@ static void test_cx4lx_crossflash_job(void **state)
 	free(rep);
 }
 
+/* job=restore with a bundle of the card: refused for it, nothing written. */
+static void test_cx4lx_restore_job_refused(void **state)
+{
+	struct rig *r = *state;
+	const uint8_t *before;
+	size_t n;
+	struct cxsim_card *c = hpe_card(r, &before, &n);
+	struct backup_result b;
+
+	server_bundle(r, 0, &b);
+	before = watch_flash(r, c, &n);
+	r->o.job = JOB_RESTORE;
+	r->o.yes = true;
+	r->o.bundle = b.path;
+	expect_run(r, "", CX_EDECLINED);
+	expect_said(r, "card " BDF1 ": refused: restoring a backup is not in cxflash for ConnectX-4, 4 Lx and 5 cards "
+		       "yet; nothing written");
+	expect_untouched(c, before, n);
+}
+
 /* A ConnectX-4 Lx in recovery mode whose flash holds no valid image: said on the inventory,
  * refused by Unbrick and by a job, nothing written. */
 static void test_cx4lx_without_image(void **state)
@@ -232,6 +252,7 @@ int main(void)
 		WIZARD_TEST(test_cx4lx_unbrick),
 		WIZARD_TEST(test_cx4lx_not_offered),
 		WIZARD_TEST(test_cx4lx_crossflash_job),
+		WIZARD_TEST(test_cx4lx_restore_job_refused),
 		WIZARD_TEST(test_cx4lx_without_image),
 	};
 	return RUN_WIZARD_TESTS(tests);
