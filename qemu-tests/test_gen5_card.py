@@ -33,7 +33,12 @@ CXFLASH = qh.ROOT / "burner" / "cxflash"
 OEM_PSID, OEM_FW = "HP_2420110034", "14.26.1040"
 STOCK_PSID, STOCK_FW = "MT_2420110034", "14.27.1016"   # library/boards.txt: HPE 640SFP28 -> MCX4121A-ACAT
 GUID, MAC = "0002c90300a1b2d0", "0002c9a1b2d0"         # the card's DEV_INFO (mkfs3 --guid, --mac)
-WRITE_TIMEOUT = 900     # the backup reads the 16 MiB flash twice through the gateway, on TCG
+# The cross-flash's card has a 2 MiB flash (W25Q16) and 1 MiB slots (the smallest cxflash
+# looks for on a card, ops/devimage_fs3.c): the backup reads the
+# whole flash twice through the VSEC gateway, one config cycle at a time, and on TCG one pass
+# over the model's default 16 MiB took more than 10 minutes (2026-12-05).
+SMALL_PART, SMALL_SLOT_LOG = "W25Q16", "20"
+WRITE_TIMEOUT = 600
 VSEC = 0xC0                     # where the model puts it (sim/core/pcicfg.c CAP_VSEC)
 VSEC_CTRL, VSEC_ADDR, VSEC_DATA = VSEC + 0x4, VSEC + 0x10, VSEC + 0x14
 SPACE_CR = 2                    # CR_SPACE, §2.4
@@ -55,9 +60,11 @@ def mkfs3(path, *args):
     return path
 
 
-def hp_card(folder):
-    img = mkfs3(folder / "hp-640sfp28.bin", "--psid", OEM_PSID, "--fw", OEM_FW, "--guid", GUID, "--mac", MAC)
-    return Card(folder, "hp640", "--chip", "cx4lx", "--image", img, "--recovery")
+def hp_card(folder, small=False):
+    slot = ["--slot-log", SMALL_SLOT_LOG] if small else []
+    img = mkfs3(folder / "hp-640sfp28.bin", "--psid", OEM_PSID, "--fw", OEM_FW, "--guid", GUID, "--mac", MAC, *slot)
+    return Card(folder, "hp640", "--chip", "cx4lx", "--image", img, "--recovery",
+                *(["--flash", SMALL_PART] if small else []))
 
 
 def flash_query(path):
@@ -147,10 +154,10 @@ def test_cross_flash_an_hpe_640sfp28_to_stock(tmp_path, guests):
     GUIDs, MACs and MFG_INFO PSID), only the new slot and the old magic changed; the stick holds
     one backup, the original flash, made before the write (the history's order, the console's),
     and the machine powered off by itself."""
-    card = hp_card(tmp_path)
+    card = hp_card(tmp_path, small=True)
     original = card.flash.read_bytes()
     before = flash_query(card.flash)
-    stock = mkfs3(tmp_path / "mcx4121a-stock.bin", "--psid", STOCK_PSID, "--fw", STOCK_FW)
+    stock = mkfs3(tmp_path / "mcx4121a-stock.bin", "--psid", STOCK_PSID, "--fw", STOCK_FW, "--slot-log", SMALL_SLOT_LOG)
     g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx4121a-stock.bin")],
               name="cx4lx-crossflash")
     guests.append(g)

@@ -59,6 +59,10 @@ MKFS3 = qh.BUILD / "host" / "mkfs3"
 CXFLASH = qh.ROOT / "burner" / "cxflash"
 CX4_OEM_PSID, CX4_OEM_FW = "HP_2420110034", "14.26.1040"      # HPE 640SFP28 (library/boards.txt)
 CX4_STOCK_PSID, CX4_STOCK_FW = "MT_2420110034", "14.27.1016"  # its stock MCX4121A-ACAT
+# A 2 MiB flash and 1 MiB slots for the ConnectX-4 Lx node: its backup reads the whole flash
+# twice through the VSEC, a config cycle at a time (16 MiB: over 10 minutes a pass on TCG).
+CX4_PART, CX4_SLOT_LOG = "W25Q16", "20"
+CX4_NODE_TIMEOUT = 900  # its backup alone took 4 minutes on TCG beside another make check
 SERVER, PREFIX = "10.199.77.1", 24          # inside the namespace only
 DHCP_RANGE = "10.199.77.100,10.199.77.150"
 NODES = {  # name: (tap, MAC, node GUID, port 1 MAC)
@@ -156,9 +160,10 @@ def stock_firmware(folder):
     return fw
 
 
-def boot_nodes(tmp_path, ns, guests, cards, tag, firmware=None):
+def boot_nodes(tmp_path, ns, guests, cards, tag, firmware=None, timeout=NODE_TIMEOUT):
     """Start one guest per node, wait (concurrently: a console nobody reads stalls its guest)
-    until every one has powered off by itself; their exit statuses. firmware: node -> "uefi"."""
+    until every one has powered off by itself, each within timeout; their exit statuses.
+    firmware: node -> "uefi"."""
     started = {}
     for node, c in cards.items():
         tap, mac, *_ = NODES[node]
@@ -169,7 +174,7 @@ def boot_nodes(tmp_path, ns, guests, cards, tag, firmware=None):
 
     def wait(g):
         try:
-            return g.wait_power_off(timeout=NODE_TIMEOUT)
+            return g.wait_power_off(timeout=timeout)
         except Exception as e:  # noqa: BLE001 - reported with the console's tail below
             return f"{type(e).__name__}: {g.tail(30)}"
     with concurrent.futures.ThreadPoolExecutor(len(started)) as pool:
@@ -669,10 +674,12 @@ def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests):
     fw.mkdir()
     for path, psid, ver, ids in ((tmp_path / "hpe-640sfp28.bin", CX4_OEM_PSID, CX4_OEM_FW, ["--guid", guid, "--mac", port_mac]),
                                  (fw / "mcx4121a-stock.bin", CX4_STOCK_PSID, CX4_STOCK_FW, [])):
-        r = subprocess.run([str(MKFS3), "-o", str(path), "--chip", "cx4lx", "--psid", psid, "--fw", ver, *ids],
+        r = subprocess.run([str(MKFS3), "-o", str(path), "--chip", "cx4lx", "--psid", psid, "--fw", ver,
+                            "--slot-log", CX4_SLOT_LOG, *ids],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-    c = Card(tmp_path, "nodeA-cx4lx", "--chip", "cx4lx", "--image", tmp_path / "hpe-640sfp28.bin", "--recovery")
+    c = Card(tmp_path, "nodeA-cx4lx", "--chip", "cx4lx", "--flash", CX4_PART, "--image", tmp_path / "hpe-640sfp28.bin",
+             "--recovery")
     original = c.flash.read_bytes()
     before = flash_query(c.flash)
     jobs = tmp_path / "jobs"
@@ -681,7 +688,7 @@ def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests):
     watch = FirstChange(c.flash, uploads, mac, original)
     t0 = time.monotonic()
     try:
-        boot_nodes(tmp_path, ns, guests, {"A": c}, "cx4lx")
+        boot_nodes(tmp_path, ns, guests, {"A": c}, "cx4lx", timeout=CX4_NODE_TIMEOUT)
     finally:
         watch.stop()
     t_off = time.monotonic()

@@ -39,8 +39,8 @@
  * restore, nothing to burn because no image fits) is written nothing and
  * makes the job fail, so the wizard stays up instead of powering off; a card already up to
  * date is fine. A ConnectX-4/4 Lx/5 in recovery mode (wizard.h: wizard_card.fs3) is not refused
- * by update and crossflash: its FS3/FS4 image is burned, its device data kept. The writes go through the same steps as the menu's (backup first,
- * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
+ * by update and crossflash: its FS3/FS4 image is burned, its device data kept. The writes go
+ * through the same steps as the menu's (backup first, job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
  * in the data folder, says per card what was done (its boot ROM before and after too),
  * and the settings asked before and after; it is written last. */
 #ifndef CX_RESCUE_JOBS_H
