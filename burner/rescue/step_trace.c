@@ -24,9 +24,9 @@ bool wiz_trace_begin(struct wizard *w, int card, const char *action)
 		/* Its backup reads the whole flash through the VSEC, a config cycle at a time: 18.9 MB
 		 * of trace for a 2 MiB flash in QEMU (2026-12-05), so ~150 MB for a 16 MiB card, more
 		 * than the 128 MiB stick holds beside its backup. */
-		wiz_say(w, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would fill the "
-			"stick (from the shell, after a backup: cxflash -d %s --record FILE burn --no-backup ...)",
-			w->cards[card].ci.pci.bdf);
+		wiz_say(w, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would make it too "
+			"large (some 150 MB for a 16 MiB flash); from the shell, after a backup: cxflash -d %s "
+			"--record FILE burn --no-backup ...", w->cards[card].ci.pci.bdf);
 		return false;
 	}
 	utc_stamp_of(stamp, now, true);

@@ -110,8 +110,8 @@ static void test_cx4lx_crossflash_from_the_menu(void **state)
 	assert_true(word < bk && bk < writing && writing < ok);
 	assert_true(ok < said_at(r, "Powering off."));
 	expect_said(r, "Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet");
-	/* no trace: its backup's reads through the VSEC would fill the stick */
-	expect_said(r, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would fill the stick");
+	/* no trace: its backup's reads through the VSEC would not fit the stick */
+	expect_said(r, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would make it too large");
 	char traces[256];
 	snprintf(traces, sizeof(traces), "%s/traces", r->data);
 	assert_int_equal(count_files(traces), 0);
