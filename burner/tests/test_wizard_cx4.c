@@ -176,7 +176,8 @@ static void test_cx4lx_not_offered(void **state)
 	expect_untouched(c, before, n);
 }
 
-/* job=crossflash yes=1: the same burn unattended, the backup first, the report. */
+/* job=crossflash yes=1: the same burn unattended, the backup first, the report; then
+ * job=verify checks the flash of the card, still strapped. */
 static void test_cx4lx_crossflash_job(void **state)
 {
 	struct rig *r = *state;
@@ -201,6 +202,27 @@ static void test_cx4lx_crossflash_job(void **state)
 	report_value(rep, "\"to\"", "psid", v, sizeof(v));
 	assert_string_equal(v, STOCK_FS3_PSID);
 	free(rep);
+
+	/* job=verify at the next boot, the card still strapped: found by its base GUID, its flash
+	 * checked (no firmware runs to ask), nothing written */
+	clear_reports(r);
+	before = watch_flash(r, c, &n);
+	r->o.job = JOB_VERIFY;
+	r->o.yes = false;
+	r->o.exit_after_job = true;
+	r->o.expect = BASE_GUID ":" STOCK_FS3_PSID ":14.32.1010:14.32.0001";
+	expect_run(r, "", CX_OK);
+	expect_said(r, "card " BDF1 ": ok: the flash holds " STOCK_FS3_PSID " 14.32.1010, the one written; the card is "
+		       "in recovery mode (no firmware runs): remove its flash-not-present jumper to boot it");
+	rep = report_text(r);
+	expect_card_result(rep, BDF1, "ok");
+	free(rep);
+	expect_untouched(c, before, n);
+	/* another PSID than the one written: failed */
+	clear_reports(r);
+	r->o.expect = BASE_GUID ":" OEM_PSID ":14.32.1010:14.32.0001";
+	expect_run(r, "", CX_EDECLINED);
+	expect_said(r, "card " BDF1 ": failed: the flash holds " STOCK_FS3_PSID " 14.32.1010, not the " OEM_PSID);
 }
 
 /* job=restore with a bundle of the card: refused for it, nothing written. */
