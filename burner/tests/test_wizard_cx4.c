@@ -246,7 +246,7 @@ static void test_cx4lx_restore_job_refused(void **state)
 }
 
 /* A ConnectX-4 Lx in recovery mode whose flash holds no valid image: said on the inventory,
- * refused by Unbrick and by a job, nothing written. */
+ * backed up by "Back up all", refused by Unbrick and by a job, nothing written. */
 static void test_cx4lx_without_image(void **state)
 {
 	struct rig *r = *state;
@@ -260,8 +260,9 @@ static void test_cx4lx_without_image(void **state)
 	cxsim_flash_changed(c);
 	cxsim_power_cycle(c);
 	before = watch_flash(r, c, &n);
-	expect_run(r, "5\n10\n", CX_OK);
+	expect_run(r, "1\n5\n10\n", CX_OK);
 	expect_said(r, "RECOVERY MODE (flash recovery): no firmware runs; the flash holds no valid image");
+	expect_said(r, "card " BDF1 ": backed up");
 	expect_said(r, "its flash holds no valid image (");
 	expect_said(r, "cxflash cannot put it back on these cards yet");
 	expect_untouched(c, before, n);
