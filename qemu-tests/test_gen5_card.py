@@ -7,11 +7,17 @@ recovery mode (cxsim --recovery), so it shows its recovery ID 15b3:020b, class m
 list the card (the wizard, cxflash list, pciutils' lspci with its capability) and reach the
 model's VSEC registers through its own sysfs config file: a space select that reads back with
 the "supported" status, and the HW ID read through the VSEC's address/data pair. The wizard
-does not offer these cards yet (cxflash burns them from the shell): it says so, as expected here.
-`make run CARD=cx4lx` (scripts/run-qemu.sh) boots the same scenario."""
+lists it in recovery mode with the FS3 image its flash holds, and cross-flashes it to the stock
+image (MCX4121A-ACAT, MT_2420110034) from the menu: the backup first, the typed word, its device
+data (GUIDs, MACs) kept, the power-off; checked on the host from the card's file (cxsim
+boot-check, cxflash -i on the flash) and the stick (mtools). `make run CARD=cx4lx`
+(scripts/run-qemu.sh) boots the same scenario."""
+import hashlib
+import json
 import os
 import re
 import subprocess
+import time
 
 import pexpect
 import pytest
@@ -23,13 +29,23 @@ pytestmark = pytest.mark.skipif(os.environ.get("CXR_NO_QEMU") == "1",
                                 reason="CXR_NO_QEMU=1: boot tests switched off")
 
 MKFS3 = qh.BUILD / "host" / "mkfs3"
+CXFLASH = qh.ROOT / "burner" / "cxflash"
 OEM_PSID, OEM_FW = "HP_2420110034", "14.26.1040"
+STOCK_PSID, STOCK_FW = "MT_2420110034", "14.27.1016"   # library/boards.txt: HPE 640SFP28 -> MCX4121A-ACAT
+GUID, MAC = "0002c90300a1b2d0", "0002c9a1b2d0"         # the card's DEV_INFO (mkfs3 --guid, --mac)
+# The cross-flash's card has a 2 MiB flash (W25Q16) and 1 MiB slots (the smallest cxflash
+# looks for on a card, ops/devimage_fs3.c): the backup reads the
+# whole flash twice through the VSEC gateway, one config cycle at a time, and on TCG one pass
+# over the model's default 16 MiB took more than 10 minutes (2026-12-05).
+SMALL_PART, SMALL_SLOT_LOG = "W25Q16", "20"
+WRITE_TIMEOUT = 600
 VSEC = 0xC0                     # where the model puts it (sim/core/pcicfg.c CAP_VSEC)
 VSEC_CTRL, VSEC_ADDR, VSEC_DATA = VSEC + 0x4, VSEC + 0x10, VSEC + 0x14
+VSEC_COUNTER, VSEC_SEM = VSEC + 0x8, VSEC + 0xC   # a ticket; writing it takes a free semaphore
 SPACE_CR = 2                    # CR_SPACE, §2.4
 STATUS_OK = 1 << 29             # CTRL 31:29: the space is supported
 HW_ID = 0xF0014                 # crspace: the chip's HW ID in 15:0, §1.1
-CARD_LINE = re.compile(r"0000:00:0[0-9a-f]\.0\s+ConnectX-4 Lx\s+15b3:020b")
+CARD_LINE = re.compile(r"0000:00:0[0-9a-f]\.0\s+ConnectX-4 Lx A0\s+15b3:020b")   # the chip and its revision
 
 
 @pytest.fixture(autouse=True)
@@ -39,12 +55,25 @@ def built():
     assert MKFS3.exists(), f"{MKFS3} is missing: run 'make build/host/mkfs3'"
 
 
-def hp_card(folder):
-    img = folder / "hp-640sfp28.bin"
-    r = subprocess.run([str(MKFS3), "-o", str(img), "--chip", "cx4lx", "--psid", OEM_PSID,
-                        "--fw", OEM_FW], capture_output=True, text=True)
+def mkfs3(path, *args):
+    r = subprocess.run([str(MKFS3), "-o", str(path), "--chip", "cx4lx", *args], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    return Card(folder, "hp640", "--chip", "cx4lx", "--image", img, "--recovery")
+    return path
+
+
+def hp_card(folder, small=False):
+    slot = ["--slot-log", SMALL_SLOT_LOG] if small else []
+    img = mkfs3(folder / "hp-640sfp28.bin", "--psid", OEM_PSID, "--fw", OEM_FW, "--guid", GUID, "--mac", MAC, *slot)
+    return Card(folder, "hp640", "--chip", "cx4lx", "--image", img, "--recovery",
+                *(["--flash", SMALL_PART] if small else []))
+
+
+def flash_query(path):
+    """cxflash q of a raw flash dump (the card's backing file): the image's PSID and FW, the
+    device data's GUIDs and MACs, MFG_INFO's PSID (orig_psid)."""
+    r = subprocess.run([str(CXFLASH), "-i", str(path), "q", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
 
 
 def cfg_write32(g, cfg, off, val):
@@ -72,7 +101,8 @@ def test_guest_lists_the_card_and_reaches_its_vsec(tmp_path, guests):
     guests.append(g)
     screen = g.front_end()
     assert "1 card found" in screen and CARD_LINE.search(screen), screen
-    assert "the wizard does not offer these cards yet" in screen, screen      # expected today
+    assert "RECOVERY MODE (flash recovery): no firmware runs; its flash holds an FS3 image" in screen, screen
+    assert f"PSID {OEM_PSID}  FW {OEM_FW}" in screen, screen
     g.shell()
     out, rc = g.run("lspci -nn -vv -d 15b3:")
     assert rc == 0 and "[15b3:020b]" in out and "ConnectX-4 Lx Flash Recovery" in out, out
@@ -80,11 +110,22 @@ def test_guest_lists_the_card_and_reaches_its_vsec(tmp_path, guests):
     assert "(64-bit, prefetchable) [size=1M]" in out, out
     bdf = re.search(r"^([0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ", out, re.M).group(1)
     cfg = f"/sys/bus/pci/devices/0000:{bdf}/config"
+    # The wizards on the other consoles read the card too (its inventory): take the VSEC's
+    # semaphore as mstflint and cxflash do (§2.4), so that no access of theirs comes between.
+    deadline = time.monotonic() + 120
+    while True:
+        ticket = cfg_read32(g, cfg, VSEC_COUNTER)
+        cfg_write32(g, cfg, VSEC_SEM, ticket)
+        if cfg_read32(g, cfg, VSEC_SEM) == ticket:
+            break
+        assert time.monotonic() < deadline, "the VSEC semaphore stayed held"
+        time.sleep(1)
     cfg_write32(g, cfg, VSEC_CTRL, SPACE_CR)
     assert cfg_read32(g, cfg, VSEC_CTRL) == STATUS_OK | SPACE_CR
     cfg_write32(g, cfg, VSEC_ADDR, HW_ID)                 # bit 31 clear: a read
     assert cfg_read32(g, cfg, VSEC_ADDR) == 1 << 31 | HW_ID
     assert cfg_read32(g, cfg, VSEC_DATA) & 0xFFFF == 0x020B
+    cfg_write32(g, cfg, VSEC_SEM, 0)
     g.leave_shell()
     assert g.power_off() == 0
 
@@ -116,3 +157,78 @@ def test_make_run_card_cx4lx(tmp_path):
     assert (run / "card-cx4lx.flash").exists() and not (run / "card.flash").exists()
     stick = qh.mtools_read(run / "stick.img", "/cxrescue/firmware/mcx4121a-stock-demo.bin")
     assert stick is not None and b"MT_2420110034" in stick
+
+
+def test_cross_flash_an_hpe_640sfp28_to_stock(tmp_path, guests):
+    """Issue 32 item 7: the OEM ConnectX-4 Lx in recovery mode, the stock MCX4121A-ACAT image on
+    the stick; menu 2, the word, power off. On the host: the card's file boots the stock image
+    from the other slot, its device data is byte for byte as it was (cxflash -i reads the same
+    GUIDs, MACs and MFG_INFO PSID), only the new slot and the old magic changed; the stick holds
+    one backup, the original flash, made before the write (the history's order, the console's),
+    and the machine powered off by itself."""
+    card = hp_card(tmp_path, small=True)
+    original = card.flash.read_bytes()
+    before = flash_query(card.flash)
+    stock = mkfs3(tmp_path / "mcx4121a-stock.bin", "--psid", STOCK_PSID, "--fw", STOCK_FW, "--slot-log", SMALL_SLOT_LOG)
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx4121a-stock.bin")],
+              name="cx4lx-crossflash")
+    guests.append(g)
+    t0 = time.monotonic()
+    screen = g.front_end()
+    t_menu = time.monotonic()
+    assert f"PSID {OEM_PSID}  FW {OEM_FW}" in screen, screen
+    assert f"base GUID {GUID}  base MAC {MAC} (its device data: every burn keeps them)" in screen, screen
+    assert "backup on the stick: NONE YET" in screen, screen
+    assert re.search(rf"library: OK mcx4121a-stock\.bin: {OEM_PSID} \S+ -> {STOCK_PSID} \S+: cross-flash, upgrade",
+                     screen), screen
+    g.choose("update")
+    g.expect(r"== crossflash: card \S+ \(ConnectX-4 Lx")
+    g.expect(re.escape(f"identity: the card keeps its own GUIDs and MACs (base GUID {GUID}, base MAC {MAC})"))
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    t_word = time.monotonic()
+    g.expect(r"backup written: (\S+) ", timeout=WRITE_TIMEOUT)
+    bundle = g.p.match.group(1)
+    t_backup = time.monotonic()
+    g.expect(r"Writing mcx4121a-stock\.bin onto \S+; do not switch the machine off\.")
+    g.expect(rf"card \S+: OK: FW {re.escape(OEM_FW)} -> {re.escape(STOCK_FW)}, PSID {OEM_PSID} -> {STOCK_PSID}, "
+             r"written and verified", timeout=WRITE_TIMEOUT)
+    t_burn = time.monotonic()
+    g.expect(r"Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet")
+    g.expect(r"Power off for a cold restart")
+    g.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g.wait_power_off() == 0
+    t_off = time.monotonic()
+    (qh.BUILD / "qemu-tests").mkdir(parents=True, exist_ok=True)
+    with open(qh.BUILD / "qemu-tests" / "boot-times.txt", "a") as f:
+        f.write(f"usb/bios cx4lx cross-flash: menu {t_menu - t0:.0f} s, backup {t_backup - t_word:.0f} s, "
+                f"burn {t_burn - t_backup:.0f} s, powered off {t_off - t0:.0f} s\n")
+
+    b = card.boot_check()
+    assert b["format"] == "FS3" and b["booted"] is True and b["slot"] == 1, b
+    assert b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
+    assert b["pci_device"] == "0x020b" and b["fw_running"] is False, b      # still strapped
+    after = flash_query(card.flash)
+    assert (after["psid"], after["fw_version"]) == (STOCK_PSID, STOCK_FW), after
+    assert after["orig_psid"] == OEM_PSID, after                               # MFG_INFO kept
+    assert after["guids"] == before["guids"] and after["guids"][0]["base"] == GUID, after
+    assert after["macs"] == before["macs"] and after["macs"][0]["base"] == MAC, after
+    now = card.flash.read_bytes()
+    slot = 1 << b["slot_log"]
+    assert len(now) == len(original)
+    assert now[16:slot] == original[16:slot], "slot 0 (the old image, the device data) changed beyond its magic"
+    assert now[2 * slot:] == original[2 * slot:], "the flash above the two slots changed"
+    assert now[:16] != original[:16] and now[slot:2 * slot] != original[slot:2 * slot]
+
+    qh.mtools_copy_out(g.stick, "/cxrescue/backups", tmp_path / "host")
+    bundles = sorted((tmp_path / "host").rglob("flash.bin"))
+    assert len(bundles) == 1 and bundles[0].parent.name == bundle, bundles
+    assert hashlib.sha256(bundles[0].read_bytes()).digest() == hashlib.sha256(original).digest()
+    text = (qh.mtools_read(g.stick, "/cxrescue/history.jsonl") or b"").decode()
+    h = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert [x["action"] for x in h] == ["backup", "crossflash"], h
+    assert h[1]["result"] == "ok" and h[1]["backup"]["path"].endswith(bundle), h[1]
+    assert h[1]["from"]["psid"] == OEM_PSID and h[1]["to"]["psid"] == STOCK_PSID, h[1]
+    assert h[1]["card"]["node_guid"] == GUID and h[1]["card"]["macs"][0] == MAC, h[1]
+    console = g.log_path.read_text(errors="replace")
+    assert console.index("backup written: ") < console.index("Writing mcx4121a-stock.bin onto ") \
+        < console.index("cxrescue: powering off")

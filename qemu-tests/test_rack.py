@@ -16,9 +16,11 @@ PXE-boot from their e1000, each with a simulated card:
      on); its flash is then damaged (recovery mode), and a restore job with bundle=latest
      unbricks it from the backup the server kept
 
-Two more runs: the server switched off under a node (nothing written, nothing lost), and
+Three more runs: the server switched off under a node (nothing written, nothing lost),
 pxe-serve in proxy-DHCP mode beside the site's own DHCP server (a plain dnsmasq in a second
-namespace, cabled to the rack's bridge by a veth pair).
+namespace, cabled to the rack's bridge by a veth pair), and a ConnectX-4 Lx node (an HPE
+640SFP28 strapped into recovery mode) cross-flashed to stock by its crossflash job, its
+device data kept.
 
 Every node must power off by itself. scripts/pxe-report merges the reports. The namespace
 has no link to the host or anything else, and the test removes it, with every process in
@@ -53,6 +55,14 @@ PXE_CYCLE = qh.ROOT / "scripts" / "pxe-cycle"
 OEM_PSID, OEM_FW = "HP_0280210019", "2.40.5030"
 STOCK_PSID, STOCK_FW = "MT_1090120019", "2.42.5000"
 SMALL = "--ddr 2 --ddr-size 0x1000"
+MKFS3 = qh.BUILD / "host" / "mkfs3"
+CXFLASH = qh.ROOT / "burner" / "cxflash"
+CX4_OEM_PSID, CX4_OEM_FW = "HP_2420110034", "14.26.1040"      # HPE 640SFP28 (library/boards.txt)
+CX4_STOCK_PSID, CX4_STOCK_FW = "MT_2420110034", "14.27.1016"  # its stock MCX4121A-ACAT
+# A 2 MiB flash and 1 MiB slots for the ConnectX-4 Lx node: its backup reads the whole flash
+# twice through the VSEC, a config cycle at a time (16 MiB: over 10 minutes a pass on TCG).
+CX4_PART, CX4_SLOT_LOG = "W25Q16", "20"
+CX4_NODE_TIMEOUT = 900  # its backup alone took 4 minutes on TCG beside another make check
 SERVER, PREFIX = "10.199.77.1", 24          # inside the namespace only
 DHCP_RANGE = "10.199.77.100,10.199.77.150"
 NODES = {  # name: (tap, MAC, node GUID, port 1 MAC)
@@ -150,9 +160,10 @@ def stock_firmware(folder):
     return fw
 
 
-def boot_nodes(tmp_path, ns, guests, cards, tag, firmware=None):
+def boot_nodes(tmp_path, ns, guests, cards, tag, firmware=None, timeout=NODE_TIMEOUT):
     """Start one guest per node, wait (concurrently: a console nobody reads stalls its guest)
-    until every one has powered off by itself; their exit statuses. firmware: node -> "uefi"."""
+    until every one has powered off by itself, each within timeout; their exit statuses.
+    firmware: node -> "uefi"."""
     started = {}
     for node, c in cards.items():
         tap, mac, *_ = NODES[node]
@@ -163,7 +174,7 @@ def boot_nodes(tmp_path, ns, guests, cards, tag, firmware=None):
 
     def wait(g):
         try:
-            return g.wait_power_off(timeout=NODE_TIMEOUT)
+            return g.wait_power_off(timeout=timeout)
         except Exception as e:  # noqa: BLE001 - reported with the console's tail below
             return f"{type(e).__name__}: {g.tail(30)}"
     with concurrent.futures.ThreadPoolExecutor(len(started)) as pool:
@@ -638,3 +649,79 @@ def test_proxy_dhcp_beside_the_sites_own_server(tmp_path, rack, site_dhcp, guest
     assert [r["job"] for r in rep] == ["inventory"] and rep[0]["result"] == "ok", rep
     assert mac in (tmp_path / "site.leases").read_text()          # the site's server leased it
     assert not (root / "dnsmasq.leases").exists() or mac not in (root / "dnsmasq.leases").read_text()
+
+
+def flash_query(path):
+    """cxflash q of a card's backing file (a raw flash dump): image PSID and FW, GUIDs, MACs."""
+    r = subprocess.run([str(CXFLASH), "-i", str(path), "q", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests):
+    """Issue 32 item 7: a BIOS node with an HPE 640SFP28 (ConnectX-4 Lx, FS3) strapped into
+    recovery mode, its jobs line `crossflash yes=1`, the stock MCX4121A-ACAT image in pxe-serve's
+    firmware folder (mkfs3). The node backs the card up to the server before the card's file
+    first changes, burns the stock image, reports and powers off by itself. On the host: the
+    card boots the stock image, its device data (GUIDs, MACs, MFG_INFO's PSID) as it was; the
+    report and pxe-report say crossflash ok, from the OEM image to stock, the backup on the
+    server (the original flash)."""
+    ns = rack
+    root = tmp_path / "srv"
+    uploads = root / "tftp" / "uploads"
+    tap, mac, guid, port_mac = NODES["A"]
+    fw = tmp_path / "firmware"
+    fw.mkdir()
+    for path, psid, ver, ids in ((tmp_path / "hpe-640sfp28.bin", CX4_OEM_PSID, CX4_OEM_FW, ["--guid", guid, "--mac", port_mac]),
+                                 (fw / "mcx4121a-stock.bin", CX4_STOCK_PSID, CX4_STOCK_FW, [])):
+        r = subprocess.run([str(MKFS3), "-o", str(path), "--chip", "cx4lx", "--psid", psid, "--fw", ver,
+                            "--slot-log", CX4_SLOT_LOG, *ids],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    c = Card(tmp_path, "nodeA-cx4lx", "--chip", "cx4lx", "--flash", CX4_PART, "--image", tmp_path / "hpe-640sfp28.bin",
+             "--recovery")
+    original = c.flash.read_bytes()
+    before = flash_query(c.flash)
+    jobs = tmp_path / "jobs"
+    jobs.write_text(f"{mac} crossflash yes=1\n")
+    srv = Server(ns, root, jobs, fw, tmp_path / "serve-cx4lx.log")
+    watch = FirstChange(c.flash, uploads, mac, original)
+    t0 = time.monotonic()
+    try:
+        boot_nodes(tmp_path, ns, guests, {"A": c}, "cx4lx", timeout=CX4_NODE_TIMEOUT)
+    finally:
+        watch.stop()
+    t_off = time.monotonic()
+    srv.stop()
+    (qh.BUILD / "qemu-tests").mkdir(parents=True, exist_ok=True)
+    with open(qh.BUILD / "qemu-tests" / "boot-times.txt", "a") as f:
+        f.write(f"pxe/rack cx4lx node: crossflash job, powered off {t_off - t0:.0f} s\n")
+
+    assert watch.backup_whole is not None and watch.card_changed is not None, vars(watch)
+    assert watch.backup_whole < watch.card_changed, "the card changed before its backup was on the server"
+    b = c.boot_check()
+    assert b["format"] == "FS3" and b["booted"] is True and b["slot"] == 1, b
+    assert (b["psid"], b["fw_version"]) == (CX4_STOCK_PSID, CX4_STOCK_FW), b
+    after = flash_query(c.flash)
+    assert (after["psid"], after["orig_psid"]) == (CX4_STOCK_PSID, CX4_OEM_PSID), after
+    assert after["guids"] == before["guids"] and after["guids"][0]["base"] == guid, after
+    assert after["macs"] == before["macs"] and after["macs"][0]["base"] == port_mac, after
+    slot = 1 << b["slot_log"]
+    now = c.flash.read_bytes()
+    assert now[16:slot] == original[16:slot] and now[2 * slot:] == original[2 * slot:]
+
+    rep = reports(uploads, mac)
+    assert [(x["job"], x["result"]) for x in rep] == [("crossflash", "ok")], rep
+    card_rep = rep[0]["cards"][0]
+    assert card_rep["recovery"] is True and card_rep["chip"].startswith("ConnectX-4 Lx"), card_rep
+    assert (card_rep["psid"], card_rep["fw"], card_rep["node_guid"]) == (CX4_OEM_PSID, CX4_OEM_FW, guid), card_rep
+    assert (card_rep["to"]["psid"], card_rep["to"]["fw"]) == (CX4_STOCK_PSID, CX4_STOCK_FW), card_rep
+    bundle = pathlib.PurePosixPath(card_rep["backup"]["path"]).name
+    tars = bundles(uploads, mac)
+    assert [t.name for t in tars] == [f"{dashed(mac)}_{bundle}.tar"], tars
+    assert tar_flash(tars[0]) == (original, bundle)
+    r = subprocess.run([str(PXE_REPORT), "--json", "--jobs", str(jobs), str(root)], capture_output=True, text=True)
+    rows = json.loads(r.stdout)
+    row = next(x for x in rows if x["node"] == mac)
+    assert (row["job"], row["result"], row["backup"], row["state"]) == ("crossflash", "ok", "yes", "written"), row
+    assert (row["from"], row["to"]) == (f"{CX4_OEM_PSID} {CX4_OEM_FW}", f"{CX4_STOCK_PSID} {CX4_STOCK_FW}"), row

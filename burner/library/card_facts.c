@@ -28,6 +28,14 @@ void card_facts_from_info(struct card_facts *k, const struct cardinfo *ci)
 	k->mc.pci_class = ci->pci.class_code;
 	k->mc.subsys_vendor = ci->pci.subsys_vendor;
 	k->mc.subsys_device = ci->pci.subsys_device;
+	if (ci->have_fs3) {
+		/* FS3/FS4: the PSID names the board; no board .ini to compare (fs3-format.md §5). */
+		snprintf(k->psid, sizeof(k->psid), "%s", ci->fs3_psid);
+		k->mc.psid = k->psid;
+		k->mc.have_fw = true;
+		memcpy(k->mc.fw_ver, ci->fs3_fw_ver, sizeof(k->mc.fw_ver));
+		k->mc.secure_fw = ci->fs3_secure;
+	}
 	if (!ci->have_image)
 		return;
 	card_facts_from_image(k, &ci->f.img);

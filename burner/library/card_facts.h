@@ -26,7 +26,8 @@ struct card_facts {
 	const char *identity_note;  /* the bundle the PSID came from, when not the flash */
 };
 
-/* The facts of an opened and described card (borrows ci). */
+/* The facts of an opened and described card (borrows ci); of a ConnectX-4/4 Lx/5, its FS3/FS4
+ * image's PSID, version and secure_fw, as q reads them (cardinfo.h: have_fs3). */
 void card_facts_from_info(struct card_facts *k, const struct cardinfo *ci);
 
 /* The PSID, version and .ini of the card's image (borrows img). */

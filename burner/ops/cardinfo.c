@@ -22,6 +22,14 @@ static void read_ini(struct cardinfo *ci)
 	}
 }
 
+/* The base GUID and MAC of DEV_INFO, as q shows them (fs3-format.md §6.2): all ones is blank. */
+static void ids_fs3(const struct fs3_devinfo *dev, struct cardinfo *ci)
+{
+	ci->fs3_guid = dev->guids[0].uid;
+	ci->fs3_mac = dev->macs[0].uid;
+	ci->fs3_ids = dev->present && ci->fs3_guid && ci->fs3_guid != ~0ull;
+}
+
 /* An FS3/FS4 card: its image as q reads it. */
 static int read_fs3(struct device *d, struct cardinfo *ci, struct cx_status *st)
 {
@@ -43,6 +51,9 @@ static int read_fs3(struct device *d, struct cardinfo *ci, struct cx_status *st)
 		snprintf(ci->fs3_format, sizeof(ci->fs3_format), "%s", q.img.fmt->name);
 		snprintf(ci->fs3_psid, sizeof(ci->fs3_psid), "%s", i->psid);
 		snprintf(ci->fs3_fw, sizeof(ci->fs3_fw), "%u.%u.%04u", i->fw_ver[0], i->fw_ver[1], i->fw_ver[2]);
+		memcpy(ci->fs3_fw_ver, i->fw_ver, sizeof(ci->fs3_fw_ver));
+		ci->fs3_secure = i->secure_fw;
+		ids_fs3(&q.img.dev, ci);
 		ci->oem = oem_name(i->psid, d->pci.subsys_vendor);
 	}
 	devfs3_free(&q);

@@ -42,9 +42,15 @@ struct cardinfo {
 	size_t ini_len;
 	const char *oem;                /* ops/oem.h: from the PSID, else the subsystem vendor */
 	/* A ConnectX-4/4 Lx/5 (FS3/FS4, read as q reads it, ops/devimage_fs3.h): what its flash
-	 * holds; f stays empty. */
+	 * holds; f stays empty. Its identity is its device data (DEV_INFO, fs3-format.md §6.2),
+	 * which no burn writes: the base GUID and base MAC q shows (fs3_ids false when DEV_INFO
+	 * is absent or blank). */
 	bool have_fs3;
 	char fs3_format[4], fs3_psid[17], fs3_fw[24];
+	uint16_t fs3_fw_ver[3];
+	bool fs3_secure;                /* IMAGE_INFO's secure_fw */
+	bool fs3_ids;
+	uint64_t fs3_guid, fs3_mac;
 };
 
 /* Describe the card d (opened by device_open or device_attach). */

@@ -163,6 +163,7 @@ int flow_boot_rom(struct wizard *w, struct cx_status *st)
 	size_t len = 0;
 	int i, rc;
 
+	inv_say_not_yet(w, "changing the boot ROM (it is in the signed image: burn the image with the ROM you want)");
 	if ((rc = wiz_choose_card(w, "Change the boot ROM of which card?", has_image,
 				  "no card with readable firmware (a card in recovery mode: use Unbrick)", &i, st)))
 		return rc;

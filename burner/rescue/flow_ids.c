@@ -172,6 +172,7 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	char msg[160];
 	int i, rc;
 
+	inv_say_not_yet(w, "setting GUIDs/MACs (a burn keeps its own, in its device data)");
 	if ((rc = wiz_choose_card(w, "Set the GUIDs/MACs of which card?", has_image,
 				  "no card with readable firmware (a card in recovery mode: use Unbrick)", &i, st)))
 		return rc;

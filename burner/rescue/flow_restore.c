@@ -65,8 +65,7 @@ int flow_choose_bundle(struct wizard *w, int i, const char *title, const struct 
 
 static bool restorable(const struct wizard_card *c)
 {
-	(void)c;
-	return true;
+	return !c->fs3;
 }
 
 int flow_restore(struct wizard *w, struct cx_status *st)
@@ -74,7 +73,8 @@ int flow_restore(struct wizard *w, struct cx_status *st)
 	const struct backup_entry *e;
 	int i, rc;
 
-	if ((rc = wiz_choose_card(w, "Restore which card?", restorable, "no card found", &i, st)) ||
+	inv_say_not_yet(w, "restoring a backup");
+	if ((rc = wiz_choose_card(w, "Restore which card?", restorable, "no card a backup can be written back to", &i, st)) ||
 	    (rc = flow_choose_bundle(w, i, "Restore which backup?", &e, st)))
 		return rc;
 	return wiz_restore(w, i, e->path, w->cards[i].ci.recovery ? "unbrick" : "restore", true, NULL, st);

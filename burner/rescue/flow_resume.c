@@ -9,6 +9,7 @@
 #include "image/patch.h"
 #include "ops/identity_from.h"
 #include "rescue/flows.h"
+#include "rescue/inventory.h"
 #include "rescue/pending.h"
 #include "rescue/step_burn.h"
 #include "rescue/step_restore.h"
@@ -35,9 +36,11 @@ static int find_card(const struct wizard *w, const struct pending *p)
 			continue;
 		if (p->guid[0]) {
 			char g[17];
-			if (!ci->have_image || ci->f.img.guids.blank)
+			uint64_t own = ci->have_fs3 ? inv_own_guid(&w->cards[i]) :
+				       ci->have_image && !ci->f.img.guids.blank ? ci->f.img.guids.guid[0] : 0;
+			if (!own)
 				continue;
-			snprintf(g, sizeof(g), "%016llx", (unsigned long long)ci->f.img.guids.guid[0]);
+			snprintf(g, sizeof(g), "%016llx", (unsigned long long)own);
 			if (!strcmp(g, p->guid))
 				return i;
 		} else if (!strcmp(ci->pci.bdf, p->bdf)) {
@@ -68,6 +71,13 @@ static void check_written(struct wizard *w, const struct pending *p)
 				.file = p->file, .sha256 = p->sha256[0] ? p->sha256 : NULL};
 	char msg[300];
 	bool ok = !c->ci.recovery && (!p->to_fw[0] || !strcmp(c->running, p->to_fw));
+	if (c->fs3 && c->ci.have_fs3 && !strcmp(c->ci.fs3_psid, p->to_psid) && !strcmp(c->fw, p->to_fw)) {
+		/* A ConnectX-4/4 Lx/5 still strapped: its flash is all there is to see. */
+		wiz_say(w, "card %s is still in recovery mode; its flash holds %s FW %s, as written (%s): power off, "
+			"remove its flash-not-present jumper, and power on to run it", c->ci.pci.bdf, p->to_psid, p->to_fw,
+			p->action);
+		return;
+	}
 	if (ok)
 		snprintf(msg, sizeof(msg), "after the cold restart card %s runs FW %s, as written (%s)", c->ci.pci.bdf,
 			 c->running[0] ? c->running : "?", p->action);

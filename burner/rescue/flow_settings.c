@@ -15,6 +15,7 @@
 #include "ops/nv_settings.h"
 #include "rescue/data_area.h"
 #include "rescue/flows.h"
+#include "rescue/inventory.h"
 #include "rescue/step_backup.h"
 
 #define TURNS 32          /* answers to one screen: a console that keeps answering cannot hold us */
@@ -180,6 +181,12 @@ void flow_settings_after_crossflash(struct wizard *w, int i)
 {
 	struct cx_status st = {0};
 	struct wiz_nv x;
+
+	if (w->cards[i].fs3) {
+		wiz_say(w, "Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet; the card keeps "
+			"the settings it had (its NV data, which the burn does not write)");
+		return;
+	}
 	int rc = wiz_open_settings(w, i, &x.d, &x.ns, &x.s, &st);
 
 	if (!rc)
@@ -232,12 +239,18 @@ static int settings_menu(struct wizard *w, int i, struct wiz_nv *x, struct cx_st
 	return write_plan(w, i, x, &p, st);
 }
 
+static bool settable(const struct wizard_card *c)
+{
+	return !c->fs3;
+}
+
 int flow_settings(struct wizard *w, struct cx_status *st)
 {
 	struct wiz_nv x;
 	int i, rc;
 
-	if ((rc = wiz_choose_card(w, "The settings of which card?", NULL, "no card was found", &i, st)))
+	inv_say_not_yet(w, "changing the card settings");
+	if ((rc = wiz_choose_card(w, "The settings of which card?", settable, "no card whose settings cxflash reaches", &i, st)))
 		return rc;
 	if (!(rc = wiz_open_settings(w, i, &x.d, &x.ns, &x.s, st)))
 		rc = settings_menu(w, i, &x, st);

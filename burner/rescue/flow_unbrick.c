@@ -7,7 +7,13 @@
  * identity cannot be read, so it comes from the stick: a backup of this
  * family restored whole (firmware and identity as they were), or a library
  * image burned with the GUIDs/MACs of a backup, or with the node GUID and
- * MAC typed from the card's sticker. */
+ * MAC typed from the card's sticker.
+ *
+ * A ConnectX-4/4 Lx/5 in recovery mode is another story (unbrick_fs3): its identity is its
+ * device data (MFG_INFO, DEV_INFO), which lies outside the image and which its burn never
+ * writes, so it keeps its GUIDs and MACs by itself; the library judged the image its flash
+ * still holds, and the user picks one of the images that fit. One whose flash holds no valid
+ * image would need its device data put back, which cxflash cannot do yet: said, not offered. */
 #include <string.h>
 
 #include "image/patch.h"
@@ -95,6 +101,35 @@ static bool damaged_guids(struct wizard *w, int i, struct recovered_id *r)
 	return r->have_guids;
 }
 
+/* A ConnectX-4/4 Lx/5 in recovery mode (wizard_card.fs3): a library image burned, the card's
+ * device data kept. */
+static int unbrick_fs3(struct wizard *w, int i, struct cx_status *st)
+{
+	const struct wizard_card *c = &w->cards[i];
+	const struct match_candidate *m;
+	int rc;
+
+	fprintf(w->out, "\nCard %s (%s) is in recovery mode: it runs no firmware.\n", c->ci.pci.bdf, c->ci.chip);
+	if (!c->ci.have_fs3)
+		return cx_fail(st, CX_EUNSUPPORTED, "card %s: its flash holds no valid image (%s): a burn keeps the card's "
+			       "device data, which must be there, and cxflash cannot put it back on these cards yet",
+			       c->ci.pci.bdf, c->ci.image_error);
+	fprintf(w->out, "Its flash holds an %s image, PSID %s, FW %s, and its device data", c->ci.fs3_format,
+		c->ci.fs3_psid, c->fw);
+	if (c->ci.fs3_ids)
+		fprintf(w->out, " (base GUID %016llx, base MAC %012llx)", (unsigned long long)c->ci.fs3_guid,
+			(unsigned long long)c->ci.fs3_mac);
+	fprintf(w->out, ".\nThe burn writes the new image beside the old one and never writes the device data:\n"
+			"the card keeps its GUIDs, MACs and settings.\n"
+			"If you set its flash-not-present jumper, leave it on until the machine is off again.\n");
+	if (!c->matched)
+		return cx_fail(st, CX_EABSENT, "the firmware library cannot be read: %s", w->lib_error);
+	if ((rc = choose_image(w, i, &c->mr, &m, st)))
+		return rc;
+	struct write_request rq = {.card = i, .e = m->e, .m = m, .action = "unbrick", .ask = true};
+	return flow_burn(w, &rq, st);
+}
+
 enum unbrick_way { WAY_RESTORE, WAY_BUNDLE_IDS, WAY_STICKER, WAY_BACK, WAY_DAMAGED };
 
 /* The ways to unbrick card i; with GUIDs still on its flash, keeping them comes first. */
@@ -159,6 +194,8 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 	}
 	if ((rc = wiz_choose_card(w, "Unbrick which card?", in_recovery, "no card in recovery mode", &i, st)))
 		return rc;
+	if (w->cards[i].fs3)
+		return unbrick_fs3(w, i, st);
 	bool have = damaged_guids(w, i, &rec);
 	struct fs2_guids g = rec.guids;
 	say_recovery(w, i, &rec);

@@ -17,9 +17,10 @@ int flow_burn(struct wizard *w, const struct write_request *rq, struct cx_status
 	return rc;
 }
 
+/* A ConnectX-4/4 Lx/5 in recovery mode too (wizard_card.fs3): its flash names its board. */
 static bool has_recommendation(const struct wizard_card *c)
 {
-	return !c->ci.recovery && inv_best(c) != NULL;
+	return (!c->ci.recovery || c->ci.have_fs3) && inv_best(c) != NULL;
 }
 
 int flow_update(struct wizard *w, struct cx_status *st)

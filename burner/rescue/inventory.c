@@ -29,9 +29,23 @@ void inv_free(struct wizard *w)
 	w->ncards = 0;
 }
 
-/* A ConnectX-4 / 4 Lx / 5 (FS3/FS4), in recovery mode or with its firmware running. */
-#define CLI_ONLY "cxflash's q, v, probe, backup and burn work on it from the shell (cxflash(1)), " \
-	"the wizard does not offer these cards yet"
+/* A ConnectX-4 / 4 Lx / 5 whose firmware runs: cxflash works on it, the wizard not yet. */
+#define CLI_ONLY "its firmware runs; cxflash's q, v, probe, backup and burn work on it from the shell " \
+	"(cxflash(1)), the wizard offers these cards in recovery mode only for now"
+
+/* The names and versions of a card's image: FS2 (ci.f) or, on a ConnectX-4/4 Lx/5, FS3/FS4. */
+static void read_image_facts(struct wizard *w, struct wizard_card *c)
+{
+	if (c->ci.have_image) {
+		fmt_fw_version(c->fw, sizeof(c->fw), c->ci.f.img.info.fw_ver);
+		c->placeholder = placeholder_find(&c->ci.f.img.guids);
+	} else if (c->ci.have_fs3) {
+		snprintf(c->fw, sizeof(c->fw), "%s", c->ci.fs3_fw);
+	}
+	/* Another card's bundle with the same placeholder GUID is not this card's backup. */
+	if (c->ci.have_image || c->ci.have_fs3)
+		c->has_backup = backup_index_has(&w->ix, c->ci.pci.family, inv_own_guid(c));
+}
 
 static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard_card *c)
 {
@@ -44,11 +58,15 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	memset(c, 0, sizeof(*c));
 	const struct pci_id *row = pci_id_row(pci->device);
 	const struct chip_desc *chip = row ? chip_by_family(row->family) : NULL;
-	if (chip && (chip->support != CHIP_CARDS || chip->format != CHIP_FW_FS2)) {
+	/* A ConnectX-4/4 Lx/5 is worked on in recovery mode; a running one is named with what
+	 * works from the shell, and every later chip with the chip table's reason. */
+	bool gen5 = chip && chip->support == CHIP_CARDS && chip->format != CHIP_FW_FS2;
+	c->fs3 = gen5 && pci->kind == PCI_KIND_RECOVERY;
+	if (chip && (chip->support != CHIP_CARDS || gen5) && !c->fs3) {
 		c->ci.pci = *pci;
 		snprintf(c->ci.chip, sizeof(c->ci.chip), "%s", chip->name);
 		c->ci.recovery = pci->kind == PCI_KIND_RECOVERY;
-		c->not_worked_on = chip->support == CHIP_CARDS ? CLI_ONLY : chip->limit;
+		c->not_worked_on = gen5 ? CLI_ONLY : chip->limit;
 		return;
 	}
 	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {
@@ -62,12 +80,7 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 		snprintf(c->ci.image_error, sizeof(c->ci.image_error), "%s", st.msg);
 	}
 	card_facts_from_info(&c->k, &c->ci);
-	if (c->ci.have_image) {
-		fmt_fw_version(c->fw, sizeof(c->fw), c->ci.f.img.info.fw_ver);
-		c->placeholder = placeholder_find(&c->ci.f.img.guids);
-		/* Another card's bundle with the same placeholder GUID is not this card's backup. */
-		c->has_backup = backup_index_has(&w->ix, c->ci.pci.family, inv_own_guid(c));
-	}
+	read_image_facts(w, c);
 	for (int k = 0; k < w->nbacked_up; k++)
 		c->has_backup |= !strcmp(w->backed_up[k], c->ci.pci.bdf);
 	if (c->ci.have_running)
@@ -76,7 +89,8 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	/* The verdicts promise wiz_burn's burn (step_burn.h), which keeps the card's own
 	 * identity (update, burn a file). A card without a readable image has none to keep:
 	 * wiz_burn sends one in recovery mode to Unbrick, which gives it, so the
-	 * identity is not judged here. */
+	 * identity is not judged here. An FS3/FS4 card's identity is its device data, which
+	 * its burn keeps: no FS2 rule judges it (library/match.h). */
 	burn.ident = c->ci.have_image ? &own : NULL;
 	if (w->have_lib && match_card(&c->k.mc, &w->lib.m, w->lib.table, &mo, &c->mr, &st) == CX_OK)
 		c->matched = true;
@@ -111,9 +125,24 @@ void inv_reread(struct wizard *w, int i)
 
 uint64_t inv_own_guid(const struct wizard_card *c)
 {
+	if (c->ci.have_fs3)
+		return c->ci.fs3_ids ? c->ci.fs3_guid : 0;
 	if (!c->ci.have_image || c->ci.f.img.guids.blank || c->placeholder)
 		return 0;
 	return c->ci.f.img.guids.guid[0];
+}
+
+const char *inv_psid(const struct wizard_card *c)
+{
+	return c->ci.have_image ? c->ci.f.img.info.psid : c->ci.have_fs3 ? c->ci.fs3_psid : NULL;
+}
+
+void inv_say_not_yet(struct wizard *w, const char *what)
+{
+	for (int i = 0; i < w->ncards; i++)
+		if (w->cards[i].fs3)
+			fprintf(w->out, "card %s (%s): %s is not in cxflash for ConnectX-4, 4 Lx and 5 cards yet: not "
+				"offered for it\n", w->cards[i].ci.pci.bdf, w->cards[i].ci.chip, what);
 }
 
 const struct match_candidate *inv_best(const struct wizard_card *c)
@@ -123,7 +152,9 @@ const struct match_candidate *inv_best(const struct wizard_card *c)
 
 void inv_label(const struct wizard_card *c, char *out, size_t n)
 {
-	if (c->ci.recovery)
+	if (c->ci.have_fs3)
+		snprintf(out, n, "%s  %s  %s  FW %s  RECOVERY MODE", c->ci.pci.bdf, c->ci.chip, c->ci.fs3_psid, c->fw);
+	else if (c->ci.recovery)
 		snprintf(out, n, "%s  %s  RECOVERY MODE", c->ci.pci.bdf, c->ci.chip);
 	else if (c->ci.have_image)
 		snprintf(out, n, "%s  %s  %s  FW %s", c->ci.pci.bdf, c->ci.chip, c->ci.f.img.info.psid, c->fw);
@@ -135,8 +166,11 @@ void inv_pending_card(const struct wizard_card *c, struct pending *p)
 {
 	snprintf(p->bdf, sizeof(p->bdf), "%s", c->ci.pci.bdf);
 	snprintf(p->family, sizeof(p->family), "%s", c->ci.pci.family ? c->ci.pci.family : "?");
+	uint64_t g = c->ci.have_fs3 ? inv_own_guid(c) : 0;
 	if (c->ci.have_image && !c->ci.f.img.guids.blank)
-		snprintf(p->guid, sizeof(p->guid), "%016llx", (unsigned long long)c->ci.f.img.guids.guid[0]);
+		g = c->ci.f.img.guids.guid[0];
+	if (g)
+		snprintf(p->guid, sizeof(p->guid), "%016llx", (unsigned long long)g);
 }
 
 void inv_history_card(const struct wizard_card *c, struct history_card *h)
@@ -144,6 +178,14 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h)
 	memset(h, 0, sizeof(*h));
 	h->bdf = c->ci.pci.bdf;
 	h->chip = c->ci.chip;
+	if (c->ci.have_fs3) {
+		/* DEV_INFO's base GUID and base MAC (the ports' follow from them) */
+		h->psid = c->ci.fs3_psid;
+		h->node_guid = inv_own_guid(c);
+		h->nmacs = h->node_guid != 0;
+		h->mac[0] = c->ci.fs3_mac;
+		return;
+	}
 	if (!c->ci.have_image)
 		return;
 	const struct fs2_guids *g = &c->ci.f.img.guids;
@@ -153,6 +195,29 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h)
 		h->nmacs = g->n >= GUIDS_FULL || g->macs_derived ? GUIDS_NMAC : 0;
 		memcpy(h->mac, g->mac, sizeof(h->mac));
 	}
+}
+
+/* A ConnectX-4/4 Lx/5 in recovery mode: what its flash holds, and what the wizard does with it. */
+static void show_fs3(struct wizard *w, const struct wizard_card *c)
+{
+	FILE *o = w->out;
+
+	fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; ");
+	if (!c->ci.have_fs3) {
+		fprintf(o, "the flash holds no valid image: %s\n", c->ci.image_error);
+		fprintf(o, "    (cxflash cannot put a ConnectX-4/4 Lx/5 card's device data back yet: nothing is offered "
+			   "but a backup)\n");
+		return;
+	}
+	fprintf(o, "its flash holds an %s image\n    PSID %s  FW %s\n", c->ci.fs3_format, c->ci.fs3_psid, c->fw);
+	if (c->ci.fs3_ids)
+		fprintf(o, "    base GUID %016llx  base MAC %012llx (its device data: every burn keeps them)\n",
+			(unsigned long long)c->ci.fs3_guid, (unsigned long long)c->ci.fs3_mac);
+	else
+		fprintf(o, "    GUIDs/MACs: its device data holds none\n");
+	fprintf(o, "    offered: update / cross-flash, burn a file, unbrick; not yet: restore, GUIDs/MACs, boot ROM, "
+		   "settings\n");
+	fprintf(o, "    backup on the stick: %s\n", c->has_backup ? "yes" : "NONE YET");
 }
 
 static void show_card(struct wizard *w, int i, const struct wizard_card *c)
@@ -165,7 +230,9 @@ static void show_card(struct wizard *w, int i, const struct wizard_card *c)
 		fprintf(o, "    %s: %s; nothing is offered for this card\n", c->ci.chip, c->not_worked_on);
 		return;
 	}
-	if (c->ci.recovery) {
+	if (c->fs3) {
+		show_fs3(w, c);
+	} else if (c->ci.recovery) {
 		fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; choose \"Unbrick\" to bring it back\n");
 	} else if (c->ci.have_image) {
 		const struct fs2_image *img = &c->ci.f.img;
@@ -232,8 +299,8 @@ void inv_show(struct wizard *w)
 		}
 		fprintf(o, "Firmware library: %zu image%s: %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
 		if (later)
-			fprintf(o, "  %zu of them for ConnectX-4 and later (FS3/FS4): judged, never offered: cxflash "
-				"does not write those cards yet\n", later);
+			fprintf(o, "  %zu of them for ConnectX-4 and later (FS3/FS4): offered for ConnectX-4, 4 Lx and 5 "
+				"cards in recovery mode only\n", later);
 	}
 	fprintf(o, "Backups on the stick: %d\n", w->ix.n);
 	data_area_show(w);

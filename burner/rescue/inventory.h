@@ -28,12 +28,19 @@ void inv_show(struct wizard *w);
 void inv_history_card(const struct wizard_card *c, struct history_card *h);
 /* The card a job record (pending.h) is about: slot, family, node GUID. */
 void inv_pending_card(const struct wizard_card *c, struct pending *p);
-/* "0000:01:00.0 ConnectX-3 A1 HP_0280210019 FW 2.40.5030" for menus. */
+/* "0000:01:00.0 ConnectX-3 A1 HP_0280210019 FW 2.40.5030" for menus; a ConnectX-4/4 Lx/5 in
+ * recovery mode: its PSID, FW and "RECOVERY MODE". */
 void inv_label(const struct wizard_card *c, char *out, size_t n);
+/* The PSID of the card's image (FS2, or a ConnectX-4/4 Lx/5's FS3/FS4), or NULL. */
+const char *inv_psid(const struct wizard_card *c);
+/* For each ConnectX-4/4 Lx/5 card (wizard_card.fs3): one line saying that what ("restoring a
+ * backup") is not in cxflash for it yet, for the screens that leave such cards out. */
+void inv_say_not_yet(struct wizard *w, const char *what);
 /* The recommendation, or NULL. */
 const struct match_candidate *inv_best(const struct wizard_card *c);
 /* The node GUID that tells card c from every other, or 0: no image, blank GUIDs, or a
- * release image's placeholder (ops/placeholder.h) that every card burned so shares. */
+ * release image's placeholder (ops/placeholder.h) that every card burned so shares. A
+ * ConnectX-4/4 Lx/5: its device data's base GUID. */
 uint64_t inv_own_guid(const struct wizard_card *c);
 
 /* What the wizard's burns (rescue/step_burn.h, the boot ROM screen) give burn_card()'s rules

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "image/info.h"
+#include "rescue/inventory.h"
 #include "rescue/jobs.h"
 #include "rescue/step_rom.h"
 #include "util/fileio.h"
@@ -37,7 +38,7 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 	json_str(j, "chip", c->ci.chip);
 	json_str(j, "oem", c->ci.oem);
 	json_bool(j, "recovery", c->ci.recovery);
-	json_str(j, "psid", c->ci.have_image ? c->ci.f.img.info.psid : NULL);
+	json_str(j, "psid", inv_psid(c));
 	json_str(j, "fw", c->fw[0] ? c->fw : NULL);
 	json_str(j, "running", c->running[0] ? c->running : NULL);
 	if (c->ci.have_image && !c->ci.f.img.guids.blank) {
@@ -48,6 +49,14 @@ static void report_card(struct json *j, const struct wizard *w, const struct wiz
 			snprintf(hex, sizeof(hex), "%012llx", (unsigned long long)c->ci.f.img.guids.mac[k]);
 			json_str(j, NULL, hex);
 		}
+		json_close(j);
+	} else if (inv_own_guid(c) && c->ci.have_fs3) {
+		/* FS3/FS4: the device data's base GUID and base MAC */
+		snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)c->ci.fs3_guid);
+		json_str(j, "node_guid", hex);
+		json_arr(j, "macs");
+		snprintf(hex, sizeof(hex), "%012llx", (unsigned long long)c->ci.fs3_mac);
+		json_str(j, NULL, hex);
 		json_close(j);
 	} else {
 		json_null(j, "node_guid");

@@ -120,6 +120,12 @@ static void snapshot(const struct wizard *w, struct wizard_card *before)
 		before[i].ci.have_image = c->ci.have_image;
 		if (c->ci.have_image)
 			before[i].ci.f.img = c->ci.f.img;
+		before[i].fs3 = c->fs3;
+		before[i].ci.have_fs3 = c->ci.have_fs3;
+		before[i].ci.fs3_ids = c->ci.fs3_ids;
+		before[i].ci.fs3_guid = c->ci.fs3_guid;
+		before[i].ci.fs3_mac = c->ci.fs3_mac;
+		memcpy(before[i].ci.fs3_psid, c->ci.fs3_psid, sizeof(before[i].ci.fs3_psid));
 		memcpy(before[i].fw, c->fw, sizeof(before[i].fw));
 		memcpy(before[i].running, c->running, sizeof(before[i].running));
 	}
@@ -174,6 +180,9 @@ static void job_card(struct wizard *w, const struct job *j, int i, struct job_ou
 	} else if (w->o.job == JOB_VERIFY) {
 		r->expect = job_verify_find(j->expect, j->nexpect, &w->cards[i]);
 		r->result = job_verify_card(&w->cards[i], r->expect, r->message, sizeof(r->message));
+	} else if (w->o.job == JOB_RESTORE && w->cards[i].fs3) {
+		job_outcome(r, "refused", "restoring a backup is not in cxflash for ConnectX-4, 4 Lx and 5 cards yet; "
+			    "nothing written");
 	} else if (w->o.job == JOB_RESTORE && j->target < 0) {
 		job_outcome(r, "refused", "%s", j->why);
 	} else if (w->o.job == JOB_RESTORE && j->target != i) {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rescue/inventory.h"
 #include "rescue/jobs.h"
 
 #define EXPECT_FIELDS 4     /* GUID:PSID:FW:OLD */
@@ -107,22 +108,30 @@ bool wizard_expect_parse(const char *text, struct verify_expect *e, int max, int
 	return true;
 }
 
+/* The node GUID a card is found by: its image's, or a ConnectX-4/4 Lx/5's base GUID. */
+static uint64_t guid_of(const struct wizard_card *c)
+{
+	if (c->ci.have_fs3)
+		return inv_own_guid(c);
+	return c->ci.have_image && !c->ci.f.img.guids.blank ? c->ci.f.img.guids.guid[0] : 0;
+}
+
 const struct verify_expect *job_verify_find(const struct verify_expect *e, int n, const struct wizard_card *c)
 {
-	if (!c->ci.have_image || c->ci.f.img.guids.blank)
-		return NULL;
-	for (int k = 0; k < n; k++)
-		if (e[k].guid == c->ci.f.img.guids.guid[0])
+	uint64_t g = guid_of(c);
+
+	for (int k = 0; g && k < n; k++)
+		if (e[k].guid == g)
 			return &e[k];
 	return NULL;
 }
 
 const char *job_verify_card(const struct wizard_card *c, const struct verify_expect *e, char *msg, size_t n)
 {
-	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : "";
+	const char *psid = inv_psid(c) ? inv_psid(c) : "";
 
 	if (!e) {
-		if (c->ci.recovery || !c->ci.have_image || c->ci.f.img.guids.blank) {
+		if (!guid_of(c) || (c->ci.recovery && !c->ci.have_fs3)) {
 			snprintf(msg, n, "the card's flash has no readable identity (recovery mode?): it cannot be "
 				 "matched to the write report");
 			return "failed";
@@ -134,6 +143,12 @@ const char *job_verify_card(const struct wizard_card *c, const struct verify_exp
 		snprintf(msg, n, "the flash holds %s %s, not the %s %s the write report says was written",
 			 *psid ? psid : "no PSID", c->fw[0] ? c->fw : "no FW", e->psid, e->fw);
 		return "failed";
+	}
+	if (c->fs3) {
+		/* Recovery mode runs no firmware: the flash is all there is to check. */
+		snprintf(msg, n, "the flash holds %s %s, the one written; the card is in recovery mode (no firmware "
+			 "runs): remove its flash-not-present jumper to boot it", e->psid, e->fw);
+		return "ok";
 	}
 	if (!c->running[0]) {
 		snprintf(msg, n, "the flash holds %s %s, but the card's running FW cannot be read", e->psid, e->fw);

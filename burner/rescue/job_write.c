@@ -62,8 +62,11 @@ static void write_burn(struct wizard *w, int i, struct job_outcome *r)
 	const struct wizard_card *c = &w->cards[i];
 	struct cx_status st = {0};
 
-	if (c->ci.recovery) {
-		job_outcome(r, "refused", "the card is in recovery mode: unbrick it from the wizard's menu");
+	/* A ConnectX-4/4 Lx/5 is burned in recovery mode (wizard_card.fs3), its device data kept. */
+	if (c->ci.recovery && !c->ci.have_fs3) {
+		job_outcome(r, "refused", c->fs3 ? "the card's flash holds no valid image: cxflash cannot put a "
+			    "ConnectX-4/4 Lx/5 card's device data back yet" : "the card is in recovery mode: unbrick it "
+			    "from the wizard's menu");
 		return;
 	}
 	const struct match_candidate *m = target(w, c);

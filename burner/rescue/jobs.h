@@ -10,7 +10,8 @@
  *   cxrescue.job=restore      the backup bundle=DIR written back onto the one chosen card it
  *                             fits: its family, and its node GUID or no readable identity
  *                             (recovery mode: the unbrick of a node whose backup the PXE
- *                             server kept); two such cards need cxrescue.card=
+ *                             server kept); two such cards need cxrescue.card=; not on a
+ *                             ConnectX-4/4 Lx/5 yet (refused for it)
  *   cxrescue.job=verify       after the cold restart: each card's flash and running FW against
  *                             cxrescue.expect= (what the last write wrote, job_verify.c);
  *                             nothing is written
@@ -37,8 +38,9 @@
  * A card the job refuses (a RISKY target, a card in recovery mode outside a
  * restore, nothing to burn because no image fits) is written nothing and
  * makes the job fail, so the wizard stays up instead of powering off; a card already up to
- * date is fine. The writes go through the same steps as the menu's (backup first,
- * job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
+ * date is fine. A ConnectX-4/4 Lx/5 in recovery mode (wizard.h: wizard_card.fs3) is not refused
+ * by update and crossflash: its FS3/FS4 image is burned, its device data kept. The writes go
+ * through the same steps as the menu's (backup first, job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
  * in the data folder, says per card what was done (its boot ROM before and after too),
  * and the settings asked before and after; it is written last. */
 #ifndef CX_RESCUE_JOBS_H

@@ -34,18 +34,18 @@ static int after_backup(struct wizard *w, struct wizard_card *c, int rc, struct 
 	struct history_from from = {0};
 	struct history_backup bk = {0};
 
-	if (c->ci.have_image) {
-		from.psid = c->ci.f.img.info.psid;
+	if (inv_psid(c)) {
+		from.psid = inv_psid(c);
 		from.fw = c->fw;
 	}
 	if (rc) {
-		wiz_history(w, c, "backup", c->ci.have_image ? &from : NULL, NULL, NULL, "failed", st->msg);
+		wiz_history(w, c, "backup", from.psid ? &from : NULL, NULL, NULL, "failed", st->msg);
 		return rc;
 	}
 	bk.path = r->path;
 	bk.sha256 = r->flash_sha256;
 	wiz_say(w, "    backup written: %s (flash SHA-256 %.16s...)", r->name, r->flash_sha256);
-	wiz_history(w, c, "backup", c->ci.have_image ? &from : NULL, NULL, &bk, "ok", NULL);
+	wiz_history(w, c, "backup", from.psid ? &from : NULL, NULL, &bk, "ok", NULL);
 	struct cx_status ist = {0};
 	backup_index_add(&w->ix, r->path, &ist);
 	mark_backed_up(w, c);
@@ -65,9 +65,7 @@ int wiz_backup_card(struct wizard *w, int i, struct device *d, const char *why, 
 static const struct backup_entry *newest_bundle(const struct wizard *w, const struct wizard_card *c)
 {
 	const struct backup_entry *e = NULL;
-	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : NULL;
-
-	return backup_index_for_card(&w->ix, c->ci.pci.family, psid, inv_own_guid(c), &e, 1) ? e : NULL;
+	return backup_index_for_card(&w->ix, c->ci.pci.family, inv_psid(c), inv_own_guid(c), &e, 1) ? e : NULL;
 }
 
 int wiz_backup_before_write(struct wizard *w, int i, struct device *d, const char *why, struct backup_result *r,

@@ -40,7 +40,10 @@ static void show_plan(struct wizard *w, const struct write_request *rq)
 	FILE *o = w->out;
 
 	fprintf(o, "\n== %s: card %s (%s) ==\n", rq->action, c->ci.pci.bdf, c->ci.chip);
-	if (c->ci.have_image) {
+	if (c->ci.have_fs3) {
+		fprintf(o, "  from: PSID %-16s FW %-12s (%s image; recovery mode: no firmware runs)\n", c->ci.fs3_psid,
+			c->fw, c->ci.fs3_format);
+	} else if (c->ci.have_image) {
 		const struct fs2_image *img = &c->ci.f.img;
 		wiz_roms_text(from_rom, sizeof(from_rom), img->nroms, img->roms);
 		fprintf(o, "  from: PSID %-16s FW %-12s ROM %s\n", img->info.psid, c->fw, from_rom);
@@ -78,6 +81,10 @@ static void show_plan(struct wizard *w, const struct write_request *rq)
 		fprintf(o, "  identity: kept from the card's damaged flash (its GUID section's CRC is good): node GUID "
 			"%016llx, MACs %012llx %012llx\n", (unsigned long long)id->recovered->guid[0],
 			(unsigned long long)id->recovered->mac[0], (unsigned long long)id->recovered->mac[1]);
+	if (!id && c->ci.have_fs3 && c->ci.fs3_ids)
+		fprintf(o, "  identity: the card keeps its own GUIDs and MACs (base GUID %016llx, base MAC %012llx):\n"
+			"    they are its device data (DEV_INFO), which an FS3/FS4 burn never writes\n",
+			(unsigned long long)c->ci.fs3_guid, (unsigned long long)c->ci.fs3_mac);
 	if (!id && c->ci.have_image && !c->ci.f.img.guids.blank)
 		fprintf(o, "  identity: the card keeps its own GUIDs and MACs (node GUID %016llx)\n",
 			(unsigned long long)c->ci.f.img.guids.guid[0]);
@@ -145,8 +152,15 @@ static int before_word(struct wizard *w, const struct write_request *rq, uint8_t
 	if (rq->m && rq->m->verdict == MATCH_REFUSED)
 		return cx_fail(st, CX_EMISMATCH, "%s is refused for this card: %s", rq->e->name,
 			       rq->m->nreasons ? rq->m->reasons[0] : rq->m->line);
-	/* burn_card() would refuse it after the word, naming cxflash's options: say it first. */
-	if (c->ci.recovery && !rq->ident)
+	/* burn_card() would refuse these after the word, naming cxflash's options: say them first. */
+	if (c->fs3 && rq->ident)
+		return cx_fail(st, CX_EUNSUPPORTED, "card %s (%s): its GUIDs and MACs are its device data, which a burn "
+			       "keeps and never writes: none can be given to it", c->ci.pci.bdf, c->ci.chip);
+	if (c->fs3 && !c->ci.have_fs3)
+		return cx_fail(st, CX_EUNSUPPORTED, "card %s (%s): its flash holds no valid image (%s); a burn keeps the "
+			       "card's device data, which must be there, and cxflash cannot put it back yet", c->ci.pci.bdf,
+			       c->ci.chip, c->ci.image_error);
+	if (c->ci.recovery && !c->fs3 && !rq->ident)
 		return cx_fail(st, CX_EABSENT, "card %s is in recovery mode: its GUIDs and MACs cannot be read from "
 			       "it; choose \"Unbrick\", which takes them from a backup or the sticker", c->ci.pci.bdf);
 	return read_checked(rq->e, img, len, st);

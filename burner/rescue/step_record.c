@@ -51,10 +51,10 @@ static const struct history_from *ran(struct wiz_write *x, struct history_from *
 {
 	const struct wizard_card *c = &x->w->cards[x->card];
 
-	if (!c->ci.have_image)
+	if (!inv_psid(c))
 		return NULL;
 	snprintf(x->from_fw, sizeof(x->from_fw), "%s", c->fw);
-	*from = (struct history_from){c->ci.f.img.info.psid, x->from_fw};
+	*from = (struct history_from){inv_psid(c), x->from_fw};
 	return from;
 }
 

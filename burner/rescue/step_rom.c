@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/fs3.h"
 #include "library/rom_index.h"
 #include "rescue/step_rom.h"
 #include "util/fileio.h"
@@ -133,6 +134,31 @@ static int ask(struct wizard *w, struct wiz_rom *r, bool img_rom, int def, int *
 	return CX_OK;
 }
 
+/* A ConnectX-4/4 Lx/5 (wizard_card.fs3): an FS3/FS4 image's ROM is in its signed region, so
+ * the burn carries the image's own, unmodified (ops/burn_fs3.h takes ROM_KEEP only): nothing
+ * to choose, and a job's rom=none or rom=FILE is refused. */
+static int plan_fs3(const char *job, const uint8_t *img, size_t len, struct wiz_rom *r, struct cx_status *st)
+{
+	struct fs3_image *im;
+	int rc;
+
+	if (job && strcmp(job, "keep") && strcmp(job, "image"))
+		return cx_fail(st, CX_EUNSUPPORTED, "boot ROM \"%.80s\": an FS3/FS4 image's ROM is in its signed region; "
+			       "the burn carries the image's own, unmodified; nothing written", job);
+	if (!(im = malloc(sizeof(*im))))
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	if (!(rc = fs3_parse(img, len, im, st)))
+		wiz_roms_text(r->img_text, sizeof(r->img_text), im->nroms, im->roms);
+	free(im);
+	if (rc)
+		return rc;
+	r->pick = ROM_KEEP;
+	snprintf(r->record, sizeof(r->record), "%s", rom_pick_name(ROM_KEEP));
+	snprintf(r->from, sizeof(r->from), "the card's (in its signed image)");
+	snprintf(r->to, sizeof(r->to), "%.150s (the image's own: signed, carried unmodified)", r->img_text);
+	return CX_OK;
+}
+
 int wiz_rom_plan(struct wizard *w, int i, const char *record, bool ask_user, const uint8_t *img, size_t len,
 		 struct wiz_rom *r, struct cx_status *st)
 {
@@ -143,6 +169,10 @@ int wiz_rom_plan(struct wizard *w, int i, const char *record, bool ask_user, con
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	if (c->fs3) {
+		free(im);
+		return plan_fs3(record && record[0] ? record : w->o.rom, img, len, r, st);
+	}
 	if (!im)
 		return cx_fail(st, CX_ENOMEM, "out of memory");
 	if ((rc = fs2_parse(img, len, im, st))) {

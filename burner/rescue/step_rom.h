@@ -24,7 +24,9 @@ struct wiz_rom {
 
 /* The boot ROM of a burn of library image img (len bytes) onto card i: an interrupted write's
  * record (a job record's rom, pending.h) or a job's rom= decides, else the rule; the user is
- * asked when ask_user and the card's ROM and the image's differ. r's from/to name them for
+ * asked when ask_user and the card's ROM and the image's differ. A ConnectX-4/4 Lx/5 card
+ * (wizard_card.fs3) gets the FS3/FS4 image's own ROM, signed, without a question; a rom= of
+ * none or a file is refused for it (CX_EUNSUPPORTED). r's from/to name them for
  * the plan. wiz_rom_free(r) after it, whatever it returned. */
 int wiz_rom_plan(struct wizard *w, int i, const char *record, bool ask_user, const uint8_t *img, size_t len,
 		 struct wiz_rom *r, struct cx_status *st);

@@ -20,6 +20,15 @@ bool wiz_trace_begin(struct wizard *w, int card, const char *action)
 
 	if (!w->o.data_dir || !w->o.data_dir[0] || device_trace_active())
 		return false;   /* no data folder, or the whole wizard is recorded (cxflash --record) */
+	if (w->cards[card].fs3) {
+		/* Its backup reads the whole flash through the VSEC, a config cycle at a time: 18.9 MB
+		 * of trace for a 2 MiB flash in QEMU (2026-12-05), so ~150 MB for a 16 MiB card, more
+		 * than the 128 MiB stick holds beside its backup. */
+		wiz_say(w, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would make it too "
+			"large (some 150 MB for a 16 MiB flash); from the shell, after a backup: cxflash -d %s "
+			"--record FILE burn --no-backup ...", w->cards[card].ci.pci.bdf);
+		return false;
+	}
 	utc_stamp_of(stamp, now, true);
 	snprintf(bdf, sizeof(bdf), "%s", w->cards[card].ci.pci.bdf);
 	for (char *p = bdf; *p; p++)

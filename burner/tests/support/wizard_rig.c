@@ -96,6 +96,11 @@ struct cxsim_card *add_chip_card(struct rig *r, enum cxsim_chip chip, const char
 	return in_next_slot(r, &p, opts);
 }
 
+struct cxsim_card *add_params_card(struct rig *r, const struct cxsim_params *p)
+{
+	return in_next_slot(r, p, NULL);
+}
+
 struct cxsim_card *hp_card(struct rig *r)
 {
 	return add_card(r, HP_OPTS, HP_SUBSYS_VENDOR, HP_SUBSYS_DEVICE, G_A, M_A);

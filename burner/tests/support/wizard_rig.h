@@ -100,6 +100,9 @@ struct cxsim_card *add_card(struct rig *r, const char *opts, uint16_t sv, uint16
  * next slot, holding what mkfs2 makes from opts (NULL: an erased flash). */
 struct cxsim_card *add_chip_card(struct rig *r, enum cxsim_chip chip, const char *opts);
 
+/* A card of p in the next slot, its flash as cxsim_new() leaves it: the test fills it. */
+struct cxsim_card *add_params_card(struct rig *r, const struct cxsim_params *p);
+
 /* The HP card: HP_OPTS on HP's subsystem IDs, identity A. */
 struct cxsim_card *hp_card(struct rig *r);
 
