@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench-cx4.sh — q, v and a cross-flash burn on a ConnectX-4 Lx (FS3) and a ConnectX-5 (FS4) in
-# recovery mode: Debian's mstflint 4.21 beside cxflash, on the same simulated card.
+# bench-cx4.sh — q, v and a cross-flash burn on a ConnectX-4 Lx (FS3) and a ConnectX-5 (FS4), in
+# recovery mode (-rec: the flash gateway) and with their firmware running (-run: ICMD access
+# registers): Debian's mstflint 4.21 beside cxflash, on the same simulated card.
 #
 #   scripts/bench-cx4.sh BUILD_DIR        (make bench runs it)
 #
 # Each tool runs once per verb against its own fresh copy of one card: cxsim create --chip
-# cx4lx|cx5 --recovery, a 16 MiB W25Q128JV holding an mkfs3 OEM image (PSID HP_2420110034,
+# cx4lx|cx5 [--recovery], a 16 MiB W25Q128JV holding an mkfs3 OEM image (PSID HP_2420110034,
 # 1 MiB slots, no ROM) in slot 0, served over FUSE. The burn is the stock image of another
 # PSID: `mstflint -allow_psid_change -y burn` and `cxflash --allow_psid_change -y --no-backup
-# burn` (the failsafe burn both do in recovery mode; cxflash's backup of a 16 MiB flash would
+# burn` (the failsafe burn both do; cxflash's backup of a 16 MiB flash would
 # be a row of its own). Printed: per chip and verb, each tool's config accesses, model time
 # (1 µs per access plus its sleeps and the flash's busy times, sim/README.md), bytes read
 # and programmed, and the ratio cxflash/mstflint. A run counts only if it exits 0 and, for the
@@ -63,12 +64,15 @@ k = json.load(open(sys.argv[1]))["cards"][0]["counters"]
 print(k["cfg_reads"] + k["cfg_writes"], k["time_ns"] / 1e6, k["bytes_read"], k["bytes_programmed"])' "$stem.stats"
 }
 
-printf '%-6s %-5s %28s %28s %12s\n' chip verb "mstflint: accesses ms KiB-r" "cxflash: accesses ms KiB-r" "ratio t/acc"
-for chip in cx4lx cx5; do
+printf '%-12s %-5s %28s %28s %12s\n' card verb "mstflint: accesses ms KiB-r" "cxflash: accesses ms KiB-r" "ratio t/acc"
+for card in cx4lx-rec cx5-rec cx4lx-run cx5-run; do
+	chip=${card%-*}
+	case $card in *-rec) strap=--recovery ;; *) strap= ;; esac
 	case $chip in cx4lx) old=14.32.1010 new=14.32.1020 ;; cx5) old=16.35.4030 new=16.35.4040 ;; esac
 	"$MKFS3" --chip "$chip" -o "$W/oem.bin" --slot-log 20 --no-rom --fw "$old" --psid HP_2420110034 >/dev/null
 	"$MKFS3" --chip "$chip" -o "$W/new.bin" --slot-log 20 --no-rom --fw "$new" --psid MT_2420110034 >/dev/null
-	"$CXSIM" create "$W/card" --chip "$chip" --image "$W/oem.bin" --recovery >/dev/null
+	# shellcheck disable=SC2086
+	"$CXSIM" create "$W/card" --chip "$chip" --image "$W/oem.bin" $strap >/dev/null
 	for verb in q v burn; do
 		case $verb in
 		burn) m=(-i "$W/new.bin" -allow_psid_change -y burn) c=(-i "$W/new.bin" --allow_psid_change -y --no-backup burn) ;;
@@ -78,7 +82,7 @@ for chip in cx4lx cx5; do
 		[ "$verb" != burn ] || "$CXSIM" boot-check "$W/m" | grep -q "FW version: *$new" || die "mstflint's burn: $new does not boot"
 		read -r ca ct cr _ < <(measure "$W/c" cxflash "${c[@]}")
 		[ "$verb" != burn ] || "$CXSIM" boot-check "$W/c" | grep -q "FW version: *$new" || die "cxflash's burn: $new does not boot"
-		printf '%-6s %-5s %12s %8.1f %6d %12s %8.1f %6d %5.2f %5.2f\n' $chip $verb "$ma" "$mt" $((mr / 1024)) \
+		printf '%-12s %-5s %12s %8.1f %6d %12s %8.1f %6d %5.2f %5.2f\n' $card $verb "$ma" "$mt" $((mr / 1024)) \
 			"$ca" "$ct" $((cr / 1024)) "$(awk -v a="$ct" -v b="$mt" 'BEGIN{print a / b}')" \
 			"$(awk -v a="$ca" -v b="$ma" 'BEGIN{print a / b}')"
 	done
