@@ -3,8 +3,8 @@
  * (ops/nv_settings5.h over dev/nv_icmd.h), on the in-process card model: the defaults as
  * the model's firmware answers them, a change read back by cxflash and decoded by the model
  * with mstconfig's names, the valid bit a write sets, a field nobody asked about kept, bad
- * input refused with nothing written, reset, a one-port card, and a card in recovery mode
- * refused before any command. */
+ * input refused with nothing written, reset, a backup bundle's settings.json and its records
+ * put back (restore --settings), and a card in recovery mode refused before any command. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +15,10 @@
 
 #include "card_fixture.h"
 #include "fs3_sim_card.h"
+#include "ops/backup.h"
+#include "ops/nv_bundle.h"
 #include "ops/nv_settings.h"
+#include "scratch.h"
 
 struct rig {
 	struct cxsim_card *c;
@@ -225,6 +228,49 @@ static void records_round_trip(void **state)
 	rig_close(&r);
 }
 
+/* A backup of the running card: its settings.json says available, holds the values set and
+ * the records; after a reset, the records loaded from the bundle put them back. */
+static void backup_bundle_round_trip(void **state)
+{
+	struct rig r;
+	struct cx_status st = {0};
+	struct backup_result res;
+	struct nv_record rec[NV_MAX_RECORDS];
+	struct nv_plan p;
+	unsigned n = 0;
+	char dir[128], path[BACKUP_PATH_MAX + 32];
+	const char *const a[] = {"LINK_TYPE_P2=ETH", "SRIOV_EN=1", "NUM_OF_VFS=4", "LEGACY_BOOT_PROTOCOL=NONE"};
+
+	(void)state;
+	rig_open(&r, CXSIM_CX5, true, 0x20d);
+	assert_int_equal(set(&r, a, 4, &st), CX_OK);
+	scratch_dir(dir, sizeof(dir), "config_gen5");
+	if (backup_card(&r.d, dir, &res, &st))
+		fail_msg("backup_card: %s", st.msg);
+	snprintf(path, sizeof(path), "%s/%s", res.path, BACKUP_SETTINGS);
+	FILE *f = fopen(path, "r");
+	char text[8192] = "";
+	assert_non_null(f);
+	assert_true(fread(text, 1, sizeof(text) - 1, f) > 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"available\":true"));
+	assert_non_null(strstr(text, "\"LINK_TYPE_P2\":{\"value\":2,\"text\":\"ETH\""));
+	assert_non_null(strstr(text, "\"NUM_OF_VFS\":{\"value\":4"));
+	assert_int_equal(nv_reset(&r.s, &st), CX_OK);
+	assert_int_equal(nv_read(&r.s, &r.st, &st), CX_OK);
+	assert_int_equal(val(&r, "NUM_OF_VFS"), 0);
+	if (nv_bundle_load(res.path, rec, &n, &st))
+		fail_msg("nv_bundle_load: %s", st.msg);
+	assert_int_equal(nv_plan_records(&r.st, rec, n, &p, &st), CX_OK);
+	assert_int_equal(nv_apply(&r.s, &p, &st), CX_OK);
+	assert_int_equal(nv_read(&r.s, &r.st, &st), CX_OK);
+	assert_int_equal(val(&r, "LINK_TYPE_P2"), 2);
+	assert_int_equal(val(&r, "SRIOV_EN"), 1);
+	assert_int_equal(val(&r, "NUM_OF_VFS"), 4);
+	assert_int_equal(val(&r, "LEGACY_BOOT_PROTOCOL"), 0);
+	rig_close(&r);
+}
+
 /* Recovery mode: refused by nv_open, no ICMD command sent. */
 static void recovery_refused(void **state)
 {
@@ -251,6 +297,7 @@ int main(void)
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(reset_to_defaults),
 		cmocka_unit_test(records_round_trip),
+		cmocka_unit_test(backup_bundle_round_trip),
 		cmocka_unit_test(recovery_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
