@@ -269,6 +269,7 @@ static void backup_bundle_round_trip(void **state)
 	assert_int_equal(val(&r, "NUM_OF_VFS"), 4);
 	assert_int_equal(val(&r, "LEGACY_BOOT_PROTOCOL"), 0);
 	rig_close(&r);
+	rm_rf(dir);
 }
 
 /* Recovery mode: refused by nv_open, no ICMD command sent. */
