@@ -44,6 +44,15 @@ static void mark_valid(const struct nv_setting *r, uint32_t *dw)
 		dw[r->valid.dword] |= 1u << r->valid.shift;
 }
 
+/* A row of generation gen lives in record type/port. */
+static bool gen_has(unsigned gen, uint16_t type, uint8_t port)
+{
+	for (unsigned i = 0; i < nv_nsettings; i++)
+		if (nv_settings[i].gen == gen && nv_settings[i].tlv == type && nv_settings[i].port == port)
+			return true;
+	return false;
+}
+
 static uint32_t max_of(const struct nv_state *cur, const struct nv_setting *r)
 {
 	return r->max == NV_MAX_IS_VFS ? cur->max_vfs : r->max == NV_MAX_IS_BAR ? cur->max_log_bar : r->max;
@@ -80,6 +89,10 @@ static int parse_one(const struct nv_state *cur, const char *a, unsigned *idx, u
 	if (!cur->avail[*idx])
 		return cx_fail(st, CX_ESETTING, "%s: this card's firmware does not offer it", name);
 	if (!nv_value_parse(r, eq + 1, v))
+		return cx_fail(st, CX_EVALUE, "%s=%s: not a value of %s (%s)", name, eq + 1, name,
+			       accepts(cur, r, ok, sizeof(ok)));
+	/* GEN5 enums take a number only when it has a name (mlxcfg_param.cpp@4.21 EnumParamValue::parseValue). */
+	if (r->gen == NV_GEN5 && r->names && !nv_value_name(r, *v))
 		return cx_fail(st, CX_EVALUE, "%s=%s: not a value of %s (%s)", name, eq + 1, name,
 			       accepts(cur, r, ok, sizeof(ok)));
 	if (*v < r->min || *v > max_of(cur, r)) {
@@ -163,6 +176,11 @@ int nv_plan_records(const struct nv_state *cur, const struct nv_record *want, un
 		    struct cx_status *st)
 {
 	memset(p, 0, sizeof(*p));
+	/* Every record a row of this card's generation: a bundle of another family writes nothing. */
+	for (unsigned i = 0; i < nwant; i++)
+		if (!gen_has(cur->gen, want[i].type, want[i].port))
+			return cx_fail(st, CX_EMISMATCH, "the bundle's settings record t%04xp%u is not one of this card's "
+				       "(a bundle of another family?); nothing was written", want[i].type, want[i].port);
 	/* A record the card holds that the bundle did not: only a reset forgets it. */
 	for (unsigned i = 0; i < cur->nrec; i++) {
 		const struct nv_record *w = find_rec(want, nwant, cur->rec[i].type, cur->rec[i].port);

@@ -161,6 +161,7 @@ static void bad_input(void **state)
 		{"LEGACY_BOOT_PROTOCOL_P1=PXE", CX_ESETTING},
 		{"LINK_TYPE_P1=VPI", CX_EVALUE},          /* not a value of these chips */
 		{"LINK_TYPE_P1=0", CX_EVALUE},
+		{"LEGACY_BOOT_PROTOCOL=3", CX_EVALUE},    /* a number without a name in the db */
 		{"NUM_OF_VFS=128", CX_EVALUE},            /* above max_vfs_per_pf */
 		{"SRIOV_EN=maybe", CX_EVALUE},
 		{"SRIOV_EN", CX_EUSAGE},
@@ -272,6 +273,23 @@ static void backup_bundle_round_trip(void **state)
 	rm_rf(dir);
 }
 
+/* A ConnectX-3 bundle's records (MNVA's VPI record of port 1) on a ConnectX-4 Lx: refused,
+ * nothing written. */
+static void other_family_bundle_refused(void **state)
+{
+	struct rig r;
+	struct cx_status st = {0};
+	struct nv_plan p;
+	struct nv_record cx3 = {.type = NV_TLV_VPI, .port = 1, .ndw = 1, .stored = true, .dw = {2}};
+
+	(void)state;
+	rig_open(&r, CXSIM_CX4LX, false, 0x20b);
+	assert_int_equal(nv_plan_records(&r.st, &cx3, 1, &p, &st), CX_EMISMATCH);
+	assert_non_null(strstr(st.msg, "t0012p1"));
+	assert_int_equal(cxsim_counters(r.c)->nv_write_cmds, 0);
+	rig_close(&r);
+}
+
 /* Recovery mode: refused by nv_open, no ICMD command sent. */
 static void recovery_refused(void **state)
 {
@@ -299,6 +317,7 @@ int main(void)
 		cmocka_unit_test(reset_to_defaults),
 		cmocka_unit_test(records_round_trip),
 		cmocka_unit_test(backup_bundle_round_trip),
+		cmocka_unit_test(other_family_bundle_refused),
 		cmocka_unit_test(recovery_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
