@@ -54,7 +54,7 @@ static int query(struct cli *c, struct device *d, const struct nv_state *s, stru
 
 	for (int i = 1; i < c->nparams; i++) {
 		unsigned idx;
-		if (!nv_setting_find(c->params[i], &idx))
+		if (!nv_setting_find_gen(s->gen, c->params[i], &idx))
 			return cx_fail(st, CX_ESETTING, "unknown setting %s", c->params[i]);
 		if (!s->avail[idx])
 			return cx_fail(st, CX_ESETTING, "%s: this card does not offer it%s", c->params[i],

@@ -19,17 +19,38 @@ static const struct nv_record *find_rec(const struct nv_record *r, unsigned n, u
 
 /* The record as it is now: what the card holds, or when it holds nothing every
  * field of it at its default (what mstconfig writes there: it fills each field it
- * knows from the defaults, mlxcfg_param_lib.cpp@4.21 getDefaultParams). */
+ * knows from the defaults, mlxcfg_param_lib.cpp@4.21 getDefaultParams; on GEN5 the
+ * record read with `default`). A GEN5 field whose valid bit is clear takes the value
+ * shown, its default, as mstconfig's query puts it into the record it writes back. */
 static void record_now(const struct nv_state *cur, const struct nv_setting *r, struct nv_record *x)
 {
 	const struct nv_record *held = find_rec(cur->rec, cur->nrec, r->tlv, r->port);
 
 	*x = held ? *held : (struct nv_record){.type = r->tlv, .port = r->port, .ndw = r->tlv_dwords};
-	if (x->stored)
-		return;
+	if (held && !held->stored && cur->gen == NV_GEN5)
+		memcpy(x->dw, cur->rec_def[held - cur->rec], sizeof(x->dw));
+	for (unsigned i = 0; i < nv_nsettings; i++) {
+		const struct nv_setting *f = &nv_settings[i];
+		bool invalid = f->valid.width && !(x->dw[f->valid.dword] >> f->valid.shift & 1);
+		if (f->gen == cur->gen && f->tlv == r->tlv && f->port == r->port && (!x->stored || invalid))
+			nv_field_put(f, x->dw, cur->value[i]);
+	}
+}
+
+/* Set row r's valid bit in dw, where it has one. */
+static void mark_valid(const struct nv_setting *r, uint32_t *dw)
+{
+	if (r->valid.width)
+		dw[r->valid.dword] |= 1u << r->valid.shift;
+}
+
+/* A row of generation gen lives in record type/port. */
+static bool gen_has(unsigned gen, uint16_t type, uint8_t port)
+{
 	for (unsigned i = 0; i < nv_nsettings; i++)
-		if (nv_settings[i].tlv == r->tlv && nv_settings[i].port == r->port)
-			nv_field_put(&nv_settings[i], x->dw, cur->value[i]);
+		if (nv_settings[i].gen == gen && nv_settings[i].tlv == type && nv_settings[i].port == port)
+			return true;
+	return false;
 }
 
 static uint32_t max_of(const struct nv_state *cur, const struct nv_setting *r)
@@ -61,13 +82,17 @@ static int parse_one(const struct nv_state *cur, const char *a, unsigned *idx, u
 		return cx_fail(st, CX_EUSAGE, "'%s': a setting is NAME=VALUE (LINK_TYPE_P1=ETH)", a);
 	memcpy(name, a, (size_t)(eq - a));
 	name[eq - a] = 0;
-	if (!(r = nv_setting_find(name, idx)))
+	if (!(r = nv_setting_find_gen(cur->gen, name, idx)))
 		return cx_fail(st, CX_ESETTING, "unknown setting %s ('cxflash -d BDF config q' lists this card's)", name);
 	if (r->port > cur->ports)
 		return cx_fail(st, CX_ESETTING, "%s: this card has one port", name);
 	if (!cur->avail[*idx])
 		return cx_fail(st, CX_ESETTING, "%s: this card's firmware does not offer it", name);
 	if (!nv_value_parse(r, eq + 1, v))
+		return cx_fail(st, CX_EVALUE, "%s=%s: not a value of %s (%s)", name, eq + 1, name,
+			       accepts(cur, r, ok, sizeof(ok)));
+	/* GEN5 enums take a number only when it has a name (mlxcfg_param.cpp@4.21 EnumParamValue::parseValue). */
+	if (r->gen == NV_GEN5 && r->names && !nv_value_name(r, *v))
 		return cx_fail(st, CX_EVALUE, "%s=%s: not a value of %s (%s)", name, eq + 1, name,
 			       accepts(cur, r, ok, sizeof(ok)));
 	if (*v < r->min || *v > max_of(cur, r)) {
@@ -83,9 +108,10 @@ static int bar_rule(const struct nv_state *cur, const uint32_t *want, struct cx_
 {
 	unsigned en, vfs, bar;
 
-	nv_setting_find("SRIOV_EN", &en);
-	nv_setting_find("NUM_OF_VFS", &vfs);
-	nv_setting_find("LOG_BAR_SIZE", &bar);
+	/* A ConnectX-3 rule: the GEN4 rows (not offered on another generation's card). */
+	nv_setting_find_gen(NV_GEN4, "SRIOV_EN", &en);
+	nv_setting_find_gen(NV_GEN4, "NUM_OF_VFS", &vfs);
+	nv_setting_find_gen(NV_GEN4, "LOG_BAR_SIZE", &bar);
 	uint32_t b = cur->avail[bar] ? want[bar] : cur->def_log_bar;
 	if (!cur->avail[en] || !want[en] || b >= 32)
 		return b >= 32 ? cx_fail(st, CX_EVALUE, "LOG_BAR_SIZE=%u: out of range", b) : CX_OK;
@@ -114,6 +140,7 @@ static int plan_records(const struct nv_state *cur, const uint32_t *want, struct
 			to->stored = true;
 		}
 		nv_field_put(r, to->dw, want[p->ch[k].idx]);
+		mark_valid(r, to->dw);
 	}
 	return CX_OK;
 }
@@ -149,6 +176,11 @@ int nv_plan_records(const struct nv_state *cur, const struct nv_record *want, un
 		    struct cx_status *st)
 {
 	memset(p, 0, sizeof(*p));
+	/* Every record a row of this card's generation: a bundle of another family writes nothing. */
+	for (unsigned i = 0; i < nwant; i++)
+		if (!gen_has(cur->gen, want[i].type, want[i].port))
+			return cx_fail(st, CX_EMISMATCH, "the bundle's settings record t%04xp%u is not one of this card's "
+				       "(a bundle of another family?); nothing was written", want[i].type, want[i].port);
 	/* A record the card holds that the bundle did not: only a reset forgets it. */
 	for (unsigned i = 0; i < cur->nrec; i++) {
 		const struct nv_record *w = find_rec(want, nwant, cur->rec[i].type, cur->rec[i].port);
@@ -193,19 +225,30 @@ static int write_record(struct nv_session *s, const struct nv_plan *p, unsigned 
 
 	memcpy(dw, to->dw, sizeof(dw));
 	if (!p->reset_first) {
-		if ((rc = nv_mnva_get(&s->h, now.type, now.port, now.dw, now.ndw, &now.stored, st)))
+		if ((rc = nv_rec_get(s, &now, st)))
 			return rc;
 		if (now.stored && p->nch) {
 			memcpy(dw, now.dw, sizeof(dw));
+			/* A field behind a clear valid bit: the plan's value (the one shown), not the stale one. */
+			for (unsigned i = 0; i < nv_nsettings; i++) {
+				const struct nv_setting *r = &nv_settings[i];
+				if (r->gen == s->gen && r->tlv == to->type && r->port == to->port && r->valid.width &&
+				    !(now.dw[r->valid.dword] >> r->valid.shift & 1))
+					nv_field_put(r, dw, nv_field_get(r, to->dw));
+			}
 			for (unsigned c = 0; c < p->nch; c++) {
 				const struct nv_setting *r = &nv_settings[p->ch[c].idx];
-				if (r->tlv == to->type && r->port == to->port)
+				if (r->tlv == to->type && r->port == to->port) {
 					nv_field_put(r, dw, p->ch[c].to);
+					mark_valid(r, dw);
+				}
 			}
 		}
 	}
 	s->writes++;
-	return nv_mnva_set(&s->h, to->type, to->port, dw, to->ndw, st);
+	struct nv_record out = *to;
+	memcpy(out.dw, dw, sizeof(dw));
+	return nv_rec_set(s, &out, st);
 }
 
 int nv_apply(struct nv_session *s, const struct nv_plan *p, struct cx_status *st)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/nv_settings.h"
+#include "ops/nv_settings5.h"
 #include "util/bytes.h"
 
 /* QUERY_DEV_CAP mailbox offsets mstconfig reads (mlxcfg_param_lib.cpp@4.21, mlxcfg_4thgen_commander.h@4.21). */
@@ -30,22 +31,13 @@ static bool fw_older(const uint16_t v[3])
 	return v[2] < FW_MIN_SUB;
 }
 
-int nv_open(struct nv_session *s, struct device *d, struct cx_status *st)
+static int open4(struct nv_session *s, struct cx_status *st)
 {
-	const char *bdf = d->pci.bdf;
+	const char *bdf = s->d->pci.bdf;
 	uint16_t fw[3];
 	int rc;
 
-	*s = (struct nv_session){.d = d};
-	hcr_init(&s->h, &d->chip.cr);
-	if (d->chip.desc->family == CXF_CX2)
-		return cx_fail(st, CX_EUNSUPPORTED, "%s: a ConnectX-2 has no settings store (\"ConnectX-2 is not "
-			       "supported under mstconfig\"); its port type and boot settings come with its firmware "
-			       "image and board .ini", bdf);
-	if (d->chip.recovery)
-		return cx_fail(st, CX_EUNSUPPORTED, "%s: the card is in flash-recovery mode: no firmware runs to keep "
-			       "its settings; burn an image first", bdf);
-	if ((rc = chip_running_fw(&d->chip, fw, st)))
+	if ((rc = chip_running_fw(&s->d->chip, fw, st)))
 		return rc;
 	if (!fw[0] && !fw[1] && !fw[2])
 		return cx_fail(st, CX_EFWDOWN, "%s: the card reports no running firmware%s", bdf, fw_down_advice);
@@ -164,20 +156,25 @@ static uint32_t default_of(const struct nv_state *o, const struct nv_setting *r)
 	return src ? src[r->def.dword] >> r->def.shift & ((1u << r->def.width) - 1) : 0;
 }
 
-/* The record of row r in o (added when new). */
-static struct nv_record *record_of(struct nv_state *o, const struct nv_setting *r)
+int nv_state_record(struct nv_state *o, const struct nv_setting *r)
 {
 	for (unsigned i = 0; i < o->nrec; i++)
 		if (o->rec[i].type == r->tlv && o->rec[i].port == r->port)
-			return &o->rec[i];
+			return (int)i;
 	if (o->nrec == NV_MAX_RECORDS)
-		return NULL;
-	struct nv_record *x = &o->rec[o->nrec++];
-	*x = (struct nv_record){.type = r->tlv, .port = r->port, .ndw = r->tlv_dwords};
-	return x;
+		return -1;
+	o->rec[o->nrec] = (struct nv_record){.type = r->tlv, .port = r->port, .ndw = r->tlv_dwords};
+	return (int)o->nrec++;
 }
 
-int nv_read(struct nv_session *s, struct nv_state *o, struct cx_status *st)
+static struct nv_record *record_of(struct nv_state *o, const struct nv_setting *r)
+{
+	int k = nv_state_record(o, r);
+
+	return k < 0 ? NULL : &o->rec[k];
+}
+
+static int read4(struct nv_session *s, struct nv_state *o, struct cx_status *st)
 {
 	int rc;
 
@@ -187,6 +184,8 @@ int nv_read(struct nv_session *s, struct nv_state *o, struct cx_status *st)
 		return rc;
 	for (unsigned i = 0; i < nv_nsettings; i++) {
 		const struct nv_setting *r = &nv_settings[i];
+		if (r->gen != NV_GEN4)
+			continue;
 		o->avail[i] = gate_open(o, r);
 		o->value[i] = o->def[i] = default_of(o, r);
 	}
@@ -210,10 +209,71 @@ int nv_read(struct nv_session *s, struct nv_state *o, struct cx_status *st)
 	return CX_OK;
 }
 
+static int get4(struct nv_session *s, struct nv_record *x, struct cx_status *st)
+{
+	return nv_mnva_get(&s->h, x->type, x->port, x->dw, x->ndw, &x->stored, st);
+}
+
+static int set4(struct nv_session *s, const struct nv_record *x, struct cx_status *st)
+{
+	return nv_mnva_set(&s->h, x->type, x->port, x->dw, x->ndw, st);
+}
+
+static int reset4(struct nv_session *s, struct cx_status *st)
+{
+	return nv_mnvia(&s->h, st);
+}
+
+/* Each generation's way to the card's records (enum nv_gen). */
+static const struct nv_io {
+	int (*open)(struct nv_session *, struct cx_status *);
+	int (*read)(struct nv_session *, struct nv_state *, struct cx_status *);
+	int (*get)(struct nv_session *, struct nv_record *, struct cx_status *);
+	int (*set)(struct nv_session *, const struct nv_record *, struct cx_status *);
+	int (*reset)(struct nv_session *, struct cx_status *);
+} io[] = {
+	[NV_GEN4] = {open4, read4, get4, set4, reset4},
+	[NV_GEN5] = {nv5_open, nv5_read, nv5_get, nv5_set, nv5_reset},
+};
+
+int nv_open(struct nv_session *s, struct device *d, struct cx_status *st)
+{
+	const char *bdf = d->pci.bdf;
+
+	*s = (struct nv_session){.d = d, .gen = (uint8_t)nv_gen_of(d->chip.desc->family)};
+	hcr_init(&s->h, &d->chip.cr);
+	if (d->chip.desc->family == CXF_CX2)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: a ConnectX-2 has no settings store (\"ConnectX-2 is not "
+			       "supported under mstconfig\"); its port type and boot settings come with its firmware "
+			       "image and board .ini", bdf);
+	if (s->gen >= NV_GEN_NONE)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: cxflash does not change a %s's settings", bdf,
+			       d->chip.desc->name);
+	if (d->chip.recovery)
+		return cx_fail(st, CX_EUNSUPPORTED, "%s: the card is in flash-recovery mode: no firmware runs to keep "
+			       "its settings; burn an image first", bdf);
+	return io[s->gen].open(s, st);
+}
+
+int nv_read(struct nv_session *s, struct nv_state *o, struct cx_status *st)
+{
+	return io[s->gen].read(s, o, st);
+}
+
+int nv_rec_get(struct nv_session *s, struct nv_record *x, struct cx_status *st)
+{
+	return io[s->gen].get(s, x, st);
+}
+
+int nv_rec_set(struct nv_session *s, const struct nv_record *x, struct cx_status *st)
+{
+	return io[s->gen].set(s, x, st);
+}
+
 int nv_reset(struct nv_session *s, struct cx_status *st)
 {
 	s->writes++;
-	return nv_mnvia(&s->h, st);
+	return io[s->gen].reset(s, st);
 }
 
 const char *nv_value_text(unsigned idx, uint32_t v, char *buf, unsigned len)

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* nv_settings.h — a ConnectX-3 / 3 Pro card's settings: read them all, plan a change, apply it, reset.
+/* nv_settings.h — a card's settings: read them all, plan a change, apply it, reset.
+ *
+ * Two generations behind one interface (ops/nv_table.h nv_gen_of): a ConnectX-3 / 3 Pro
+ * (NV_GEN4, this text) and a ConnectX-4 / 4 Lx / 5 whose firmware runs (NV_GEN5,
+ * ops/nv_settings5.h: NVQC / NVDA / NVIA over ICMD). The state, the plan, the records and
+ * settings.json are the same for both; only the reads and writes of a record differ.
  *
  * The settings (port type, SR-IOV, BAR size, boot ROM behaviour, Wake-on-LAN,
  * ...; ops/nv_table.h has every one) live in the card's firmware, which keeps
@@ -39,13 +44,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dev/nv_icmd.h"
 #include "dev/nv_reg.h"
 #include "dev/tools_hcr.h"
 #include "ops/device.h"
 #include "ops/nv_table.h"
 #include "util/json.h"
 
-#define NV_MAX_SETTINGS 40
+#define NV_MAX_SETTINGS 48
 #define NV_MAX_RECORDS 16
 #define NV_PORTS 2
 #define NV_DEF_GLOBAL_DW 5            /* QUERY_DEF_PARAMS global answer: 0x14 bytes */
@@ -63,6 +69,7 @@ struct nv_record {
 
 /* What was read. */
 struct nv_state {
+	uint8_t gen;                      /* enum nv_gen: which rows of nv_settings[] apply */
 	uint16_t fw[3];                   /* the running FW */
 	uint32_t caps;                    /* QUERY_DEV_CAP tool capability bits */
 	unsigned max_vfs;                 /* VFs the card can have (PF taken off) */
@@ -72,6 +79,7 @@ struct nv_state {
 	bool port_ok[NV_PORTS];           /* QUERY_DEF_PARAMS of the port answered */
 	unsigned ports;                   /* 2 when port 2 answers, else 1 */
 	struct nv_record rec[NV_MAX_RECORDS];
+	uint32_t rec_def[NV_MAX_RECORDS][NV_MAX_DWORDS]; /* GEN5: each record's defaults */
 	unsigned nrec;
 	/* per row of nv_settings[] */
 	bool avail[NV_MAX_SETTINGS];      /* the card offers it */
@@ -81,7 +89,8 @@ struct nv_state {
 
 struct nv_session {
 	struct device *d;
-	struct hcr h;
+	uint8_t gen;                      /* enum nv_gen, set by nv_open() */
+	struct hcr h;                     /* GEN4; GEN5 speaks through d->chip.icmd */
 	uint64_t writes;                  /* settings-writing commands sent (MNVA SET, MNVIA) */
 };
 
@@ -118,6 +127,14 @@ int nv_plan_records(const struct nv_state *cur, const struct nv_record *want, un
 		    struct cx_status *st);
 
 int nv_apply(struct nv_session *s, const struct nv_plan *p, struct cx_status *st);
+
+/* One record's read (x->type, port, ndw given; dw and stored filled) and write, through
+ * the session's generation. */
+int nv_rec_get(struct nv_session *s, struct nv_record *x, struct cx_status *st);
+int nv_rec_set(struct nv_session *s, const struct nv_record *x, struct cx_status *st);
+
+/* The index in o->rec of row r's record, added when new; -1 when the array is full. */
+int nv_state_record(struct nv_state *o, const struct nv_setting *r);
 int nv_reset(struct nv_session *s, struct cx_status *st);
 
 /* The text of a setting's value as mstconfig shows it: "ETH(2)", "True(1)", "8". */

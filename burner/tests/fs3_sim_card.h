@@ -2,7 +2,8 @@
 /* fs3_sim_card.h — a ConnectX-4 / 4 Lx / 5 card model (cxsim, in process) holding an FS3/FS4
  * image from the tests' builder (fs3_builder.h), its device data its own: in recovery mode
  * (sc_new, sc_new_part) for test_burn_fs3_card.c and test_powercut_fs3_card.c, or with its
- * firmware running (sc_new_running) for test_flash_fw.c and test_powercut_fw_card.c.
+ * firmware running (sc_new_running) for test_flash_fw.c and test_powercut_fw_card.c, and
+ * (sc_running_with_image) for test_config_gen5.c.
  *
  * Layout on the model's 16 MiB flash: the card's image in slot 0 or 1 (the slot size is the
  * image's own, fs3_set_slot_log), its device sections at the absolute addresses its TOC
@@ -125,6 +126,25 @@ static inline struct cxsim_card *sc_new_running(enum cxsim_chip chip, bool wp, c
 	if (part)
 		snprintf(p.flash_part, sizeof(p.flash_part), "%s", part);
 	return cxsim_new(&p);
+}
+
+/* A card whose firmware runs (hw-access.md §3.14): not strapped into recovery mode, the
+ * builder's image of hw_id (FS4 when fs4) in slot 0, so the model boots it and shows its
+ * normal PCI ID; cxflash reaches it over ICMD (chip.fw_access). b receives the image. */
+static inline struct cxsim_card *sc_running_with_image(enum cxsim_chip chip, bool fs4, uint32_t hw_id, struct f3 *b)
+{
+	struct cxsim_params p;
+	struct f3_spec s = f3_defaults(fs4);
+	struct cxsim_card *c;
+
+	cxsim_params_default(&p, chip);
+	p.recovery = false;
+	if (!(c = cxsim_new(&p)))
+		return NULL;
+	s.hw_id = hw_id;
+	f3_build(b, &s);
+	sc_install(c, b, 0);
+	return c;
 }
 
 /* A copy of the flash now (malloc'd). */

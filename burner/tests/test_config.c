@@ -60,7 +60,8 @@ static unsigned idx_of(const char *name)
 	return i;
 }
 
-/* Every setting: a value other than its default goes into its field and comes back. */
+/* Every ConnectX-3 setting: a value other than its default goes into its field and comes
+ * back (the ConnectX-4/5 rows: test_config_gen5.c). */
 static void test_every_setting_round_trips(void **state)
 {
 	(void)state;
@@ -69,6 +70,8 @@ static void test_every_setting_round_trips(void **state)
 		struct rig r;
 		struct cx_status st = {0};
 		char a[64];
+		if (row->gen != NV_GEN4)
+			continue;
 		rig_init(&r);
 		assert_int_equal(rig_open(&r, 0x1003), CX_OK);
 		assert_true(r.st.avail[i]);
