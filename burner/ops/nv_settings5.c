@@ -102,10 +102,13 @@ static uint32_t field_of(const struct nv_field *f, const uint32_t *dw)
 
 int nv5_read(struct nv_session *s, struct nv_state *o, struct cx_status *st)
 {
-	const struct mgir *m = &s->d->chip.mgir;
+	const struct mgir *m;
 	struct caps c = {0};
 	int rc;
 
+	/* What runs and its ports: mstconfig asks MGIR too (the _Pn settings). */
+	if ((rc = chip_mgir(&s->d->chip, &m, st)))
+		return rc;
 	memset(o, 0, sizeof(*o));
 	o->gen = NV_GEN5;
 	memcpy(o->fw, m->ver, sizeof(o->fw));
