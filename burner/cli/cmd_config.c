@@ -198,9 +198,12 @@ int cmd_config(struct cli *c, struct cx_status *st)
 		return cx_fail(st, CX_EUSAGE, "config works on a card: cxflash -d BDF config %s", verb);
 	if ((set && c->nparams < 2) || (reset && c->nparams > 1))
 		return cx_fail(st, CX_EUSAGE, "usage: cxflash -d BDF config %s", set ? "set NAME=VALUE..." : "reset");
-	/* A register status (the interface works, a record does not read: a corrupt store)
-	 * still lets a reset through, as mstconfig's reset goes: MNVIA is the remedy to try. */
-	if ((rc = open_read(c, &d, &ns, &s, st)) == CX_ETOOLS && reset && !ns.h.result) {
+	/* A register status (the interface works, a record does not read: a corrupt store; on a
+	 * running ConnectX-4/4 Lx/5 ICMD's register status, not a command that failed) still
+	 * lets a reset through, as mstconfig's reset goes: MNVIA is the remedy to try. */
+	rc = open_read(c, &d, &ns, &s, st);
+	if (rc == CX_ETOOLS && reset &&
+	    (d.chip.fw_access ? d.chip.icmd.result == ICMD_E_REG : !ns.h.result)) {
 		cx_status_clear(st);
 		memset(&s, 0, sizeof(s));
 		rc = CX_OK;
