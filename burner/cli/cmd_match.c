@@ -156,7 +156,7 @@ static void print_card(const struct match_subject *s, const struct match_result 
 	if (cd && cd->support != CHIP_CARDS) {
 		/* FS3/FS4 images carry no board .ini; their PSID names the board (fs3-format.md §5). */
 		printf("  %s%s: %s\n", cd->name, k->mc.secure_fw ? ", secure firmware" : "",
-		       cd->support == CHIP_RECOVERY ? "cxflash burns its cards in recovery mode only, for now" : cd->limit);
+		       cd->limit);
 		return;
 	}
 	if (r->have_card_ini)

@@ -197,7 +197,7 @@ int chip_open(struct chip *c, struct cfg_dev *cfg, uint16_t pci_device, unsigned
 	/* Before livefish_fixup(): its register is ConnectX-3's, and nothing is written to a
 	 * card cxflash does not work on. */
 	c->recovery = pci_device == c->desc->recovery_id;
-	if (c->desc->support != CHIP_CARDS && !(c->desc->support == CHIP_RECOVERY && c->recovery))
+	if (c->desc->support != CHIP_CARDS)
 		return cx_fail(st, CX_EUNSUPPORTED, "%s is a %s: %s; nothing was written", cfg->bdf,
 			       c->desc->name, c->desc->limit);
 	if (c->desc->family == CXF_CX2 && c->rev != CX2_REV)

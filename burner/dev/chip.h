@@ -19,9 +19,9 @@
  * lock instead, with the cache replacement off (§3.13). chip_unlock() releases what it
  * took. A writer holds them for its whole session.
  *
- * A CHIP_RECOVERY family's card outside recovery mode is refused by chip_open() too, after
- * reading the HW ID: its firmware fetches code from the flash, and the gateway is not ours
- * to take while it does.
+ * A GEN5 card outside recovery mode runs firmware that fetches code from the flash, so the
+ * gateway is not ours to take: chip_open() opens ICMD to that firmware instead (fw_access,
+ * §3.14), or refuses the card, unless chip_allow_direct_running() was asked for.
  */
 #ifndef CX_CHIP_H
 #define CX_CHIP_H
@@ -42,14 +42,10 @@
 enum cx_family { CXF_CX2, CXF_CX3, CXF_CX3PRO, CXF_CX4, CXF_CX4LX, CXF_CX5, CXF_CX6, CXF_CX6DX, CXF_CX6LX,
 		 CXF_COUNT };
 
-/* What cxflash does with a family. CHIP_CARDS: its cards and files. CHIP_RECOVERY: its
- * files, and its cards in recovery mode, where no firmware runs and the flash is reached
- * directly (ConnectX-4, 4 Lx, 5 for now: the running firmware's own flash access is not
- * spoken yet, and a direct write behind it could hang it, hw-access.md §3.13). CHIP_FILES: its
- * firmware files only, for now (ConnectX-4, 4 Lx, 5). CHIP_READ_ONLY: its files only,
- * for good (ConnectX-6, 6 Dx, 6 Lx). A card of a family without CHIP_CARDS is named by
- * chip_open() and refused before anything is written to it. */
-enum chip_support { CHIP_CARDS, CHIP_RECOVERY, CHIP_FILES, CHIP_READ_ONLY };
+/* What cxflash does with a family. CHIP_CARDS: its cards and files (ConnectX-2 to 5).
+ * CHIP_READ_ONLY: its files only, for good (ConnectX-6, 6 Dx, 6 Lx). A card of a family
+ * without CHIP_CARDS is named by chip_open() and refused before anything is written to it. */
+enum chip_support { CHIP_CARDS, CHIP_READ_ONLY };
 
 /* The flash gateway's generation (hw-access.md §3.1, §3.13). GEN4 (ConnectX-2 to 3 Pro):
  * FLASH_ENABLE in every command word, the semaphores of §3.5 around it. GEN5 (ConnectX-4 to

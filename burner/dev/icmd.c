@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dev/icmd.h"
+#include "dev/reg_status.h"
 #include "util/bytes.h"
 
 #define ICMD_CTRL 0x0                 /* VCR_CTRL_ADDR: go 0, exmb 1, status 15:8, opcode 31:16 */
@@ -204,27 +205,6 @@ int icmd_send(struct icmd_link *ic, uint16_t opcode, uint8_t *mbox, size_t wlen,
 	return rc;
 }
 
-const char *icmd_reg_status_text(unsigned s)
-{
-	switch (s) {
-	case 0x01: return "device busy";
-	case 0x02: return "version not supported";
-	case 0x03: return "unknown TLV";
-	case 0x04: return "register not supported";
-	case 0x05: return "class not supported";
-	case 0x06: return "method not supported";
-	case 0x07: return "bad parameter";
-	case 0x08: return "resource not available";
-	case 0x09: return "message receipt acknowledged";
-	case 0x20: return "bad configuration";
-	case 0x21: return "erase count exceeded";
-	case 0x22: return "configuration corrupted";
-	case 0x24: return "TLV length too small";
-	case 0x70: return "internal error";
-	default: return "unknown register status";
-	}
-}
-
 /* mreg_send_raw: the operation TLV, the register TLV header, the register. */
 int icmd_reg(struct icmd_link *ic, uint16_t reg_id, unsigned method, uint8_t *reg, size_t reg_size, size_t w_size,
 	     size_t r_size, struct cx_status *st)
@@ -256,7 +236,7 @@ int icmd_reg(struct icmd_link *ic, uint16_t reg_id, unsigned method, uint8_t *re
 		ic->reg_status = s;
 		return cx_fail(st, s == 1 ? CX_EBUSY : CX_ETOOLS, "%s: register 0x%04x %s: %s (status 0x%x)",
 			       ic->cr->cfg->bdf, reg_id, method == REG_METHOD_GET ? "read" : "write",
-			       icmd_reg_status_text(s), s);
+			       reg_status_text(s), s);
 	}
 	return CX_OK;
 }

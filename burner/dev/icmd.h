@@ -89,7 +89,4 @@ int icmd_send(struct icmd_link *ic, uint16_t opcode, uint8_t *mbox, size_t wlen,
 int icmd_reg(struct icmd_link *ic, uint16_t reg_id, unsigned method, uint8_t *reg, size_t reg_size, size_t w_size,
 	     size_t r_size, struct cx_status *st);
 
-/* One phrase for a register status ("register not supported", ...). */
-const char *icmd_reg_status_text(unsigned status);
-
 #endif

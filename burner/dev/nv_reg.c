@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dev/nv_reg.h"
+#include "dev/reg_status.h"
 #include "util/bytes.h"
 
 #define REG_MNVA 0x9024          /* REG_ID_MNVA, reg_access/mlxconfig_4th_gen_registers.c@4.25 */
@@ -29,23 +30,7 @@
 
 const char *nv_reg_status_text(unsigned s)
 {
-	switch (s) {
-	case 0x01: return "the device is busy";
-	case 0x02: return "the register version is not supported";
-	case 0x03: return "unknown TLV";
-	case 0x04: return "the firmware does not support this register";
-	case 0x05: return "class not supported";
-	case 0x06: return "method not supported";
-	case 0x07: return "bad parameter";
-	case NV_REG_RES_NOT_AVLBL: return "resource not available";
-	case 0x09: return "message receipt acknowledged";
-	case 0x20: return "bad configuration";
-	case 0x21: return "flash erase count exceeded";
-	case NV_REG_CONF_CORRUPT: return "the card's settings store is corrupt";
-	case 0x24: return "TLV length too small";
-	case 0x70: return "internal firmware error";
-	default: return "unknown register status";
-	}
+	return reg_status_text(s);
 }
 
 /* Frame reg (reg_size bytes) into buf; send w_size register bytes, read r_size back. */
