@@ -360,6 +360,23 @@ int cr_space_access(struct crspace *cr, uint16_t space, uint32_t addr, uint32_t 
 	return vsec_access(cr, space, addr, vals, n, write, st);
 }
 
+int cr_block(struct crspace *cr, uint32_t addr, uint32_t *vals, unsigned n, bool write, struct cx_status *st)
+{
+	if (cr->use_vsec && !cr->mem.ops) {
+		if (write)
+			cr->writes += n;
+		else
+			cr->reads += n;
+		return vsec_access(cr, AS_CR_SPACE, addr, vals, n, write, st);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int rc = write ? cr_write(cr, addr + 4 * i, vals[i], st) : cr_read(cr, addr + 4 * i, &vals[i], st);
+		if (rc)
+			return rc;
+	}
+	return CX_OK;
+}
+
 int cr_ticket(struct crspace *cr, uint32_t *ticket, struct cx_status *st)
 {
 	int rc = CX_OK;

@@ -78,6 +78,11 @@ bool cr_use_mem(struct crspace *cr, struct crmem mem);
  * without the VSEC; CX_ENODEV when the gateway does not offer the space. */
 int cr_space_access(struct crspace *cr, uint16_t space, uint32_t addr, uint32_t *vals, unsigned n, bool write,
 		    struct cx_status *st);
+/* n dwords of crspace at addr, addr + 4, ...: through the VSEC under one hold of its
+ * semaphore, CR_SPACE selected once (mtcr's mread4_block/mwrite4_block, which mflash_gw.c
+ * 4.21 uses for the flash gateway's data registers); through the window or BAR0, n single
+ * accesses, as mtcr's block access is there. */
+int cr_block(struct crspace *cr, uint32_t addr, uint32_t *vals, unsigned n, bool write, struct cx_status *st);
 /* A non-zero value from the VSEC's ticket counter (§2.4): unique among the agents that
  * draw from it, and recorded like any read, so that --replay draws the same one. */
 int cr_ticket(struct crspace *cr, uint32_t *ticket, struct cx_status *st);

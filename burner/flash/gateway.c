@@ -65,7 +65,7 @@ int fl_gw_get(struct fl_gw *gw, uint32_t cmd, uint32_t addr, uint8_t *buf, unsig
 	      struct cx_status *st)
 {
 	int m = msize(len);
-	uint32_t v;
+	uint32_t data[FL_GW_DATA_MAX / 4];
 	int rc;
 
 	if (m < 0)
@@ -75,13 +75,13 @@ int fl_gw_get(struct fl_gw *gw, uint32_t cmd, uint32_t addr, uint8_t *buf, unsig
 	cmd |= FL_GW_READ_OP | FL_GW_DATA_PHASE | (uint32_t)m << FL_GW_MSIZE_SHIFT;
 	if ((rc = fl_gw_exec(gw, cmd, st)))
 		return rc;
-	/* Big-endian dwords: flash byte 0 is data0[31:24] (§3.1 "Data byte order"). */
-	for (unsigned i = 0; i < len; i += 4) {
-		if ((rc = cr_read(gw->cr, FL_GW_DATA0 + i, &v, st)))
-			return rc;
-		for (unsigned b = 0; b < 4 && i + b < len; b++)
-			buf[i + b] = (uint8_t)(v >> (24 - 8 * b));
-	}
+	/* The data registers in one block access, as mflash_gw.c 4.21 reads them. Big-endian
+	 * dwords: flash byte 0 is data0[31:24] (§3.1 "Data byte order"). */
+	unsigned n = (len + 3) / 4;
+	if ((rc = cr_block(gw->cr, FL_GW_DATA0, data, n, false, st)))
+		return rc;
+	for (unsigned i = 0; i < len; i++)
+		buf[i] = (uint8_t)(data[i / 4] >> (24 - 8 * (i % 4)));
 	return CX_OK;
 }
 
@@ -93,14 +93,12 @@ int fl_gw_set(struct fl_gw *gw, uint32_t cmd, uint32_t addr, const uint8_t *buf,
 
 	if (m < 0)
 		return bad_len(gw, len, st);
-	for (unsigned i = 0; i < len; i += 4) {
-		uint32_t v = 0;
-
-		for (unsigned b = 0; b < 4; b++)
-			v |= (uint32_t)(i + b < len ? buf[i + b] : 0) << (24 - 8 * b);
-		if ((rc = cr_write(gw->cr, FL_GW_DATA0 + i, v, st)))
-			return rc;
-	}
+	/* One block access for the data registers, as mflash_gw.c 4.21 writes them. */
+	uint32_t data[FL_GW_DATA_MAX / 4] = {0};
+	for (unsigned i = 0; i < len; i++)
+		data[i / 4] |= (uint32_t)buf[i] << (24 - 8 * (i % 4));
+	if (len && (rc = cr_block(gw->cr, FL_GW_DATA0, data, (len + 3) / 4, true, st)))
+		return rc;
 	if ((cmd & FL_GW_ADDR_PHASE) && (rc = cr_write(gw->cr, FL_GW_ADDR, addr, st)))
 		return rc;
 	if (len)

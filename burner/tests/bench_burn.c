@@ -64,6 +64,8 @@
 #include "ops/restore.h"
 #include "ops/write_region.h"
 #include "card_fixture.h"
+#include "fs3_card.h"
+#include "fs3_sim_card.h"
 #include "mkimage.h"
 #include "prng.h"
 #include "scratch.h"
@@ -547,6 +549,55 @@ static void run(const struct transport *t, struct result res[NCASES][2])
 				    (unsigned long long)res[k][i].bar_acc);
 }
 
+/* A backup of a ConnectX-4 Lx / 5 card's 16 MiB flash (backup_card: the flash read twice),
+ * in recovery mode (the 5th-generation gateway through the VSEC) and with its firmware
+ * running (MFBA through ICMD). No floor is computed: both transports cost what mtcr's
+ * protocol costs per access (hw-access.md §2.4, §3.6, §3.14), which the reads already
+ * follow; the row says what a user waits for, and mstflint's whole-flash read of the same
+ * card is bench-cx4.sh's to measure. */
+static void backup_fs3_rows(void)
+{
+	static const struct {
+		const char *name;
+		enum cxsim_chip chip;
+		bool running;
+	} rows[] = {
+		{"cx4lx recovery", CXSIM_CX4LX, false}, {"cx4lx running", CXSIM_CX4LX, true},
+		{"cx5 recovery", CXSIM_CX5, false},     {"cx5 running", CXSIM_CX5, true},
+	};
+
+	printf("\n== ConnectX-4 Lx / 5, a 16 MiB W25Q128JV: backup (two whole reads) ==\n");
+	printf("%-16s %9s %12s %10s %10s\n", "card", "model s", "cfg acc", "read MiB", "us/KiB");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct f3 img;
+		struct f3_spec spec = f3_defaults(rows[i].chip == CXSIM_CX5);
+		struct cx_status st = {0};
+		struct backup_result b;
+		struct device d;
+		char *dir = temp_dir();
+
+		f3_build(&img, &spec);
+		fc_card_devdata(&img, SC_GUID);
+		struct cxsim_card *c = rows[i].running ? sc_new_running(rows[i].chip, false, NULL, CXSIM_ICMD_OK)
+						       : sc_new(rows[i].chip, false);
+		if (!c)
+			die("%s: no card", rows[i].name);
+		sc_install(c, &img, 0);
+		if (cxsim_fw_running(c) != rows[i].running)
+			die("%s: the model's firmware %s", rows[i].name, rows[i].running ? "does not run" : "runs");
+		cxsim_counters_reset(c);
+		if (card_attach(&d, c, false, &st) || backup_card(&d, dir, &b, &st))
+			die("%s: backup: %s", rows[i].name, st.msg);
+		device_close(&d);
+		const struct cxsim_counters *k = cxsim_counters(c);
+		printf("%-16s %9.1f %12llu %10.1f %10.1f\n", rows[i].name, k->time_ns / 1e9,
+		       (unsigned long long)(k->cfg_reads + k->cfg_writes), k->bytes_read / 1048576.0,
+		       k->bytes_read ? k->time_ns / 1e3 / (k->bytes_read / 1024.0) : 0.0);
+		rm_rf(dir);
+		cxsim_free(c);
+	}
+}
+
 int main(void)
 {
 	struct result win[NCASES][2], bar[NCASES][2];
@@ -579,5 +630,6 @@ int main(void)
 	       "case's through the window.\nrestore_card: its floor adds one full read of the flash (it must "
 	       "read every byte once to know what differs);\nbackup + burn: two (backup_card reads the flash "
 	       "twice by design, design.md; the burn plans from that read).\n");
+	backup_fs3_rows();
 	return 0;
 }
