@@ -101,6 +101,11 @@ bool fs3_reads_all(const struct fs3_image *img)
 	return !img->need || img->need->reads == FS3_READS_ALL;
 }
 
+bool fs3_reads_query_only(const struct fs3_image *img)
+{
+	return img->need && img->need->reads == FS3_READS_QUERY;
+}
+
 bool fs3_reads_section(const struct fs3_image *img, const struct fs3_entry *e)
 {
 	return fs3_reads_all(img) || fs3_query_reads(e->type) ||

@@ -200,6 +200,7 @@ const uint8_t *fs3_entry_data(const struct fs3_image *img, const struct fs3_entr
 int fs3_need(struct fs3_image *img, uint64_t off, uint64_t len, struct cx_status *st);
 bool fs3_reads_section(const struct fs3_image *img, const struct fs3_entry *e);
 bool fs3_reads_all(const struct fs3_image *img);
+bool fs3_reads_query_only(const struct fs3_image *img);
 struct fs3_item *fs3_add_item(struct fs3_image *img, struct cx_status *st);
 int fs3_parse_toc(struct fs3_image *img, uint32_t off, bool dtoc, struct cx_status *st);
 int fs3_parse_sections(struct fs3_image *img, struct cx_status *st);

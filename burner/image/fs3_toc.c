@@ -104,10 +104,12 @@ static int check_section(struct fs3_image *img, int idx, struct cx_status *st)
 	const uint8_t *d = img->buf + e->data_off;
 	int rc;
 
-	/* FS4 skips a DEV_INFO without its signature (the spare copy), §6.2: its first 16 bytes
-	 * say so, the rest is not read. */
+	/* FS4 skips a DEV_INFO without its signature (the spare copy), §6.2: a quick query reads
+	 * its first 16 bytes, which say so; v and a burn (which compares the device data after it
+	 * wrote) read it whole. */
 	if (img->fmt->dtoc && e->type == SECT_DEV_INFO) {
-		if ((rc = fs3_need(img, e->data_off, e->size < 16 ? e->size : 16, st)))
+		uint32_t n = fs3_reads_query_only(img) && e->size > 16 ? 16 : e->size;
+		if ((rc = fs3_need(img, e->data_off, n, st)))
 			return rc;
 		if (!dev_info_signed(img, e))
 			return CX_OK;

@@ -9,7 +9,7 @@
  * reader's. The bound is the sum of the ranges the parse needs, each rounded out to whole read
  * blocks: the first 64 bytes at each candidate start, the FS4 pointers, tools area, BOOT2's size,
  * hashes table, every TOC's header and entries with its end marker, the sections a quick query
- * reads (an FS4 DEV_INFO without its signature up to that signature). Reading whole 4 KiB units, as the reader once did, is several times that bound. */
+ * reads (an FS4 DEV_INFO without its signature up to that signature; a burn reads it whole). Reading whole 4 KiB units, as the reader once did, is several times that bound. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
