@@ -134,6 +134,11 @@ int flash_read(struct flash *f, uint32_t addr, uint8_t *buf, uint32_t len, struc
 	return CX_OK;
 }
 
+uint32_t flash_read_block(const struct flash *f)
+{
+	return f->via_fw ? (uint32_t)sizeof(f->fw_cache) : FL_BLOCK;
+}
+
 int flash_is_write_protected(struct flash *f, bool *wp, struct cx_status *st)
 {
 	uint8_t sr = 0;

@@ -94,6 +94,10 @@ int flash_wait_idle(struct flash *f, struct cx_status *st);
 
 /* Read len bytes at addr (any alignment; addr + len <= size). */
 int flash_read(struct flash *f, uint32_t addr, uint8_t *buf, uint32_t len, struct cx_status *st);
+/* The bytes one read transaction fetches, aligned to their size: 16 through the gateway, 256
+ * through the firmware's MFBA. A reader that keeps track of what it read in these blocks asks
+ * for no byte twice (ops/devimage_fs3.h). */
+uint32_t flash_read_block(const struct flash *f);
 
 /* *wp = the status register's block-protect bits [4:2] are not all 0. SST
  * parts power on protected and read true until flash_prepare_write(). */

@@ -87,10 +87,39 @@ struct fs3_item *fs3_add_item(struct fs3_image *img, struct cx_status *st)
 	return it;
 }
 
+int fs3_need(struct fs3_image *img, uint64_t off, uint64_t len, struct cx_status *st)
+{
+	if (!img->need || off >= img->len || !len)
+		return CX_OK;
+	if (off + len > img->len)
+		len = img->len - off;
+	return img->need->read(img->need->ctx, (uint32_t)off, (uint32_t)len, st);
+}
+
+bool fs3_reads_all(const struct fs3_image *img)
+{
+	return !img->need || img->need->reads == FS3_READS_ALL;
+}
+
+bool fs3_reads_query_only(const struct fs3_image *img)
+{
+	return img->need && img->need->reads == FS3_READS_QUERY;
+}
+
+bool fs3_reads_section(const struct fs3_image *img, const struct fs3_entry *e)
+{
+	return fs3_reads_all(img) || fs3_query_reads(e->type) ||
+	       (img->need->reads == FS3_READS_BURN && (e->device_data || e->in_dtoc));
+}
+
 int fs3_check_boot2(struct fs3_image *img, uint32_t off, uint32_t *next, struct cx_status *st)
 {
+	int rc;
+
 	if ((uint64_t)off + 8 > img->len)
 		return cx_fail(st, CX_EIMAGE, "BOOT2 at 0x%x: the file ends inside its header", off);
+	if ((rc = fs3_need(img, off, 8, st)))
+		return rc;
 	uint32_t n = be32(img->buf + off + 4);
 	if (n < BOOT2_N_MIN || n > BOOT2_N_MAX)
 		return cx_fail(st, CX_EIMAGE, "BOOT2 at 0x%x: unexpected size (0x%x dwords)", off, n);
@@ -98,6 +127,10 @@ int fs3_check_boot2(struct fs3_image *img, uint32_t off, uint32_t *next, struct 
 	if (off + len > img->len)
 		return cx_fail(st, CX_EIMAGE, "BOOT2 at 0x%x: its 0x%llx bytes run past the end of the file",
 			       off, (unsigned long long)len);
+	/* A quick query reads BOOT2's size only (FS3_CHECKB2, fs3-format.md §10): its CRC is then
+	 * of what the buffer holds, and fs3_verdict_query() does not look at it. */
+	if (fs3_reads_all(img) && (rc = fs3_need(img, off, len, st)))
+		return rc;
 	struct fs3_item *it = fs3_add_item(img, st);
 	if (!it)
 		return st->code;
@@ -134,7 +167,11 @@ static int parse_fs3_front(struct fs3_image *img, struct cx_status *st)
 	if ((rc = fs3_check_boot2(img, img->start + FS3_BOOT2_OFF, &next, st)))
 		return rc;
 	uint64_t off = ((uint64_t)next - img->start + FS3_SECTOR - 1) / FS3_SECTOR * FS3_SECTOR;
-	for (; img->start + off + 32 <= img->len; off += FS3_SECTOR) {
+	uint64_t end = img->len;
+	/* Read from a card: within the slot only (fs3_parse_need()). */
+	if (img->need && img->log2_slot < 32 && img->start + ((uint64_t)1 << img->log2_slot) < end)
+		end = img->start + ((uint64_t)1 << img->log2_slot);
+	for (; img->start + off + 32 <= end; off += FS3_SECTOR) {
 		rc = fs3_parse_toc(img, img->start + (uint32_t)off, false, st);
 		if (rc != CX_EABSENT)
 			return rc;
@@ -160,13 +197,15 @@ static int locate(struct fs3_image *img, struct cx_status *st)
 	return CX_OK;
 }
 
-int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
+static int parse(const uint8_t *buf, size_t len, const struct fs3_need *need, struct fs3_image *img,
+		 struct cx_status *st)
 {
 	int rc;
 
 	memset(img, 0, sizeof(*img));
 	img->buf = buf;
 	img->len = len;
+	img->need = need;
 	img->rom_entry = img->ini_entry = img->info_entry = -1;
 	enum fs3_fmt f = fs3_detect(buf, len);
 	if (f != FMT_FS3 && f != FMT_FS4)
@@ -180,6 +219,20 @@ int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_s
 	if (rc)
 		return rc;
 	return fs3_parse_sections(img, st);
+}
+
+int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
+{
+	return parse(buf, len, NULL, img, st);
+}
+
+int fs3_parse_need(const uint8_t *buf, size_t len, const struct fs3_need *need, struct fs3_image *img,
+		   struct cx_status *st)
+{
+	int rc = parse(buf, len, need, img, st);
+
+	img->need = NULL;
+	return rc;
 }
 
 static const char *item_what(const struct fs3_item *it, char tmp[24])

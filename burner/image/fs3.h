@@ -17,6 +17,12 @@
  * A structural fault stops it with CX_EIMAGE and one line; a CRC mismatch is
  * recorded in its item, so `v` shows every one, and fs3_verdict() judges them.
  * The parsed image points into the caller's buffer; it owns no memory.
+ *
+ * fs3_parse_need() is the same parse over a buffer that is being filled as it goes (a
+ * card's flash, ops/devimage_fs3.h): before it looks at any bytes but the magic and the
+ * version at the starts of §8 it asks the caller's hook for them, so a reader fetches what the parse reads and no
+ * more, as mstflint's query does (fs3-format.md §10, §12). The hook's caller decides how
+ * much the parse reads: everything v checks, only what q reads, or that and the device data.
  */
 #ifndef CX_FS3_H
 #define CX_FS3_H
@@ -119,6 +125,21 @@ struct fs3_info {          /* IMAGE_INFO, §5 */
 	uint8_t encrypted_fw;
 };
 
+/* How much of an image fs3_parse_need() reads (fs3-format.md §10). */
+enum fs3_reads {
+	FS3_READS_ALL,     /* everything v checks: BOOT2 whole, every section */
+	FS3_READS_QUERY,   /* what a quick query reads: BOOT2's size, the sections of fs3_query_reads() */
+	FS3_READS_BURN,    /* those, and every device section (what a burn judges the card by) */
+};
+
+/* The hook: make buf[off, off + len) hold the source's bytes (off + len <= the buffer's
+ * length). A failure's code ends the parse. */
+struct fs3_need {
+	int (*read)(void *ctx, uint32_t off, uint32_t len, struct cx_status *st);
+	void *ctx;
+	enum fs3_reads reads;
+};
+
 struct fs3_image {
 	const uint8_t *buf;
 	size_t len;
@@ -144,10 +165,20 @@ struct fs3_image {
 	uint32_t security_version; /* FS4 fw_security_version pointer value */
 	bool signature;            /* an IMAGE_SIGNATURE section whose CRC holds (§7) */
 	bool dev_keys;             /* its keypair UUID marks development keys (§7) */
+	const struct fs3_need *need; /* during fs3_parse_need() only, NULL after */
 };
 
 /* Parse buf (the whole file). CX_EIMAGE with one line on a structural fault. */
 int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st);
+
+/* The same over a buffer filled through need as the parse goes: bytes the parse does not
+ * read (need->reads) stay as they are in buf, so only the items it read mean anything
+ * (FS3_READS_QUERY, _BURN: judge with fs3_verdict_query()). The first 64 bytes at each
+ * start of §8 the caller has read before (they say whether there is an image at all), and
+ * the FS3 ITOC is looked for within the image's slot only (a card's flash is mostly not
+ * the image: a search to its end would read a 32-byte piece of every 4 KiB). */
+int fs3_parse_need(const uint8_t *buf, size_t len, const struct fs3_need *need, struct fs3_image *img,
+		   struct cx_status *st);
 
 /* CX_OK if every checked item's CRC is right, else CX_EIMAGE naming the first wrong one. */
 int fs3_verdict(const struct fs3_image *img, struct cx_status *st);
@@ -166,6 +197,10 @@ const char *fs3_sect_name(uint8_t type);
 const uint8_t *fs3_entry_data(const struct fs3_image *img, const struct fs3_entry *e);
 
 /* Internal to the fs3*.c files. */
+int fs3_need(struct fs3_image *img, uint64_t off, uint64_t len, struct cx_status *st);
+bool fs3_reads_section(const struct fs3_image *img, const struct fs3_entry *e);
+bool fs3_reads_all(const struct fs3_image *img);
+bool fs3_reads_query_only(const struct fs3_image *img);
 struct fs3_item *fs3_add_item(struct fs3_image *img, struct cx_status *st);
 int fs3_parse_toc(struct fs3_image *img, uint32_t off, bool dtoc, struct cx_status *st);
 int fs3_parse_sections(struct fs3_image *img, struct cx_status *st);

@@ -50,9 +50,12 @@ static struct fs3_item *crc_item(struct fs3_image *img, uint8_t type, uint32_t o
 static int hw_pointers(struct fs3_image *img, struct cx_status *st)
 {
 	uint32_t base = img->start + FS4_HW_PTR_START;
+	int rc;
 
 	if ((uint64_t)base + FS4_HW_PTR_COUNT * FS4_HW_PTR_SIZE > img->len)
 		return cx_fail(st, CX_EIMAGE, "the file ends inside the FS4 hardware pointers");
+	if ((rc = fs3_need(img, base, FS4_HW_PTR_COUNT * FS4_HW_PTR_SIZE, st)))
+		return rc;
 	for (int i = 0; i < FS4_HW_PTR_COUNT; i++) {
 		uint8_t e[FS4_HW_PTR_SIZE];
 		memcpy(e, img->buf + base + i * FS4_HW_PTR_SIZE, sizeof(e));
@@ -72,10 +75,13 @@ static int hw_pointers(struct fs3_image *img, struct cx_status *st)
 static int tools_area(struct fs3_image *img, struct cx_status *st)
 {
 	uint64_t off = (uint64_t)img->start + img->hw_ptr[FS4_PTR_TOOLS];
+	int rc;
 
 	if (off + FS4_TOOLS_SIZE > img->len)
 		return cx_fail(st, CX_EIMAGE, "tools area pointer 0x%x runs past the end of the file",
 			       img->hw_ptr[FS4_PTR_TOOLS]);
+	if ((rc = fs3_need(img, off, FS4_TOOLS_SIZE, st)))
+		return rc;
 	const uint8_t *p = img->buf + off;
 	if (!crc_item(img, FS4_TYPE_TOOLS, (uint32_t)off, FS4_TOOLS_SIZE, crc16_be(p, FS4_TOOLS_SIZE - 4),
 		      be32(p + FS4_TOOLS_SIZE - 4) & 0xffff, st))
@@ -95,11 +101,14 @@ static int hashes_table(struct fs3_image *img, struct cx_status *st)
 {
 	uint32_t ptr = img->hw_ptr[FS4_PTR_HASHES];
 	uint64_t off = (uint64_t)img->start + ptr;
+	int rc;
 
 	if (ptr == 0 || ptr == 0xffffffffu)
 		return CX_OK;
 	if (off + HT_HEADER_SIZE + HT_HTOC_HEADER_SIZE > img->len)
 		return cx_fail(st, CX_EIMAGE, "hashes table pointer 0x%x runs past the end of the file", ptr);
+	if ((rc = fs3_need(img, off, HT_HEADER_SIZE + HT_HTOC_HEADER_SIZE, st)))
+		return rc;
 	const uint8_t *p = img->buf + off;
 	/* The header's own CRC is shown only when wrong ("HASHES TABLE HEADER ... wrong CRC"). */
 	uint16_t hcalc = crc16_be(p, HT_HEADER_SIZE - 4);
@@ -113,6 +122,9 @@ static int hashes_table(struct fs3_image *img, struct cx_status *st)
 	if (hash_size % 4 || off + size > img->len)
 		return cx_fail(st, CX_EIMAGE, "hashes table at 0x%llx: hash size %u makes it run past the end "
 			       "of the file", (unsigned long long)off, hash_size);
+	/* q judges the whole table too (fs3-format.md §10). */
+	if ((rc = fs3_need(img, off, size, st)))
+		return rc;
 	if (!crc_item(img, FS4_TYPE_HASHES, (uint32_t)off, (uint32_t)size, crc16_be(p, size - 4),
 		      be32(p + size - 4) & 0xffff, st))
 		return st->code;

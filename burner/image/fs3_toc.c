@@ -28,10 +28,13 @@
 static int toc_header(struct fs3_image *img, uint32_t off, bool dtoc, bool *crc_ok, struct cx_status *st)
 {
 	const uint8_t *p = img->buf + off;
+	int rc;
 
 	if ((uint64_t)off + TOC_HEADER_SIZE > img->len)
 		return cx_fail(st, CX_EABSENT, "no %s header at 0x%x: past the end of the file", dtoc ? "DTOC" : "ITOC",
 			       off);
+	if ((rc = fs3_need(img, off, TOC_HEADER_SIZE, st)))
+		return rc;
 	if (be32(p) != (dtoc ? TOC_DTOC_ASCII : TOC_ITOC_ASCII) || be32(p + 4) != TOC_RAND1 ||
 	    be32(p + 8) != TOC_RAND2 || be32(p + 12) != TOC_RAND3)
 		return cx_fail(st, CX_EABSENT, "no %s signature at 0x%x", dtoc ? "DTOC" : "ITOC", off);
@@ -99,10 +102,21 @@ static int check_section(struct fs3_image *img, int idx, struct cx_status *st)
 {
 	struct fs3_entry *e = &img->entries[idx];
 	const uint8_t *d = img->buf + e->data_off;
+	int rc;
 
-	/* FS4 skips a DEV_INFO without its signature (the spare copy), §6.2. */
-	if (img->fmt->dtoc && e->type == SECT_DEV_INFO && !dev_info_signed(img, e))
-		return CX_OK;
+	/* FS4 skips a DEV_INFO without its signature (the spare copy), §6.2: a quick query reads
+	 * its first 16 bytes, which say so; v and a burn (which compares the device data after it
+	 * wrote) read it whole. */
+	if (img->fmt->dtoc && e->type == SECT_DEV_INFO) {
+		uint32_t n = fs3_reads_query_only(img) && e->size > 16 ? 16 : e->size;
+		if ((rc = fs3_need(img, e->data_off, n, st)))
+			return rc;
+		if (!dev_info_signed(img, e))
+			return CX_OK;
+	}
+	/* A section the read leaves out keeps what the buffer holds: its item means nothing. */
+	if (fs3_reads_section(img, e) && (rc = fs3_need(img, e->data_off, e->size, st)))
+		return rc;
 	struct fs3_item *it = fs3_add_item(img, st);
 	if (!it)
 		return st->code;
@@ -181,6 +195,9 @@ int fs3_parse_toc(struct fs3_image *img, uint32_t off, bool dtoc, struct cx_stat
 		if (eoff + TOC_ENTRY_SIZE > img->len)
 			return cx_fail(st, CX_EIMAGE, "the %s at 0x%x is truncated: entry %d runs past the end of "
 				       "the file", dtoc ? "DTOC" : "ITOC", off, i);
+		/* The entry before its type: an unread byte is 0xFF, the end marker's own value. */
+		if ((rc = fs3_need(img, eoff, TOC_ENTRY_SIZE, st)))
+			return rc;
 		if (img->buf[eoff] == TOC_END)
 			return CX_OK;
 		if ((rc = read_entry(img, (uint32_t)eoff, i, dtoc, st)))

@@ -255,32 +255,43 @@ int device_read_image_shown(struct device *d, struct dev_image *img, unsigned sh
 	return read_locked(d, false, show, img, st);
 }
 
-static int fs3_locked(struct device *d, struct devfs3 *img,
-		      int (*how)(struct devfs3 *, flash_read_fn, void *, uint32_t, struct cx_status *),
-		      struct cx_status *st)
+/* q's and a burn's reads are kept track of in the transport's own blocks (flash_read_block()):
+ * what the parse needs, no byte twice; v's in 4 KiB units, as it always read. */
+static int fs3_locked(struct device *d, struct devfs3 *img, enum fs3_reads what, struct cx_status *st)
 {
 	int rc = device_lock(d, st);
+	uint32_t blk = flash_read_block(&d->flash);
 
 	if (rc)
 		return rc;
-	rc = how(img, read_cb, d, d->flash.size, st);
+	switch (what) {
+	case FS3_READS_QUERY:
+		rc = devfs3_read_query(img, read_cb, d, d->flash.size, blk, st);
+		break;
+	case FS3_READS_BURN:
+		rc = devfs3_read_burn(img, read_cb, d, d->flash.size, blk, st);
+		break;
+	default:
+		rc = devfs3_read(img, read_cb, d, d->flash.size, st);
+		break;
+	}
 	device_unlock(d);
 	return rc;
 }
 
 int device_read_fs3(struct device *d, struct devfs3 *img, struct cx_status *st)
 {
-	return fs3_locked(d, img, devfs3_read, st);
+	return fs3_locked(d, img, FS3_READS_ALL, st);
 }
 
 int device_read_fs3_query(struct device *d, struct devfs3 *img, struct cx_status *st)
 {
-	return fs3_locked(d, img, devfs3_read_query, st);
+	return fs3_locked(d, img, FS3_READS_QUERY, st);
 }
 
 int device_read_fs3_burn(struct device *d, struct devfs3 *img, struct cx_status *st)
 {
-	return fs3_locked(d, img, devfs3_read_burn, st);
+	return fs3_locked(d, img, FS3_READS_BURN, st);
 }
 
 int device_read_fs3_more(struct device *d, struct devfs3 *img, uint32_t off, uint32_t len, struct cx_status *st)
