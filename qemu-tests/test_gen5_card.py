@@ -193,7 +193,7 @@ def test_cross_flash_an_hpe_640sfp28_to_stock(tmp_path, guests):
     g.expect(rf"card \S+: OK: FW {re.escape(OEM_FW)} -> {re.escape(STOCK_FW)}, PSID {OEM_PSID} -> {STOCK_PSID}, "
              r"written and verified", timeout=WRITE_TIMEOUT)
     t_burn = time.monotonic()
-    g.expect(r"Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet")
+    g.expect(r"Port type and SR-IOV: card \S+ is in recovery mode, and its settings are its running firmware's")
     g.expect(r"Power off for a cold restart")
     g.answer(r"Choose 1-2 \[1\]: ", "")
     assert g.wait_power_off() == 0
