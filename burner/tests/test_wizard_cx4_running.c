@@ -84,7 +84,9 @@ static void test_running_settings_set_and_reset(void **state)
 }
 
 /* job=crossflash with settings=: the burn through the firmware, then SRIOV_EN and NUM_OF_VFS
- * in the card's store; the report has them before and after. */
+ * in the card's store; the report has them before and after. Then job=verify asks the FW it
+ * runs (MGIR): the old one before a cold restart (failed: the restart was not cold), the one
+ * written after it. */
 static void test_running_crossflash_job_with_settings(void **state)
 {
 	struct rig *r = *state;
@@ -99,7 +101,6 @@ static void test_running_crossflash_job_with_settings(void **state)
 	expect_said(r, "card " BDF1 ": ok: stock-cx4lx.bin written and verified; settings set for the next cold boot");
 	assert_int_equal(nv_value(c, "SRIOV_EN"), 1);
 	assert_int_equal(nv_value(c, "NUM_OF_VFS"), 4);
-	expect_stock_devdata_kept(c, before, n);
 	expect_backup_of(r, before, n);
 	char *rep = report_text(r);
 	expect_card_result(rep, BDF1, "ok");
@@ -107,6 +108,22 @@ static void test_running_crossflash_job_with_settings(void **state)
 	assert_non_null(strstr(rep, "\"name\":\"NUM_OF_VFS\""));
 	free(rep);
 	expect_history(r, 1, "\"action\":\"settings\"", "\"result\":\"ok\"", "NUM_OF_VFS");
+
+	/* verify without the cold restart: the old firmware still runs */
+	clear_reports(r);
+	r->o.job = JOB_VERIFY;
+	r->o.yes = false;
+	r->o.settings = NULL;
+	r->o.exit_after_job = true;
+	r->o.expect = BASE_GUID ":" STOCK_FS3_PSID ":14.32.1010:14.32.0001";
+	expect_run(r, "", CX_EDECLINED);
+	expect_said(r, "card " BDF1 ": failed: running the old firmware 14.32.0001, not the 14.32.1010 on its flash: "
+		       "the restart was not cold");
+	/* after it (the model's cold boot): ok */
+	expect_stock_devdata_kept(c, before, n);
+	clear_reports(r);
+	expect_run(r, "", CX_OK);
+	expect_said(r, "card " BDF1 ": ok: running FW 14.32.1010, the one written (" STOCK_FS3_PSID ")");
 }
 
 /* job=settings alone, a setting only ConnectX-4 and later have (EXP_ROM_UEFI_x86_ENABLE, on by
