@@ -3,7 +3,9 @@
  * SR-IOV" screen after a cross-flash, and the menu's "Card settings".
  *
  * The settings are the running firmware's (ops/nv_settings.h): it keeps them apart from the
- * image, and the card takes them at its next cold boot. A change goes through the checks of
+ * image, and the card takes them at its next cold boot. A ConnectX-3 and a ConnectX-4/4 Lx/5
+ * whose firmware runs are asked the same way, each through its generation's rows of the one
+ * table (ops/nv_table.h: the state read says which). A change goes through the checks of
  * `cxflash config set` (nv_plan), shows each value old -> new and takes the typed word; a
  * card without a bundle on the stick is backed up first (a bundle carries its settings.json);
  * then nv_apply(), the values read back, and the history line "settings" with them before
