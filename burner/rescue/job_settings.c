@@ -52,7 +52,17 @@ int job_settings_parse(const char *list, struct job_settings *s, struct cx_statu
 	if (!nv_plan(&any, s->item, s->n, &p, st))
 		return CX_OK;
 	any.gen = NV_GEN5;
-	return nv_plan(&any, s->item, s->n, &p, &other) ? st->code : (cx_status_clear(st), CX_OK);
+	if (!nv_plan(&any, s->item, s->n, &p, &other)) {
+		cx_status_clear(st);
+		return CX_OK;
+	}
+	/* Refused by both: the reason of the generation that knows every name, if one does
+	 * (LEGACY_BOOT_PROTOCOL=bogus: a bad value, not an unknown setting). */
+	if (st->code == CX_ESETTING && other.code != CX_ESETTING) {
+		cx_status_clear(st);
+		return cx_fail(st, other.code, "%s", other.msg);
+	}
+	return st->code;
 }
 
 void job_settings_free(struct job_settings *s)

@@ -144,10 +144,17 @@ static void test_running_settings_job(void **state)
 	assert_int_equal(nv_value(c, "NUM_OF_VFS"), 8);
 	assert_int_equal(nv_value(c, "EXP_ROM_UEFI_x86_ENABLE"), 0);
 	expect_untouched(c, before, n);
-	/* a name neither generation has: refused before anything is sent */
+	/* a name neither generation has, and a bad value of this generation's name: refused
+	 * before anything is sent, each with its own reason */
 	r->o.settings = "NO_SUCH_SETTING=1";
 	expect_run(r, "", CX_EDECLINED);
-	expect_said(r, "NO_SUCH_SETTING");
+	expect_said(r, "unknown setting NO_SUCH_SETTING");
+	r->o.settings = "LEGACY_BOOT_PROTOCOL=bogus";
+	expect_run(r, "", CX_EDECLINED);
+	expect_said(r, "LEGACY_BOOT_PROTOCOL=bogus");
+	expect_not_said(r, "unknown setting");
+	expect_untouched(c, before, n);
+	assert_int_equal(nv_value(c, "LEGACY_BOOT_PROTOCOL"), -1); /* never stored */
 }
 
 /* A running card with secure firmware: shown with why and what works (recovery mode);
