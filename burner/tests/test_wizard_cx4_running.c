@@ -159,7 +159,7 @@ static void test_running_settings_job(void **state)
 
 /* A running card with secure firmware: shown with why and what works (recovery mode);
  * update, burn a file and settings do not offer it; the crossflash job refuses it before a
- * backup; nothing written, no settings command sent. */
+ * backup; nothing written, no settings command sent. Backing it up still works. */
 static void test_running_secure_fw_refused(void **state)
 {
 	struct rig *r = *state;
@@ -184,6 +184,13 @@ static void test_running_secure_fw_refused(void **state)
 	assert_int_equal(cxsim_counters(c)->nv_write_cmds, 0);
 	int equal = 0;
 	assert_int_equal(bundles(r, NULL, 0, &equal), 0);
+	/* reading it is no write: "Back up all cards" takes it */
+	r->o.job = JOB_NONE;
+	r->o.yes = false;
+	expect_run(r, "1\n10\n", CX_OK);
+	expect_said(r, "card " BDF1 ": backed up");
+	expect_backup_of(r, before, n);
+	expect_untouched(c, before, n);
 }
 
 int main(void)
