@@ -11,7 +11,8 @@ lists it in recovery mode with the FS3 image its flash holds, and cross-flashes 
 image (MCX4121A-ACAT, MT_2420110034) from the menu: the backup first, the typed word, its device
 data (GUIDs, MACs) kept, the power-off; checked on the host from the card's file (cxsim
 boot-check, cxflash -i on the flash) and the stick (mtools). `make run CARD=cx4lx`
-(scripts/run-qemu.sh) boots the same scenario."""
+(scripts/run-qemu.sh) boots the same scenario. The same card not strapped runs its firmware,
+and the wizard cross-flashes it through that firmware (test_cross_flash_a_running_hpe_640sfp28)."""
 import hashlib
 import json
 import os
@@ -193,7 +194,7 @@ def test_cross_flash_an_hpe_640sfp28_to_stock(tmp_path, guests):
     g.expect(rf"card \S+: OK: FW {re.escape(OEM_FW)} -> {re.escape(STOCK_FW)}, PSID {OEM_PSID} -> {STOCK_PSID}, "
              r"written and verified", timeout=WRITE_TIMEOUT)
     t_burn = time.monotonic()
-    g.expect(r"Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet")
+    g.expect(r"Port type and SR-IOV: card \S+ is in recovery mode, and its settings are its running firmware's")
     g.expect(r"Power off for a cold restart")
     g.answer(r"Choose 1-2 \[1\]: ", "")
     assert g.wait_power_off() == 0
@@ -232,3 +233,52 @@ def test_cross_flash_an_hpe_640sfp28_to_stock(tmp_path, guests):
     console = g.log_path.read_text(errors="replace")
     assert console.index("backup written: ") < console.index("Writing mcx4121a-stock.bin onto ") \
         < console.index("cxrescue: powering off")
+
+
+def test_cross_flash_a_running_hpe_640sfp28(tmp_path, guests):
+    """Issue 32 item 7, its firmware running: the same OEM ConnectX-4 Lx not strapped, so it
+    shows its own ID (15b3:1015) and the wizard reaches its flash through its firmware (ICMD:
+    MFBA/MFBE, hw-access.md §3.14). Menu 2, the word: the backup first, the burn, the port type
+    and SR-IOV screen (Enter keeps them: its settings are the running firmware's, asked over
+    ICMD), the power-off. On the host: after the model's cold boot the card runs the stock image
+    from the other slot, its device data as it was; the stick's one backup is the original flash."""
+    slot = ["--slot-log", SMALL_SLOT_LOG]
+    img = mkfs3(tmp_path / "hp-640sfp28.bin", "--psid", OEM_PSID, "--fw", OEM_FW, "--guid", GUID, "--mac", MAC, *slot)
+    card = Card(tmp_path, "hp640run", "--chip", "cx4lx", "--image", img, "--flash", SMALL_PART)
+    original = card.flash.read_bytes()
+    before = flash_query(card.flash)
+    stock = mkfs3(tmp_path / "mcx4121a-stock.bin", "--psid", STOCK_PSID, "--fw", STOCK_FW, *slot)
+    g = Guest(tmp_path, "usb-xhci", cards=[card], stick_files=[(stock, "/cxrescue/firmware/mcx4121a-stock.bin")],
+              name="cx4lx-running-crossflash")
+    guests.append(g)
+    screen = g.front_end()
+    assert re.search(r"0000:00:0[0-9a-f]\.0\s+ConnectX-4 Lx A0\s+15b3:1015", screen), screen
+    assert "its firmware runs (cxflash reaches its flash through it); its flash holds an FS3 image" in screen, screen
+    assert f"PSID {OEM_PSID}  FW {OEM_FW}" in screen, screen
+    assert "offered: update / cross-flash, burn a file, settings" in screen, screen
+    g.choose("update")
+    g.expect(r"\(FS3 image; through its running firmware\)")
+    g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g.expect(r"backup written: (\S+) ", timeout=WRITE_TIMEOUT)
+    bundle = g.p.match.group(1)
+    g.expect(rf"card \S+: OK: FW {re.escape(OEM_FW)} -> {re.escape(STOCK_FW)}, PSID {OEM_PSID} -> {STOCK_PSID}, "
+             r"written and verified", timeout=WRITE_TIMEOUT)
+    g.expect(r"== Port type and SR-IOV: card ")
+    g.answer(r"Choose 1-\d \[1\]: ", "")
+    g.expect(r"settings kept, nothing written")
+    g.expect(r"Power off for a cold restart")
+    g.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g.wait_power_off() == 0
+
+    b = card.boot_check()
+    assert b["format"] == "FS3" and b["booted"] is True and b["slot"] == 1, b
+    assert b["psid"] == STOCK_PSID and b["fw_version"] == STOCK_FW, b
+    after = flash_query(card.flash)
+    assert after["guids"] == before["guids"] and after["macs"] == before["macs"], after
+    now = card.flash.read_bytes()
+    slot_size = 1 << b["slot_log"]
+    assert now[16:slot_size] == original[16:slot_size], "slot 0 (the old image, the device data) changed"
+    qh.mtools_copy_out(g.stick, "/cxrescue/backups", tmp_path / "host")
+    bundles = sorted((tmp_path / "host").rglob("flash.bin"))
+    assert len(bundles) == 1 and bundles[0].parent.name == bundle, bundles
+    assert bundles[0].read_bytes() == original

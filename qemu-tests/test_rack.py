@@ -658,14 +658,17 @@ def flash_query(path):
     return json.loads(r.stdout)
 
 
-def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests):
+@pytest.mark.parametrize("running", [False, True], ids=["recovery", "running"])
+def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests, running):
     """Issue 32 item 7: a BIOS node with an HPE 640SFP28 (ConnectX-4 Lx, FS3) strapped into
-    recovery mode, its jobs line `crossflash yes=1`, the stock MCX4121A-ACAT image in pxe-serve's
-    firmware folder (mkfs3). The node backs the card up to the server before the card's file
-    first changes, burns the stock image, reports and powers off by itself. On the host: the
-    card boots the stock image, its device data (GUIDs, MACs, MFG_INFO's PSID) as it was; the
-    report and pxe-report say crossflash ok, from the OEM image to stock, the backup on the
-    server (the original flash)."""
+    recovery mode, or its firmware running (the node reaches its flash through that firmware,
+    and its jobs line adds settings=SRIOV_EN=1,NUM_OF_VFS=4), its jobs line `crossflash yes=1`,
+    the stock MCX4121A-ACAT image in pxe-serve's firmware folder (mkfs3). The node backs the
+    card up to the server before the card's file first changes, burns the stock image (then sets
+    the settings through the running firmware), reports and powers off by itself. On the host:
+    the card boots the stock image, its device data (GUIDs, MACs, MFG_INFO's PSID) as it was (a
+    running card: SR-IOV on with 4 VFs for its next boot); the report and pxe-report say
+    crossflash ok, from the OEM image to stock, the backup on the server (the original flash)."""
     ns = rack
     root = tmp_path / "srv"
     uploads = root / "tftp" / "uploads"
@@ -679,23 +682,24 @@ def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests):
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
     c = Card(tmp_path, "nodeA-cx4lx", "--chip", "cx4lx", "--flash", CX4_PART, "--image", tmp_path / "hpe-640sfp28.bin",
-             "--recovery")
+             *([] if running else ["--recovery"]))
     original = c.flash.read_bytes()
     before = flash_query(c.flash)
     jobs = tmp_path / "jobs"
-    jobs.write_text(f"{mac} crossflash yes=1\n")
+    jobs.write_text(f"{mac} crossflash yes=1{' settings=SRIOV_EN=1,NUM_OF_VFS=4' if running else ''}\n")
     srv = Server(ns, root, jobs, fw, tmp_path / "serve-cx4lx.log")
     watch = FirstChange(c.flash, uploads, mac, original)
     t0 = time.monotonic()
     try:
-        boot_nodes(tmp_path, ns, guests, {"A": c}, "cx4lx", timeout=CX4_NODE_TIMEOUT)
+        boot_nodes(tmp_path, ns, guests, {"A": c}, "cx4lx-running" if running else "cx4lx", timeout=CX4_NODE_TIMEOUT)
     finally:
         watch.stop()
     t_off = time.monotonic()
     srv.stop()
     (qh.BUILD / "qemu-tests").mkdir(parents=True, exist_ok=True)
     with open(qh.BUILD / "qemu-tests" / "boot-times.txt", "a") as f:
-        f.write(f"pxe/rack cx4lx node: crossflash job, powered off {t_off - t0:.0f} s\n")
+        f.write(f"pxe/rack cx4lx node ({'running' if running else 'recovery'}): crossflash job, powered off "
+                f"{t_off - t0:.0f} s\n")
 
     assert watch.backup_whole is not None and watch.card_changed is not None, vars(watch)
     assert watch.backup_whole < watch.card_changed, "the card changed before its backup was on the server"
@@ -713,7 +717,12 @@ def test_a_cx4lx_node_cross_flashed(tmp_path, rack, guests):
     rep = reports(uploads, mac)
     assert [(x["job"], x["result"]) for x in rep] == [("crossflash", "ok")], rep
     card_rep = rep[0]["cards"][0]
-    assert card_rep["recovery"] is True and card_rep["chip"].startswith("ConnectX-4 Lx"), card_rep
+    assert card_rep["recovery"] is (not running) and card_rep["chip"].startswith("ConnectX-4 Lx"), card_rep
+    if running:
+        nb = b["next_boot_settings"]["values"]
+        assert (nb["SRIOV_EN"], nb["NUM_OF_VFS"]) == (1, 4), b
+        names = {x["name"]: (x["before"], x["after"]) for x in card_rep["settings"]}
+        assert names["SRIOV_EN"][1] == "True(1)" and names["NUM_OF_VFS"][1] == "4", card_rep
     assert (card_rep["psid"], card_rep["fw"], card_rep["node_guid"]) == (CX4_OEM_PSID, CX4_OEM_FW, guid), card_rep
     assert (card_rep["to"]["psid"], card_rep["to"]["fw"]) == (CX4_STOCK_PSID, CX4_STOCK_FW), card_rep
     bundle = pathlib.PurePosixPath(card_rep["backup"]["path"]).name

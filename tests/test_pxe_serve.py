@@ -1008,13 +1008,16 @@ def test_settings_go_on_the_nodes_command_line(dry_ns, uefi_images, tmp_path):
 
 def nv_table_names():
     """The setting names of cxflash's table (burner/ops/nv_table.c; the per-port macros
-    once per port)."""
+    once per port; the ConnectX-4/4 Lx/5 rows, GEN5(...), too)."""
     text = (ROOT / "burner" / "ops" / "nv_table.c").read_text()
-    names = set(re.findall(r'\{"([A-Z0-9_]+)", NV_TLV', text))
+    names = set(re.findall(r'\{"([A-Z0-9_a-z]+)", NV_TLV', text))
     for port_name in re.findall(r'\{"([A-Z0-9_]+)" #n,', text):
         names |= {f"{port_name}1", f"{port_name}2"}
     assert len(names) == 31, names   # mstconfig 4.21's ConnectX-3 settings
-    return names
+    rows = re.findall(r'^\t\{"([A-Za-z0-9_]+)", (.*?)(?=^\t\{|^\})', text, re.M | re.S)
+    gen5 = {name for name, row in rows if "GEN5(" in row}
+    assert len(gen5) == 7, gen5      # LINK_TYPE_P1/P2, SRIOV_EN, NUM_OF_VFS, EXP_ROM_*, LEGACY_BOOT_PROTOCOL
+    return names | gen5
 
 
 def test_settings_checks_agree_with_cxflash(dry_ns, images, tmp_path):
@@ -1026,9 +1029,10 @@ def test_settings_checks_agree_with_cxflash(dry_ns, images, tmp_path):
         pytest.skip("burner/cxflash is not built (make burner)")
     values = ["0", "1", "2", "3", "4", "7", "8", "31", "32", "4095", "4096", "65535", "65536", "0x10", "010",
               "08", "eth", "ETH", "Vpi", "True", "false", "_20G", "iscsi", "IPv6_IPv4", "legacy", "SGMII",
-              "bogus", "-1", ""]
+              "bogus", "-1", "", "5", "6", "none", "PXE", "pxe_wo_fail_iscsi", "ISCSI_WO_FAIL_PXE", "-"]
     items = [f"{n}={v}" for n in sorted(nv_table_names()) for v in values]
-    items += ["LINK_SPEED=1", "link_type_p1=ETH", "LINK_TYPE_P3=ETH", "SRIOV_EN=1,SRIOV_EN=True"]
+    items += ["LINK_SPEED=1", "link_type_p1=ETH", "LINK_TYPE_P3=ETH", "SRIOV_EN=1,SRIOV_EN=True",
+              "EXP_ROM_UEFI_x86_ENABLE=0,SRIOV_EN=1"]
     jf = tmp_path / "rack.jobs"
     jf.write_text("".join(f"02:00:00:00:{i >> 8:02x}:{i & 255:02x} settings yes=1 settings={it}\n"
                           for i, it in enumerate(items)))

@@ -30,12 +30,30 @@ static void ids_fs3(const struct fs3_devinfo *dev, struct cardinfo *ci)
 	ci->fs3_ids = dev->present && ci->fs3_guid && ci->fs3_guid != ~0ull;
 }
 
+/* A running FS3/FS4 card: what runs (MGIR, one ICMD command, asked once per open as q asks
+ * it): its version, and whether it is secure firmware, which refuses every burn but its own
+ * signed update (ops/burn_fs3.h). An MGIR that fails leaves both unknown: the burn asks again. */
+static void read_mgir(struct device *d, struct cardinfo *ci)
+{
+	const struct mgir *m;
+	struct cx_status rst = {0};
+
+	if (!d->chip.fw_access || chip_mgir(&d->chip, &m, &rst))
+		return;
+	memcpy(ci->running, m->ver, sizeof(ci->running));
+	ci->have_running = ci->running[0] || ci->running[1] || ci->running[2];
+	ci->fw_secured = m->secured;
+}
+
 /* An FS3/FS4 card: its image as q reads it. */
 static int read_fs3(struct device *d, struct cardinfo *ci, struct cx_status *st)
 {
 	struct devfs3 q;
 	struct cx_status rst = {0};
-	int r = device_read_fs3_query(d, &q, &rst);
+	int r;
+
+	read_mgir(d, ci);
+	r = device_read_fs3_query(d, &q, &rst);
 
 	if (!r)
 		r = fs3_verdict_query(&q.img, &rst);

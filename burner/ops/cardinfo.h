@@ -4,7 +4,8 @@
  *
  * cardinfo_read() takes an opened card (ops/device.h) and reads, without
  * writing anything: the chip and revision, the flash part, whether it is in
- * recovery mode, the FW version it runs (crspace, hw-access.md §1.2), and what
+ * recovery mode, the FW version it runs (crspace, hw-access.md §1.2; a ConnectX-4/4 Lx/5
+ * whose firmware runs: MGIR, §3.14), and what
  * it shows of the image on its flash (devimage_read_shown(), then parsed like a
  * file): PSID, FW version, GUIDs/MACs, ROM, and the board .ini inflated from
  * FW_CONF. Only those sections and the headers are read (~5 KiB and the ROM,
@@ -34,7 +35,9 @@ struct cardinfo {
 	uint32_t flash_size;
 	bool recovery;
 	bool have_running;
-	uint16_t running[3];            /* the FW the card runs now */
+	uint16_t running[3];            /* the FW the card runs now (a running FS3/FS4 card: MGIR's) */
+	bool fw_secured;                /* a running FS3/FS4 card's MGIR: secure firmware, which takes
+					 * no image but through its own signed update (ops/burn_fs3.h) */
 	bool have_image;                /* f holds what the card's image shows, parsed and sound */
 	struct imgfile f;
 	char image_error[CX_MSG_MAX];   /* why there is no image, or "" */

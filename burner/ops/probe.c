@@ -173,6 +173,11 @@ static void check_protection(struct probe_ctx *x, struct probe_check *c)
 
 	if (!p->have_flash)
 		return say(c, PROBE_SKIP, "not checked: no flash identified");
+	/* A ConnectX-4/4 Lx/5 whose firmware runs: the firmware owns the flash and its status
+	 * register (flash_status refuses it), and the burn asks nothing of it: nothing to judge. */
+	if (f->via_fw)
+		return say(c, PROBE_SKIP, "not checked: the running firmware owns the flash and its protection; "
+			   "the burn goes through it");
 	if (device_lock(x->d, &e))
 		return failed(x, c, &e);
 	int rc = flash_status(f, &p->sr, &e);

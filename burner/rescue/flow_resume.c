@@ -71,7 +71,8 @@ static void check_written(struct wizard *w, const struct pending *p)
 				.file = p->file, .sha256 = p->sha256[0] ? p->sha256 : NULL};
 	char msg[300];
 	bool ok = !c->ci.recovery && (!p->to_fw[0] || !strcmp(c->running, p->to_fw));
-	if (c->fs3 && c->ci.have_fs3 && !strcmp(c->ci.fs3_psid, p->to_psid) && !strcmp(c->fw, p->to_fw)) {
+	if (c->fs3 && c->ci.recovery && c->ci.have_fs3 && !strcmp(c->ci.fs3_psid, p->to_psid) &&
+	    !strcmp(c->fw, p->to_fw)) {
 		/* A ConnectX-4/4 Lx/5 still strapped: its flash is all there is to see. */
 		wiz_say(w, "card %s is still in recovery mode; its flash holds %s FW %s, as written (%s): power off, "
 			"remove its flash-not-present jumper, and power on to run it", c->ci.pci.bdf, p->to_psid, p->to_fw,
@@ -152,7 +153,7 @@ static int finish(struct wizard *w, const struct pending *p, struct cx_status *s
 	if (c->ci.recovery)
 		wiz_say(w, "The card is in recovery mode now.");
 	else
-		wiz_say(w, "The card holds a whole image now: PSID %s, FW %s.", c->ci.have_image ? c->ci.f.img.info.psid : "?",
+		wiz_say(w, "The card holds a whole image now: PSID %s, FW %s.", inv_psid(c) ? inv_psid(c) : "?",
 			c->fw[0] ? c->fw : "?");
 	snprintf(q, sizeof(q), "Finish the job now (the same %s, after the same checks)?", p->action);
 	bool yes = (rc = prompt_yes_no(&w->p, q, false, st)) == CX_OK;

@@ -3,7 +3,9 @@
  * SR-IOV" screen after a cross-flash, and the menu's "Card settings".
  *
  * The settings are the running firmware's (ops/nv_settings.h): it keeps them apart from the
- * image, and the card takes them at its next cold boot. A change goes through the checks of
+ * image, and the card takes them at its next cold boot. A ConnectX-3 and a ConnectX-4/4 Lx/5
+ * whose firmware runs are asked the same way, each through its generation's rows of the one
+ * table (ops/nv_table.h: the state read says which). A change goes through the checks of
  * `cxflash config set` (nv_plan), shows each value old -> new and takes the typed word; a
  * card without a bundle on the stick is backed up first (a bundle carries its settings.json);
  * then nv_apply(), the values read back, and the history line "settings" with them before
@@ -135,7 +137,7 @@ static int port_screen(struct wizard *w, int i, struct wiz_nv *x, struct cx_stat
 	int choice = -1, rc;
 
 	for (unsigned k = 0; k < NPORT; k++)
-		if (nv_setting_find(port_rows[k], &idx[n]) && x->s.avail[idx[n]]) {
+		if (nv_setting_find_gen(x->s.gen, port_rows[k], &idx[n]) && x->s.avail[idx[n]]) {
 			want[n] = x->s.value[idx[n]];
 			items[n + 1] = labels[n];
 			n++;
@@ -182,9 +184,11 @@ void flow_settings_after_crossflash(struct wizard *w, int i)
 	struct cx_status st = {0};
 	struct wiz_nv x;
 
-	if (w->cards[i].fs3) {
-		wiz_say(w, "Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet; the card keeps "
-			"the settings it had (its NV data, which the burn does not write)");
+	/* A ConnectX-4/4 Lx/5 in recovery mode: no firmware runs to ask (nv_open would say so). */
+	if (w->cards[i].fs3 && w->cards[i].ci.recovery) {
+		wiz_say(w, "Port type and SR-IOV: card %s is in recovery mode, and its settings are its running "
+			"firmware's: it keeps the ones it had (the burn does not write them); change them with \"Card "
+			"settings\" once its firmware runs", w->cards[i].ci.pci.bdf);
 		return;
 	}
 	int rc = wiz_open_settings(w, i, &x.d, &x.ns, &x.s, &st);
@@ -239,9 +243,11 @@ static int settings_menu(struct wizard *w, int i, struct wiz_nv *x, struct cx_st
 	return write_plan(w, i, x, &p, st);
 }
 
+/* Every card but one that refuses every write (wizard_card.no_write): what its firmware
+ * cannot answer (a ConnectX-2, recovery mode) nv_open() says in one line. */
 static bool settable(const struct wizard_card *c)
 {
-	return !c->fs3;
+	return !c->no_write;
 }
 
 int flow_settings(struct wizard *w, struct cx_status *st)
@@ -249,7 +255,6 @@ int flow_settings(struct wizard *w, struct cx_status *st)
 	struct wiz_nv x;
 	int i, rc;
 
-	inv_say_not_yet(w, "changing the card settings");
 	if ((rc = wiz_choose_card(w, "The settings of which card?", settable, "no card whose settings cxflash reaches", &i, st)))
 		return rc;
 	if (!(rc = wiz_open_settings(w, i, &x.d, &x.ns, &x.s, st)))

@@ -17,10 +17,11 @@ int flow_burn(struct wizard *w, const struct write_request *rq, struct cx_status
 	return rc;
 }
 
-/* A ConnectX-4/4 Lx/5 in recovery mode too (wizard_card.fs3): its flash names its board. */
+/* A ConnectX-4/4 Lx/5 in recovery mode too (wizard_card.fs3): its flash names its board.
+ * Never a card that refuses every write (wizard_card.no_write: secure firmware). */
 static bool has_recommendation(const struct wizard_card *c)
 {
-	return (!c->ci.recovery || c->ci.have_fs3) && inv_best(c) != NULL;
+	return (!c->ci.recovery || c->ci.have_fs3) && !c->no_write && inv_best(c) != NULL;
 }
 
 int flow_update(struct wizard *w, struct cx_status *st)
@@ -44,7 +45,7 @@ int flow_update(struct wizard *w, struct cx_status *st)
 
 static bool any(const struct wizard_card *c)
 {
-	return c->matched;
+	return c->matched && !c->no_write;
 }
 
 int flow_burn_file(struct wizard *w, struct cx_status *st)

@@ -29,9 +29,11 @@ void inv_free(struct wizard *w)
 	w->ncards = 0;
 }
 
-/* A ConnectX-4 / 4 Lx / 5 whose firmware runs: cxflash works on it, the wizard not yet. */
-#define CLI_ONLY "its firmware runs; cxflash's q, v, probe, backup and burn work on it from the shell " \
-	"(cxflash(1)), the wizard offers these cards in recovery mode only for now"
+/* A running ConnectX-4/4 Lx/5 whose firmware is secure (MGIR): burn_fs3 refuses it
+ * (ops/burn_fs3.h), and so the wizard offers it nothing that writes, saying what works. */
+#define SECURE_FW "it runs secure firmware, which takes a new image only through its own signed update " \
+	"(MCC), which cxflash does not do. What works: recovery mode (power off, set the card's " \
+	"recovery strap, boot again), where the flash is written directly"
 
 /* The names and versions of a card's image: FS2 (ci.f) or, on a ConnectX-4/4 Lx/5, FS3/FS4. */
 static void read_image_facts(struct wizard *w, struct wizard_card *c)
@@ -58,15 +60,14 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 	memset(c, 0, sizeof(*c));
 	const struct pci_id *row = pci_id_row(pci->device);
 	const struct chip_desc *chip = row ? chip_by_family(row->family) : NULL;
-	/* A ConnectX-4/4 Lx/5 is worked on in recovery mode; a running one is named with what
-	 * works from the shell, and every later chip with the chip table's reason. */
-	bool gen5 = chip && chip->support == CHIP_CARDS && chip->format != CHIP_FW_FS2;
-	c->fs3 = gen5 && pci->kind == PCI_KIND_RECOVERY;
-	if (chip && (chip->support != CHIP_CARDS || gen5) && !c->fs3) {
+	/* A ConnectX-4/4 Lx/5 is read in either mode (in recovery mode directly, running through
+	 * its firmware: dev/chip.h); every later chip is named with the chip table's reason. */
+	c->fs3 = chip && chip->support == CHIP_CARDS && chip->format != CHIP_FW_FS2;
+	if (chip && chip->support != CHIP_CARDS) {
 		c->ci.pci = *pci;
 		snprintf(c->ci.chip, sizeof(c->ci.chip), "%s", chip->name);
 		c->ci.recovery = pci->kind == PCI_KIND_RECOVERY;
-		c->not_worked_on = gen5 ? CLI_ONLY : chip->limit;
+		c->not_worked_on = chip->limit;
 		return;
 	}
 	if (w->bus.open(w->bus.ctx, pci, &d, &st) == CX_OK) {
@@ -79,6 +80,8 @@ static void read_one(struct wizard *w, const struct pci_card *pci, struct wizard
 		c->ci.recovery = pci->kind == PCI_KIND_RECOVERY;
 		snprintf(c->ci.image_error, sizeof(c->ci.image_error), "%s", st.msg);
 	}
+	if (c->fs3 && !c->ci.recovery && c->ci.fw_secured)
+		c->no_write = SECURE_FW;
 	card_facts_from_info(&c->k, &c->ci);
 	read_image_facts(w, c);
 	for (int k = 0; k < w->nbacked_up; k++)
@@ -153,7 +156,8 @@ const struct match_candidate *inv_best(const struct wizard_card *c)
 void inv_label(const struct wizard_card *c, char *out, size_t n)
 {
 	if (c->ci.have_fs3)
-		snprintf(out, n, "%s  %s  %s  FW %s  RECOVERY MODE", c->ci.pci.bdf, c->ci.chip, c->ci.fs3_psid, c->fw);
+		snprintf(out, n, "%s  %s  %s  FW %s%s", c->ci.pci.bdf, c->ci.chip, c->ci.fs3_psid, c->fw,
+			 c->ci.recovery ? "  RECOVERY MODE" : "");
 	else if (c->ci.recovery)
 		snprintf(out, n, "%s  %s  RECOVERY MODE", c->ci.pci.bdf, c->ci.chip);
 	else if (c->ci.have_image)
@@ -197,26 +201,47 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h)
 	}
 }
 
-/* A ConnectX-4/4 Lx/5 in recovery mode: what its flash holds, and what the wizard does with it. */
+/* What the wizard offers a ConnectX-4/4 Lx/5: the burns in either mode, unbrick in recovery
+ * mode, settings with its firmware running; nothing that writes to secure firmware. */
+static void show_fs3_offer(FILE *o, const struct wizard_card *c)
+{
+	if (c->no_write) {
+		fprintf(o, "    NOTHING THAT WRITES IS OFFERED: %s\n", c->no_write);
+		return;
+	}
+	if (c->ci.recovery)
+		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick; settings: once its firmware runs\n");
+	else
+		fprintf(o, "    offered: update / cross-flash, burn a file, settings\n");
+	fprintf(o, "    not yet: restore, GUIDs/MACs, boot ROM\n");
+}
+
+/* A ConnectX-4/4 Lx/5, in recovery mode or its firmware running: what its flash holds, what
+ * runs, and what the wizard does with it. */
 static void show_fs3(struct wizard *w, const struct wizard_card *c)
 {
 	FILE *o = w->out;
 
-	fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; ");
+	if (c->ci.recovery)
+		fprintf(o, "    RECOVERY MODE (flash recovery): no firmware runs; ");
+	else
+		fprintf(o, "    its firmware runs (cxflash reaches its flash through it); ");
 	if (!c->ci.have_fs3) {
 		fprintf(o, "the flash holds no valid image: %s\n", c->ci.image_error);
 		fprintf(o, "    (cxflash cannot put a ConnectX-4/4 Lx/5 card's device data back yet: nothing is offered "
 			   "but a backup)\n");
 		return;
 	}
-	fprintf(o, "its flash holds an %s image\n    PSID %s  FW %s\n", c->ci.fs3_format, c->ci.fs3_psid, c->fw);
+	fprintf(o, "its flash holds an %s image\n    PSID %s  FW %s", c->ci.fs3_format, c->ci.fs3_psid, c->fw);
+	if (c->running[0] && strcmp(c->running, c->fw))
+		fprintf(o, " (running %s until a cold restart)", c->running);
+	fprintf(o, "\n");
 	if (c->ci.fs3_ids)
 		fprintf(o, "    base GUID %016llx  base MAC %012llx (its device data: every burn keeps them)\n",
 			(unsigned long long)c->ci.fs3_guid, (unsigned long long)c->ci.fs3_mac);
 	else
 		fprintf(o, "    GUIDs/MACs: its device data holds none\n");
-	fprintf(o, "    offered: update / cross-flash, burn a file, unbrick; not yet: restore, GUIDs/MACs, boot ROM, "
-		   "settings\n");
+	show_fs3_offer(o, c);
 	fprintf(o, "    backup on the stick: %s\n", c->has_backup ? "yes" : "NONE YET");
 }
 
@@ -300,7 +325,7 @@ void inv_show(struct wizard *w)
 		fprintf(o, "Firmware library: %zu image%s: %zu usable\n", w->lib.m.n, w->lib.m.n == 1 ? "" : "s", ok);
 		if (later)
 			fprintf(o, "  %zu of them for ConnectX-4 and later (FS3/FS4): offered for ConnectX-4, 4 Lx and 5 "
-				"cards in recovery mode only\n", later);
+				"cards\n", later);
 	}
 	fprintf(o, "Backups on the stick: %d\n", w->ix.n);
 	data_area_show(w);

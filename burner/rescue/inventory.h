@@ -29,7 +29,7 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h);
 /* The card a job record (pending.h) is about: slot, family, node GUID. */
 void inv_pending_card(const struct wizard_card *c, struct pending *p);
 /* "0000:01:00.0 ConnectX-3 A1 HP_0280210019 FW 2.40.5030" for menus; a ConnectX-4/4 Lx/5 in
- * recovery mode: its PSID, FW and "RECOVERY MODE". */
+ * either mode: its PSID and FW, and "RECOVERY MODE" in recovery mode. */
 void inv_label(const struct wizard_card *c, char *out, size_t n);
 /* The PSID of the card's image (FS2, or a ConnectX-4/4 Lx/5's FS3/FS4), or NULL. */
 const char *inv_psid(const struct wizard_card *c);

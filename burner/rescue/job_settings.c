@@ -32,6 +32,7 @@ int job_settings_parse(const char *list, struct job_settings *s, struct cx_statu
 {
 	struct nv_state any = {.ports = NV_PORTS, .max_vfs = 0xFFFF, .max_log_bar = 31};
 	struct nv_plan p;
+	struct cx_status other = {0};
 
 	memset(s, 0, sizeof(*s));
 	if (!(s->text = strdup(list)))
@@ -45,7 +46,23 @@ int job_settings_parse(const char *list, struct job_settings *s, struct cx_statu
 		any.avail[i] = true;
 	if (!s->n)
 		return cx_fail(st, CX_EUSAGE, "settings= is NAME=VALUE,... (LINK_TYPE_P1=ETH)");
-	return nv_plan(&any, s->item, s->n, &p, st);
+	/* A list one generation's cards take (ops/nv_table.h: ConnectX-3's, or ConnectX-4/4 Lx/5's,
+	 * whose names and values differ in part); each chosen card checks it again as its own. */
+	any.gen = NV_GEN4;
+	if (!nv_plan(&any, s->item, s->n, &p, st))
+		return CX_OK;
+	any.gen = NV_GEN5;
+	if (!nv_plan(&any, s->item, s->n, &p, &other)) {
+		cx_status_clear(st);
+		return CX_OK;
+	}
+	/* Refused by both: the reason of the generation that knows every name, if one does
+	 * (LEGACY_BOOT_PROTOCOL=bogus: a bad value, not an unknown setting). */
+	if (st->code == CX_ESETTING && other.code != CX_ESETTING) {
+		cx_status_clear(st);
+		return cx_fail(st, other.code, "%s", other.msg);
+	}
+	return st->code;
 }
 
 void job_settings_free(struct job_settings *s)
@@ -67,8 +84,13 @@ int job_settings_check(struct wizard *w, int i, const struct job_settings *s, st
 	device_close(&d);
 	c->asked = true;
 	c->n = s->n;
-	for (unsigned k = 0; k < s->n; k++)
-		nv_setting_find(name_of(s->item[k], c->name[k], sizeof(c->name[k])), &c->idx[k]);
+	/* the rows of the card's generation (ops/nv_table.h): the same name is another row on a
+	 * ConnectX-4/4 Lx/5 than on a ConnectX-3 */
+	for (unsigned k = 0; k < s->n; k++) {
+		name_of(s->item[k], c->name[k], sizeof(c->name[k]));
+		if (rc || !nv_setting_find_gen(cur.gen, c->name[k], &c->idx[k]))
+			nv_setting_find(c->name[k], &c->idx[k]);
+	}
 	if (rc) {
 		c->rc = rc;                   /* the card's, not the list's: the write goes on */
 		snprintf(c->why, sizeof(c->why), "%s", why.msg);

@@ -144,8 +144,9 @@ const char *job_verify_card(const struct wizard_card *c, const struct verify_exp
 			 *psid ? psid : "no PSID", c->fw[0] ? c->fw : "no FW", e->psid, e->fw);
 		return "failed";
 	}
-	if (c->fs3) {
-		/* Recovery mode runs no firmware: the flash is all there is to check. */
+	if (c->fs3 && c->ci.recovery) {
+		/* Recovery mode runs no firmware: the flash is all there is to check (a running
+		 * ConnectX-4/4 Lx/5 is checked as any card: its running FW is MGIR's). */
 		snprintf(msg, n, "the flash holds %s %s, the one written; the card is in recovery mode (no firmware "
 			 "runs): remove its flash-not-present jumper to boot it", e->psid, e->fw);
 		return "ok";

@@ -62,7 +62,12 @@ static void write_burn(struct wizard *w, int i, struct job_outcome *r)
 	const struct wizard_card *c = &w->cards[i];
 	struct cx_status st = {0};
 
-	/* A ConnectX-4/4 Lx/5 is burned in recovery mode (wizard_card.fs3), its device data kept. */
+	/* A ConnectX-4/4 Lx/5 (wizard_card.fs3) is burned in either mode, its device data kept,
+	 * unless its firmware is secure (wizard_card.no_write). */
+	if (c->no_write) {
+		job_outcome(r, "refused", "%s; nothing written", c->no_write);
+		return;
+	}
 	if (c->ci.recovery && !c->ci.have_fs3) {
 		job_outcome(r, "refused", c->fs3 ? "the card's flash holds no valid image: cxflash cannot put a "
 			    "ConnectX-4/4 Lx/5 card's device data back yet" : "the card is in recovery mode: unbrick it "

@@ -32,14 +32,18 @@
  *                             the card's write succeeded or found nothing to write
  *                             (job_settings.c); a bad name or value, or one a chosen card
  *                             does not take, refuses the whole job before anything is
- *                             written; a card whose settings cannot be read (ConnectX-2,
- *                             firmware not started) is still written, and fails the job
+ *                             written (each card checks it against its own generation's
+ *                             rows, ops/nv_table.h: a ConnectX-3's, or a running ConnectX-4/
+ *                             4 Lx/5's); a card whose settings cannot be read (ConnectX-2,
+ *                             recovery mode, firmware not started) is still written, and
+ *                             fails the job
  *
  * A card the job refuses (a RISKY target, a card in recovery mode outside a
  * restore, nothing to burn because no image fits) is written nothing and
  * makes the job fail, so the wizard stays up instead of powering off; a card already up to
- * date is fine. A ConnectX-4/4 Lx/5 in recovery mode (wizard.h: wizard_card.fs3) is not refused
- * by update and crossflash: its FS3/FS4 image is burned, its device data kept. The writes go
+ * date is fine. A ConnectX-4/4 Lx/5 (wizard.h: wizard_card.fs3), in recovery mode or its
+ * firmware running, is not refused by update and crossflash: its FS3/FS4 image is burned, its
+ * device data kept; one that runs secure firmware is (wizard_card.no_write). The writes go
  * through the same steps as the menu's (backup first, job record, failsafe burn, history). The report, reports/<UTC>-<job>.json
  * in the data folder, says per card what was done (its boot ROM before and after too),
  * and the settings asked before and after; it is written last. */

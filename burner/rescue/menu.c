@@ -39,7 +39,8 @@ static bool has_upgrade(const struct wizard *w)
 {
 	for (int i = 0; i < w->ncards; i++) {
 		const struct match_candidate *m = inv_best(&w->cards[i]);
-		if (m && (!w->cards[i].ci.recovery || w->cards[i].ci.have_fs3) && (m->rel == REL_CROSS_FLASH || m->version_cmp > 0))
+		if (m && (!w->cards[i].ci.recovery || w->cards[i].ci.have_fs3) && !w->cards[i].no_write &&
+		    (m->rel == REL_CROSS_FLASH || m->version_cmp > 0))
 			return true;
 	}
 	return false;

@@ -41,8 +41,8 @@ static void show_plan(struct wizard *w, const struct write_request *rq)
 
 	fprintf(o, "\n== %s: card %s (%s) ==\n", rq->action, c->ci.pci.bdf, c->ci.chip);
 	if (c->ci.have_fs3) {
-		fprintf(o, "  from: PSID %-16s FW %-12s (%s image; recovery mode: no firmware runs)\n", c->ci.fs3_psid,
-			c->fw, c->ci.fs3_format);
+		fprintf(o, "  from: PSID %-16s FW %-12s (%s image; %s)\n", c->ci.fs3_psid, c->fw, c->ci.fs3_format,
+			c->ci.recovery ? "recovery mode: no firmware runs" : "through its running firmware");
 	} else if (c->ci.have_image) {
 		const struct fs2_image *img = &c->ci.f.img;
 		wiz_roms_text(from_rom, sizeof(from_rom), img->nroms, img->roms);
@@ -152,7 +152,11 @@ static int before_word(struct wizard *w, const struct write_request *rq, uint8_t
 	if (rq->m && rq->m->verdict == MATCH_REFUSED)
 		return cx_fail(st, CX_EMISMATCH, "%s is refused for this card: %s", rq->e->name,
 			       rq->m->nreasons ? rq->m->reasons[0] : rq->m->line);
-	/* burn_card() would refuse these after the word, naming cxflash's options: say them first. */
+	/* burn_card() would refuse these after the word (and after the backup), or name
+	 * cxflash's options: say them first. */
+	if (c->no_write)
+		return cx_fail(st, CX_EUNSUPPORTED, "card %s (%s): %s; nothing written", c->ci.pci.bdf, c->ci.chip,
+			       c->no_write);
 	if (c->fs3 && rq->ident)
 		return cx_fail(st, CX_EUNSUPPORTED, "card %s (%s): its GUIDs and MACs are its device data, which a burn "
 			       "keeps and never writes: none can be given to it", c->ci.pci.bdf, c->ci.chip);

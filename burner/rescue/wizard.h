@@ -89,12 +89,16 @@ struct wizard_card {
 	/* A family cxflash does not work on (ConnectX-4 and later, dev/chip.h): the chip
 	 * table's reason, else NULL. Such a card is shown, never opened or offered. */
 	const char *not_worked_on;
-	/* A ConnectX-4/4 Lx/5 in recovery mode (dev/chip.h), its FS3/FS4 image read
-	 * as q reads it (ci.have_fs3, ci.fs3_*). Offered the burns (update, cross-flash, burn a
-	 * file, unbrick): its GUIDs/MACs are its device data, which a burn never writes, so it is
-	 * never given any. Restore, GUIDs/MACs, boot ROM and settings are not offered
+	/* A ConnectX-4/4 Lx/5 (dev/chip.h), in recovery mode (ci.recovery) or its firmware running,
+	 * its FS3/FS4 image read as q reads it (ci.have_fs3, ci.fs3_*; running: ci.running from
+	 * MGIR). Offered the burns (update, cross-flash, burn a file; unbrick in recovery mode): its
+	 * GUIDs/MACs are its device data, which a burn never writes, so it is never given any. Its
+	 * settings once its firmware runs. Restore, GUIDs/MACs and boot ROM are not offered
 	 * (inventory.h: inv_say_not_yet). */
 	bool fs3;
+	/* Why nothing that writes is offered for it though it is read (a running ConnectX-4/4
+	 * Lx/5 with secure firmware), else NULL. A backup is still made. */
+	const char *no_write;
 };
 
 struct wizard {

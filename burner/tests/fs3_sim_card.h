@@ -92,7 +92,7 @@ static inline void sc_older(struct cxsim_card *c, const struct f3 *b, int slot)
 
 /* part: a flash part of the model's table (NULL: the chip's 16 MiB default). The card is
  * strapped into recovery mode (params.recovery): with a valid image the model would run its
- * firmware, and cxflash works on these cards in recovery mode only (dev/chip.h). */
+ * firmware, and cxflash would reach the flash through it (sc_new_running). */
 static inline struct cxsim_card *sc_new_part(enum cxsim_chip chip, bool wp, const char *part)
 {
 	struct cxsim_params p;

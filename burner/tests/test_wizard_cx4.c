@@ -4,84 +4,18 @@
  * (PSID HP_2420110034, an FS3 image from the tests' builder, its own device data) strapped
  * into recovery mode, the stock MCX4121A-ACAT image (MT_2420110034) in the library, the real
  * board table (its stated HPE -> Mellanox row). Cross-flashed from the menu and by the
- * crossflash job, unbricked from the menu; restore, GUIDs/MACs, boot ROM and settings said
- * to be not there yet, nothing written; a card whose flash holds no valid image refused.
+ * crossflash job, unbricked from the menu; restore, GUIDs/MACs and boot ROM said to be not
+ * there yet, settings said to need the running firmware, nothing written; a card whose flash
+ * holds no valid image refused. Its firmware running: test_wizard_cx4_running.c.
  *
- * Judged by the card model (sim/core: its flash array, its counters, the image its boot ROM
- * finds, which shares no code with cxflash) and by what the wizard left on the stick. */
+ * The card and the checks of a cross-flash: wizard_cx4_card.h. Judged by the card model
+ * (sim/core: its flash array, its counters, the image its boot ROM finds, which shares no
+ * code with cxflash) and by what the wizard left on the stick. */
 
-#include <stdio.h>
-#include <string.h>
-
-#include "fs3_card.h"
-#include "fs3_sim_card.h"
-#include "wizard_checks.h"
-#include "wizard_rig.h"
-
-#define OEM_PSID "HP_2420110034"    /* library/boards.txt: HPE 640SFP28, 817753-B21 */
-#define STOCK_FS3_PSID "MT_2420110034" /* its stock target, MCX4121A-ACAT */
-#define BDF1 "0000:01:00.0"
-#define BASE_GUID "0002c9030011aa00"  /* SC_GUID, in the card's DEV_INFO (fc_card_devdata) */
-#define BASE_MAC "0002c9030011"       /* SC_GUID >> 16, the same section's MAC */
-
-static struct f3 card_img, stock_img; /* 128 KiB each: off the stack */
-
-/* The HPE card: an older OEM image in slot 0, its device data its own, strapped into
- * recovery mode; the stock image in the library as stock-cx4lx.bin. The flash as it was is
- * kept in *before (n bytes). */
-static struct cxsim_card *hpe_card(struct rig *r, const uint8_t **before, size_t *n)
-{
-	struct f3_spec s = f3_defaults(false);
-	struct cxsim_params p;
-	char path[256];
-	FILE *f;
-
-	s.rom = true;
-	f3_build(&stock_img, &s);
-	s.psid = OEM_PSID;
-	s.ver[2] = 1; /* 14.32.1: older than the stock 14.32.1010 */
-	f3_build(&card_img, &s);
-	fc_card_devdata(&card_img, SC_GUID);
-	cxsim_params_default(&p, CXSIM_CX4LX);
-	p.recovery = true;
-	struct cxsim_card *c = add_params_card(r, &p);
-	sc_install(c, &card_img, 0);
-	snprintf(path, sizeof(path), "%s/stock-cx4lx.bin", r->fw);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(stock_img.buf, 1, stock_img.len, f), stock_img.len);
-	assert_int_equal(fclose(f), 0);
-	r->o.boards = REAL_TABLE;
-	*before = watch_flash(r, c, n);
-	return c;
-}
-
-/* The card now boots the stock image (the model's boot ROM says so, in the other slot), and
- * every device section is byte for byte as before: the same GUIDs, MACs, VSD and settings. */
-static void expect_stock_devdata_kept(struct cxsim_card *c, const uint8_t *before, size_t n)
-{
-	const struct cxsim_boot *b = cold_boot(c);
-	size_t m;
-
-	assert_int_equal(b->fs, 3);
-	assert_string_equal(b->psid, STOCK_FS3_PSID);
-	assert_int_equal(b->fw_ver[0], 14);
-	assert_int_equal(b->fw_ver[2], 1010);
-	assert_int_equal(b->slot, 1);
-	assert_null(sc_devdata_diff(&card_img, before, cxsim_flash(c, &m), n));
-	assert_int_equal(m, n);
-}
-
-/* The one bundle on the stick holds the card's flash as it was before the burn. */
-static void expect_backup_of(const struct rig *r, const uint8_t *before, size_t n)
-{
-	int equal = 0;
-
-	assert_int_equal(bundles(r, before, n, &equal), 1);
-	assert_int_equal(equal, 1);
-}
+#include "wizard_cx4_card.h"
 
 /* Menu 2, the one card, the word, power off: the inventory, the plan, the backup first, the
- * burn, no settings screen, the power-off; the next boot (the card still strapped) says what
+ * burn, no settings screen (no firmware runs to keep them), the power-off; the next boot (the card still strapped) says what
  * its flash holds. */
 static void test_cx4lx_crossflash_from_the_menu(void **state)
 {
@@ -109,7 +43,11 @@ static void test_cx4lx_crossflash_from_the_menu(void **state)
 	size_t writing = said_at(r, "Writing stock-cx4lx.bin onto " BDF1), ok = said_at(r, "card " BDF1 ": OK: FW 14.32.0001");
 	assert_true(word < bk && bk < writing && writing < ok);
 	assert_true(ok < said_at(r, "Powering off."));
-	expect_said(r, "Port type and SR-IOV: not in cxflash for ConnectX-4, 4 Lx and 5 cards yet");
+	expect_said(r, "    offered: update / cross-flash, burn a file, unbrick; settings: once its firmware runs\n"
+		       "    not yet: restore, GUIDs/MACs, boot ROM\n");
+	expect_said(r, "Port type and SR-IOV: card " BDF1 " is in recovery mode, and its settings are its running "
+		       "firmware's");
+	expect_not_said(r, "== Port type and SR-IOV");
 	/* no trace: its backup's reads through the VSEC would not fit the stick */
 	expect_said(r, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would make it too large");
 	char traces[256];
@@ -152,8 +90,9 @@ static void test_cx4lx_unbrick(void **state)
 	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", "\"node_guid\":\"" BASE_GUID "\"");
 }
 
-/* The backup of every card is the default and takes it; then restore, GUIDs/MACs, boot ROM
- * and settings: one line each, the card not offered, nothing written. */
+/* The backup of every card is the default and takes it; then restore, GUIDs/MACs, boot ROM:
+ * one line each, the card not offered; settings: the card is in recovery mode, no firmware
+ * runs to keep them; nothing written, no settings command sent. */
 static void test_cx4lx_not_offered(void **state)
 {
 	struct rig *r = *state;
@@ -171,9 +110,11 @@ static void test_cx4lx_not_offered(void **state)
 	expect_said(r, "setting GUIDs/MACs (a burn keeps its own, in its device data) is not in cxflash");
 	expect_said(r, "changing the boot ROM (it is in the signed image: burn the image with the ROM you want) is "
 		       "not in cxflash");
-	expect_said(r, "changing the card settings is not in cxflash");
-	expect_said(r, "no card whose settings cxflash reaches");
+	expect_not_said(r, "changing the card settings is not in cxflash");
+	expect_said(r, BDF1 ": the card is in flash-recovery mode: no firmware runs to keep its settings; burn an "
+		       "image first; nothing written");
 	expect_untouched(c, before, n);
+	assert_int_equal(cxsim_counters(c)->nv_write_cmds, 0);
 }
 
 /* job=crossflash yes=1: the same burn unattended, the backup first, the report; then

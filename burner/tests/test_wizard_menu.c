@@ -95,11 +95,12 @@ static void add_fs3_image(struct rig *r, const char *name)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* A ConnectX-4 Lx in the first slot (its identity only, cxsim's --hw-id): the inventory
- * names it and says in one line that nothing is offered for it; the card menu lists the
- * two ConnectX-3 cards alone; the ConnectX-4 Lx gets no crspace write. An FS3 image in the
- * library is counted and said to be offered for these cards in recovery mode only (a running
- * one, as here, is not worked on: test_wizard_cx4.c has one in recovery mode). */
+/* A ConnectX-6 in the first slot (its identity only, cxsim's --hw-id: a family cxflash reads
+ * files of only): the inventory names it and says in one line, the chip table's reason, that
+ * nothing is offered for it; the card menu lists the two ConnectX-3 cards alone; the
+ * ConnectX-6 gets no crspace write. An FS3 image in the library is counted and said to be
+ * offered for ConnectX-4, 4 Lx and 5 cards (test_wizard_cx4.c has one in recovery mode,
+ * test_wizard_cx4_running.c one whose firmware runs). */
 static void test_files_only_card_shown_not_offered(void **state)
 {
 	struct rig *r = *state;
@@ -107,8 +108,8 @@ static void test_files_only_card_shown_not_offered(void **state)
 	struct cxsim_params *p = cxsim_params_mut(lx);
 	size_t n;
 
-	p->hw_id = 0x20B;       /* ConnectX-4 Lx, dev/chip.c */
-	p->pci_device = 0x1015;
+	p->hw_id = 0x20F;       /* ConnectX-6, dev/chip.c */
+	p->pci_device = 0x101B;
 	hp_card(r);
 	old_stock_card(r);
 	add_image(r, "stock.bin", STOCK_IMAGE, NULL, 0);
@@ -117,16 +118,15 @@ static void test_files_only_card_shown_not_offered(void **state)
 	uint64_t writes = cxsim_counters(lx)->cr_writes;
 
 	expect_run(r, "9\n2\n2\nFLASH\n2\n10\n", CX_OK);
-	expect_said(r, " 1. 0000:01:00.0  ConnectX-4 Lx  15b3:1015");
-	expect_said(r, "    ConnectX-4 Lx: its firmware runs; cxflash's q, v, probe, backup and burn work on it from "
-		       "the shell (cxflash(1)), the wizard offers these cards in recovery mode only for now; "
-		       "nothing is offered for this card\n");
+	expect_said(r, " 1. 0000:01:00.0  ConnectX-6  15b3:101b");
+	expect_said(r, "    ConnectX-6: its firmware is signed and the chip enforces it");
+	expect_said(r, "; nothing is offered for this card\n");
 	expect_said(r, "  1. 0000:02:00.0  ConnectX-3 A1  " HP_PSID);
 	expect_said(r, "  2. 0000:03:00.0  ConnectX-3 A1  " STOCK_PSID);
 	expect_said(r, "  3. back to the menu");
 	expect_said(r, "== update: card 0000:03:00.0");
 	expect_said(r, "Firmware library: 2 images: 2 usable\n  1 of them for ConnectX-4 and later (FS3/FS4): "
-		       "offered for ConnectX-4, 4 Lx and 5 cards in recovery mode only\n");
+		       "offered for ConnectX-4, 4 Lx and 5 cards\n");
 	expect_untouched(lx, orig, n);
 	assert_int_equal(cxsim_counters(lx)->cr_writes, writes);
 }
