@@ -160,11 +160,12 @@ static int locate(struct fs3_image *img, struct cx_status *st)
 	return CX_OK;
 }
 
-int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
+static int parse(const uint8_t *buf, size_t len, struct fs3_image *img, bool dev_lost_ok, struct cx_status *st)
 {
 	int rc;
 
 	memset(img, 0, sizeof(*img));
+	img->dev_lost_ok = dev_lost_ok;
 	img->buf = buf;
 	img->len = len;
 	img->rom_entry = img->ini_entry = img->info_entry = -1;
@@ -180,6 +181,16 @@ int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_s
 	if (rc)
 		return rc;
 	return fs3_parse_sections(img, st);
+}
+
+int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
+{
+	return parse(buf, len, img, false, st);
+}
+
+int fs3_parse_dev_lost(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
+{
+	return parse(buf, len, img, true, st);
 }
 
 static const char *item_what(const struct fs3_item *it, char tmp[24])
