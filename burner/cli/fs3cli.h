@@ -37,6 +37,9 @@ int cli_fs3_run(const struct command *cmd, struct cli *c, struct fs3_file *f, in
  * go on to the FS2 code. */
 bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handled, int *rc, struct cx_status *st);
 
+/* sg --guid G --mac M -d BDF on a ConnectX-4/4 Lx/5 card: its DEV_INFO (cmd_fs3_sg.c, ops/setid_fs3.h). */
+int cli_fs3_sg(struct cli *c, struct cx_status *st);
+
 /* v [showitoc] and q [full] on a parsed file (cmd_fs3_verify.c, cmd_fs3_query.c). */
 int cli_fs3_verify(struct cli *c, struct fs3_file *f, int parse_rc, struct cx_status *st);
 int cli_fs3_query(struct cli *c, struct fs3_file *f, struct cx_status *st);

@@ -261,10 +261,11 @@ int fs3_devinfo_verdict(const struct fs3_image *img, struct cx_status *st)
 {
 	struct fs3_image tmp;
 
-	/* the verdict of every item but the DEV_INFO sections: a copy with those marked right */
+	/* the query's verdict (what mstflint's sg checks first, FsIntQueryAux) of every item but the
+	 * DEV_INFO sections: a copy with those marked right */
 	memcpy(&tmp, img, sizeof(tmp));
 	for (int i = 0; i < tmp.nitems; i++)
 		if (tmp.items[i].kind == FS3_ITEM_SECTION && tmp.items[i].type == T_DEV_INFO)
 			tmp.items[i].ok = true;
-	return fs3_verdict(&tmp, st);
+	return fs3_verdict_query(&tmp, st);
 }

@@ -83,7 +83,8 @@ int fs3_devinfo_plan(const struct fs3_image *img, const struct fs3_sg_request *r
 int fs3_devinfo_repoint(uint8_t *buf, size_t len, const struct fs3_image *img, const struct fs3_devinfo_plan *p,
 			struct cx_status *st);
 
-/* The verdict sg reads a card by: every item right except DEV_INFO sections (what sg fixes). */
+/* The verdict sg reads a card by: fs3_verdict_query()'s (the TOCs, the sections a query reads,
+ * as mstflint's UpdateSection queries first), DEV_INFO sections excepted (what sg fixes). */
 int fs3_devinfo_verdict(const struct fs3_image *img, struct cx_status *st);
 
 #endif
