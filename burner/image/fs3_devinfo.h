@@ -31,7 +31,7 @@
  *
  * allow_no_override: with guids_override_en clear the firmware takes the card's GUIDs and
  * MACs from MFG_INFO, not DEV_INFO (UNCONFIRMED on silicon: that is what the bit's name
- * and mstflint's refusal say, hw-access.md §6), so mstflint refuses sg. A card whose
+ * and mstflint's refusal say, hw-access.md §6 item 15), so mstflint refuses sg. A card whose
  * DEV_INFO is lost still fails mstflint's verify (FS4: "No DEV_INFO") and may come up in
  * recovery mode; writing a DEV_INFO that carries MFG_INFO's own values puts it back
  * without changing who the card is. So allow_no_override permits only that: the values
@@ -49,7 +49,7 @@
 #include "util/status.h"
 
 #define FS3_DEVINFO_MAX 0x1000     /* a DEV_INFO fills at most its 4 KiB sector (ours: a bound) */
-#define FS3_DEVINFO_SIG_LEN 16     /* CheckDevInfoSignature: 4 dwords, written last (§6.7) */
+#define FS3_DEVINFO_SIG_LEN 16     /* CheckDevInfoSignature: 4 dwords, written last (fs3-format.md §6.7) */
 #define FS3_DEVINFO_KILL_LEN 4     /* the old one's first dword zeroed (fs4_ops.cpp UpdateSection) */
 
 struct fs3_sg_request {
