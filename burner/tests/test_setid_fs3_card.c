@@ -303,6 +303,22 @@ static void test_refusals(void **state)
 	}
 }
 
+/* A card running secure firmware (MGIR): refused as a burn is, before anything is read. */
+static void test_secure_fw_refused(void **state)
+{
+	struct setid_fs3_opts o = sticker();
+	(void)state;
+
+	for (int fs4 = 0; fs4 < 2; fs4++) {
+		struct cxsim_card *c = sc_new_running(fs4 ? CXSIM_CX5 : CXSIM_CX4LX, false, "W25Q32", CXSIM_ICMD_SECURE_FW);
+		build(fs4, true);
+		sc_install(c, &img, 0);
+		lose_dev_info(c, fs4);
+		refused(c, &o, CX_EUNSUPPORTED, "secure firmware");
+		cxsim_free(c);
+	}
+}
+
 /* With guids_override_en clear, --restore-mfg-ids puts MFG_INFO's own GUID/MAC back. */
 static void test_restore_mfg_ids(void **state)
 {
@@ -559,7 +575,8 @@ int main(void)
 		cmocka_unit_test(test_fs4_lost),     cmocka_unit_test(test_fs4_change),
 		cmocka_unit_test(test_fs3_lost),     cmocka_unit_test(test_fs3_change),
 		cmocka_unit_test(test_refusals),     cmocka_unit_test(test_restore_mfg_ids),
-		cmocka_unit_test(test_running),      cmocka_unit_test(test_fs4_cuts),
+		cmocka_unit_test(test_running),      cmocka_unit_test(test_secure_fw_refused),
+		cmocka_unit_test(test_fs4_cuts),
 		cmocka_unit_test(test_fs3_cuts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
