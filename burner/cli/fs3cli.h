@@ -7,7 +7,7 @@
  * refused in one line with CX_EUNSUPPORTED (sg, sv, drom, brom, and every
  * command that would write a card); any other file goes on to the FS2 code
  * unchanged. With -d BDF, a ConnectX-4/4 Lx/5 card (cmd_fs3_card.c) is read as its FS3/FS4
- * image and the same commands run on it.
+ * image and the same commands run on it; sg there writes the card's DEV_INFO (cmd_fs3_sg.c).
  */
 #ifndef CX_CLI_FS3CLI_H
 #define CX_CLI_FS3CLI_H
