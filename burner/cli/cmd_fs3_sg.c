@@ -64,7 +64,7 @@ static void report(struct cli *c, const struct setid_fs3_result *r, const struct
 		json_str(&j, "device", c->device);
 		json_str(&j, "method", r->reburned ? "dev-info-and-reburn" : "dev-info");
 		json_int(&j, "start", r->start);
-		cli_json_write_end(&j, c, r->bytes_erased, r->bytes_programmed, b);
+		cli_json_write_end(&j, c, r->out.bytes_erased, r->out.bytes_programmed, b);
 	} else if (r->nothing_to_do) {
 		printf("-I- the card's DEV_INFO already holds these GUIDs/MACs: nothing written\n");
 	} else if (c->dry_run) {
@@ -74,7 +74,7 @@ static void report(struct cli *c, const struct setid_fs3_result *r, const struct
 		printf("-I- GUIDs/MACs written to the DEV_INFO of %s%s: %llu bytes erased, %llu programmed.\n"
 		       "-I- Power the machine OFF (cold restart) for the card to use them.\n", c->device,
 		       r->reburned ? " (the image burned again, failsafe, to name it)" : "",
-		       (unsigned long long)r->bytes_erased, (unsigned long long)r->bytes_programmed);
+		       (unsigned long long)r->out.bytes_erased, (unsigned long long)r->out.bytes_programmed);
 	}
 }
 

@@ -239,9 +239,7 @@ int setid_fs3_card(struct device *d, const struct setid_fs3_opts *o, struct seti
 	x->r = r;
 	struct card_write w = {.d = d, .op = &setid_fs3_op, .ctx = x, .hooks = &o->hooks, .dry_run = o->dry_run};
 	rc = card_write_run(&w, st);
-	r->out = w.out;
-	r->bytes_erased = w.out.bytes_erased;
-	r->bytes_programmed = w.out.bytes_programmed;
+	r->out = w.out; /* the bytes erased and programmed are the outcome's */
 	drop(x);
 	free(x);
 	return rc;

@@ -60,8 +60,7 @@ struct setid_fs3_result {
 	uint32_t start;
 	bool old_valid;              /* the card had a whole DEV_INFO */
 	uint64_t old_guid, old_mac, guid, mac;
-	uint64_t bytes_erased, bytes_programmed;
-	struct write_outcome out;
+	struct write_outcome out;    /* the card's state, and the bytes erased and programmed */
 };
 
 int setid_fs3_card(struct device *d, const struct setid_fs3_opts *o, struct setid_fs3_result *r,
