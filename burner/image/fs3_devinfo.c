@@ -257,7 +257,7 @@ int fs3_devinfo_repoint(uint8_t *buf, size_t len, const struct fs3_image *img, c
 	return CX_OK;
 }
 
-int fs3_devinfo_verdict(const struct fs3_image *img, struct cx_status *st)
+int fs3_devinfo_verdict(const struct fs3_image *img, bool whole, struct cx_status *st)
 {
 	struct fs3_image tmp;
 
@@ -267,5 +267,5 @@ int fs3_devinfo_verdict(const struct fs3_image *img, struct cx_status *st)
 	for (int i = 0; i < tmp.nitems; i++)
 		if (tmp.items[i].kind == FS3_ITEM_SECTION && tmp.items[i].type == T_DEV_INFO)
 			tmp.items[i].ok = true;
-	return fs3_verdict_query(&tmp, st);
+	return whole ? fs3_verdict(&tmp, st) : fs3_verdict_query(&tmp, st);
 }

@@ -84,7 +84,9 @@ int fs3_devinfo_repoint(uint8_t *buf, size_t len, const struct fs3_image *img, c
 			struct cx_status *st);
 
 /* The verdict sg reads a card by: fs3_verdict_query()'s (the TOCs, the sections a query reads,
- * as mstflint's UpdateSection queries first), DEV_INFO sections excepted (what sg fixes). */
-int fs3_devinfo_verdict(const struct fs3_image *img, struct cx_status *st);
+ * as mstflint's UpdateSection queries first), or with whole fs3_verdict()'s (every item: what
+ * a write's report of the card after a failure judges by, ops/write_procedure.c), DEV_INFO
+ * sections excepted (what sg fixes: a card whose DEV_INFO is lost still boots). */
+int fs3_devinfo_verdict(const struct fs3_image *img, bool whole, struct cx_status *st);
 
 #endif

@@ -51,7 +51,7 @@ static int read_card(struct device *d, struct sg_ctx *x, struct cx_status *st)
 		return cx_fail(st, rc, "%s", pst.msg);
 	rc = fs3_parse_dev_lost(x->card.flash, x->card.size, &x->img, st);
 	if (!rc)
-		rc = fs3_devinfo_verdict(&x->img, st);
+		rc = fs3_devinfo_verdict(&x->img, false, st);
 	if (rc) {
 		snprintf(why, sizeof(why), "%s", st->msg);
 		cx_status_clear(st);
@@ -184,7 +184,7 @@ static int write(struct card_write *w, struct cx_status *st)
 	struct failsafe_io io;
 
 	dx.progress = cw_progress(w, &dx.progress_arg);
-	dx.if_failed = "the card still has a whole DEV_INFO, old or new, and boots";
+	dx.if_failed = "the card boots, its DEV_INFO old or new";
 	device_io_init(&io, &dx);
 	int rc = devinfo_order_write(&io, &x->p, x->have_b ? &x->b : NULL, st);
 	if (!rc && x->have_b) {

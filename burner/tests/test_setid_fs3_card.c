@@ -566,6 +566,78 @@ static void chip_campaign(enum cxsim_chip chip)
 	assert_true(total >= MIN_CUTS);
 }
 
+/* The power drops and comes back at once, delay config accesses after the cut_w-th write
+ * command of sg was sent; the gateway then stays busy until cxflash gives its command up (as
+ * test_powercut_fs3_card.c's brownout). What cxflash then says the card is must be what the
+ * model shows: an image that boots (never partly-written: no step of the order breaks it),
+ * and the DEV_INFO the judge finds whole. */
+struct brownout {
+	struct cxsim_card *card;
+	uint64_t w0, cut_w, delay, after, reads_at;
+	int phase;
+};
+
+static void brownout_hook(void *ctx, struct cxsim_card *card)
+{
+	struct brownout *b = ctx;
+
+	if (card != b->card)
+		return;
+	if (b->phase == 0 && writes(card) - b->w0 >= b->cut_w && b->after++ >= b->delay) {
+		cxsim_power_cycle(card);
+		cxsim_params_mut(card)->stuck_busy = true;
+		b->reads_at = cxsim_counters(card)->cr_reads;
+		b->phase = 1;
+	} else if (b->phase == 1 && cxsim_counters(card)->cr_reads - b->reads_at >= 64) {
+		cxsim_params_mut(card)->stuck_busy = false;
+		b->phase = 2;
+	}
+}
+
+static void state_campaign(enum cxsim_chip chip)
+{
+	bool fs4 = chip == CXSIM_CX5;
+	unsigned runs = 0, seen[4] = {0};
+
+	for (int lost = 0; lost < 2; lost++) {
+		struct cxsim_card *c = campaign_card(chip, lost, 0);
+		struct setid_fs3_opts o = sticker();
+		struct setid_fs3_result r;
+		struct cx_status st = {0};
+		uint64_t w0 = writes(c);
+		assert_int_equal(run_sg(c, &o, &r, &st), CX_OK);
+		uint64_t wcmds = writes(c) - w0;
+		cxsim_free(c);
+		for (uint64_t w = 1; w <= wcmds; w++)
+			for (uint64_t delay = 0; delay <= 40; delay += 40, runs++) {
+				struct brownout b = {.card = campaign_card(chip, lost, 0), .cut_w = w, .delay = delay};
+				b.w0 = writes(b.card);
+				memset(&st, 0, sizeof(st));
+				sim_cfg_set_hook(brownout_hook, &b);
+				int rc = run_sg(b.card, &o, &r, &st);
+				sim_cfg_set_hook(NULL, NULL);
+				cxsim_params_mut(b.card)->stuck_busy = false;
+				cxsim_power_cycle(b.card);
+				struct judged j = judge(b.card, fs4);
+				if (b.phase != 2 || rc == CX_OK || !cxsim_boot_info(b.card)->booted ||
+				    (r.out.state != CARD_OLD_BOOTS && r.out.state != CARD_NEW_BOOTS) || j.broken ||
+				    (!lost && !j.whole))
+					fail_msg("%s, DEV_INFO %s, cut %llu accesses after write %llu: sg returned %d, says %s, "
+						 "%d whole DEV_INFO: %s", cxsim_chip_name(chip), lost ? "lost" : "whole",
+						 (unsigned long long)delay, (unsigned long long)w, rc,
+						 card_state_name(r.out.state), j.whole, st.msg);
+				seen[r.out.state]++;
+				cxsim_free(b.card);
+			}
+	}
+	printf("%s: %u runs of sg cut (power off and on, the command failing): cxflash said old-image-boots %u, "
+	       "new-image-boots %u; partly-written 0\n", cxsim_chip_name(chip), runs, seen[CARD_OLD_BOOTS],
+	       seen[CARD_NEW_BOOTS]);
+}
+
+static void test_fs4_state(void **state) { (void)state; state_campaign(CXSIM_CX5); }
+static void test_fs3_state(void **state) { (void)state; state_campaign(CXSIM_CX4LX); }
+
 static void test_fs3_cuts(void **state) { (void)state; chip_campaign(CXSIM_CX4LX); }
 static void test_fs4_cuts(void **state) { (void)state; chip_campaign(CXSIM_CX5); }
 
@@ -576,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_fs3_lost),     cmocka_unit_test(test_fs3_change),
 		cmocka_unit_test(test_refusals),     cmocka_unit_test(test_restore_mfg_ids),
 		cmocka_unit_test(test_running),      cmocka_unit_test(test_secure_fw_refused),
+		cmocka_unit_test(test_fs4_state),    cmocka_unit_test(test_fs3_state),
 		cmocka_unit_test(test_fs4_cuts),
 		cmocka_unit_test(test_fs3_cuts),
 	};
