@@ -116,7 +116,8 @@ static int where_fs3(const struct fs3_image *img, struct fs3_devinfo_plan *p, st
 {
 	int dev = -1;
 
-	for (int i = 0; i < img->nentries; i++)
+	/* the first, as Fs3GetItocInfo finds it */
+	for (int i = 0; i < img->nentries && dev < 0; i++)
 		if (img->entries[i].type == T_DEV_INFO && img->entries[i].device_data)
 			dev = i;
 	if (dev < 0)
