@@ -60,8 +60,8 @@ def lose_dev_info(stem):
     p.write_bytes(bytes(f))
 
 
-def sticker(s, *more, what="sg"):
-    return dev(s, "--guid", STICKER_GUID, "--mac", STICKER_MAC, "--no-backup", *more, "sg", what=what)
+def sticker(s, *more, what="sg", input=None):
+    return dev(s, "--guid", STICKER_GUID, "--mac", STICKER_MAC, "--no-backup", *more, "sg", what=what, input=input)
 
 
 def shows_sticker(s):
