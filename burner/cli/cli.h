@@ -48,6 +48,7 @@ struct cli {
 	const char *identity_from;  /* --identity-from BUNDLE (burn: the identity of a backup) */
 	bool nofs;                  /* --nofs (burn: not failsafe, flint's -nofs) */
 	bool in_place;              /* --in-place (sg on blank GUIDs: flint's non-failsafe write) */
+	bool restore_mfg_ids;       /* --restore-mfg-ids (sg on an FS3/FS4 card: guids_override_en clear) */
 	bool striped;               /* --striped_image */
 	bool json;                  /* --json */
 	bool yes;                   /* -y: no questions */

@@ -88,12 +88,14 @@ bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handl
 	else if (c->image)
 		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s with a file on a %s card is not supported yet; nothing was "
 			      "written", cmd->name, fam->name);
+	else if (!strcmp(cmd->name, "sg"))
+		*rc = cli_fs3_sg(c, st); /* the GUIDs/MACs into its DEV_INFO */
 	else if (one_of(cmd->name, reads))
 		*rc = read_card(cmd, c, st);
 	else if (one_of(cmd->name, same) || (!strcmp(cmd->name, "restore") && c->settings_only))
 		*rc = cmd->run(c, st);   /* restore --settings: the settings alone, as config */
 	else
 		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s on a %s card is not supported yet (q, v, ri, dc, rrom, "
-			      "probe, backup, burn, config and restore --settings are); nothing was written", cmd->name, fam->name);
+			      "probe, backup, burn, sg, config and restore --settings are); nothing was written", cmd->name, fam->name);
 	return true;
 }

@@ -7,7 +7,7 @@
  * refused in one line with CX_EUNSUPPORTED (sg, sv, drom, brom, and every
  * command that would write a card); any other file goes on to the FS2 code
  * unchanged. With -d BDF, a ConnectX-4/4 Lx/5 card (cmd_fs3_card.c) is read as its FS3/FS4
- * image and the same commands run on it.
+ * image and the same commands run on it; sg there writes the card's DEV_INFO (cmd_fs3_sg.c).
  */
 #ifndef CX_CLI_FS3CLI_H
 #define CX_CLI_FS3CLI_H
@@ -36,6 +36,9 @@ int cli_fs3_run(const struct command *cmd, struct cli *c, struct fs3_file *f, in
  * is the command's code and *handled is set); false for a ConnectX-2/3 card, whose commands
  * go on to the FS2 code. */
 bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handled, int *rc, struct cx_status *st);
+
+/* sg --guid G --mac M -d BDF on a ConnectX-4/4 Lx/5 card: its DEV_INFO (cmd_fs3_sg.c, ops/setid_fs3.h). */
+int cli_fs3_sg(struct cli *c, struct cx_status *st);
 
 /* v [showitoc] and q [full] on a parsed file (cmd_fs3_verify.c, cmd_fs3_query.c). */
 int cli_fs3_verify(struct cli *c, struct fs3_file *f, int parse_rc, struct cx_status *st);

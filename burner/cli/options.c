@@ -92,6 +92,9 @@ static const struct option_row options[] = {
 	{NULL, "in-place", ARG_FLAG, AT(in_place), NULL,
 	 "sg -d on blank GUIDs: program them over the running image\n"
 	 "(flint's way, not failsafe; the default re-burns failsafe)"},
+	{NULL, "restore-mfg-ids", ARG_FLAG, AT(restore_mfg_ids), NULL,
+	 "sg -d on a ConnectX-4/4 Lx/5 whose MFG_INFO has guids override off:\n"
+	 "write its factory GUID/MAC into a lost DEV_INFO (only those)"},
 	{"h", "help", ARG_HELP, 0, NULL, "this text"},
 	{NULL, "version", ARG_VERSION, 0, NULL, "the version"},
 };

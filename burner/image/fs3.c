@@ -197,12 +197,13 @@ static int locate(struct fs3_image *img, struct cx_status *st)
 	return CX_OK;
 }
 
-static int parse(const uint8_t *buf, size_t len, const struct fs3_need *need, struct fs3_image *img,
-		 struct cx_status *st)
+static int parse(const uint8_t *buf, size_t len, const struct fs3_need *need, bool dev_lost_ok,
+		 struct fs3_image *img, struct cx_status *st)
 {
 	int rc;
 
 	memset(img, 0, sizeof(*img));
+	img->dev_lost_ok = dev_lost_ok;
 	img->buf = buf;
 	img->len = len;
 	img->need = need;
@@ -223,16 +224,21 @@ static int parse(const uint8_t *buf, size_t len, const struct fs3_need *need, st
 
 int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
 {
-	return parse(buf, len, NULL, img, st);
+	return parse(buf, len, NULL, false, img, st);
 }
 
 int fs3_parse_need(const uint8_t *buf, size_t len, const struct fs3_need *need, struct fs3_image *img,
 		   struct cx_status *st)
 {
-	int rc = parse(buf, len, need, img, st);
+	int rc = parse(buf, len, need, false, img, st);
 
 	img->need = NULL;
 	return rc;
+}
+
+int fs3_parse_dev_lost(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st)
+{
+	return parse(buf, len, NULL, true, img, st);
 }
 
 static const char *item_what(const struct fs3_item *it, char tmp[24])

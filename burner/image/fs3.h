@@ -166,6 +166,7 @@ struct fs3_image {
 	bool signature;            /* an IMAGE_SIGNATURE section whose CRC holds (§7) */
 	bool dev_keys;             /* its keypair UUID marks development keys (§7) */
 	const struct fs3_need *need; /* during fs3_parse_need() only, NULL after */
+	bool dev_lost_ok;          /* parsed by fs3_parse_dev_lost() */
 };
 
 /* Parse buf (the whole file). CX_EIMAGE with one line on a structural fault. */
@@ -179,6 +180,9 @@ int fs3_parse(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_s
  * the image: a search to its end would read a 32-byte piece of every 4 KiB). */
 int fs3_parse_need(const uint8_t *buf, size_t len, const struct fs3_need *need, struct fs3_image *img,
 		   struct cx_status *st);
+/* The same, except that an FS4 DTOC with no valid DEV_INFO, or two, is not a structural
+ * fault: what `sg` reads a card whose device data is lost with (image/fs3_devinfo.h). */
+int fs3_parse_dev_lost(const uint8_t *buf, size_t len, struct fs3_image *img, struct cx_status *st);
 
 /* CX_OK if every checked item's CRC is right, else CX_EIMAGE naming the first wrong one. */
 int fs3_verdict(const struct fs3_image *img, struct cx_status *st);

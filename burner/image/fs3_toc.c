@@ -222,6 +222,8 @@ int fs3_parse_sections(struct fs3_image *img, struct cx_status *st)
 		mfg |= img->entries[i].type == SECT_MFG_INFO;
 	if (!mfg)
 		return cx_fail(st, CX_EIMAGE, "no \"MFG_INFO\" info section%s", img->fmt->dtoc ? " in the DTOC" : "");
+	if (img->dev_lost_ok)
+		return CX_OK; /* sg puts it back (fs3_devinfo.h) */
 	if (img->fmt->dtoc && img->ndev_valid == 0)
 		return cx_fail(st, CX_EIMAGE, "no \"DEV_INFO\" info section");
 	if (img->fmt->dtoc && img->ndev_valid > 1)

@@ -26,7 +26,7 @@
  *           zeroed), and every device section reads byte for byte as before.
  *
  * A card whose flash holds no valid image, or whose device data is damaged, is refused:
- * putting device data back is a separate step that is not there yet.
+ * putting device data back is a separate step (a lost DEV_INFO: sg, ops/setid_fs3.h).
  */
 #ifndef CX_BURN_FS3_H
 #define CX_BURN_FS3_H
@@ -35,5 +35,10 @@
 
 int burn_fs3_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
 		  struct burn_result *r, struct cx_status *st);
+
+/* Refused (CX_EUNSUPPORTED, one line) when d runs secure firmware (MGIR fw_info.secured):
+ * its flash takes writes only through its own signed update (MCC); CX_OK otherwise, and on a
+ * card in recovery mode. sg (setid_fs3.h) refuses the same cards the same way. */
+int burn_fs3_refuse_secure_fw(struct device *d, struct cx_status *st);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "image/fs3_devinfo.h"
 #include "ops/write_procedure.h"
 
 int cw_ask(const struct card_write *w, const char *question, struct cx_status *st)
@@ -39,6 +40,22 @@ static int read_locked(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len, str
 	return flash_read(&d->flash, addr, buf, len, st);
 }
 
+/* An FS3/FS4 card's image read whole, judged as sg reads a card (image/fs3_devinfo.h): its
+ * DEV_INFO is not the image. sg's FS4 order cut between the new copy's signature and the old
+ * one's zeroing leaves two signed DEV_INFO, which the strict parse calls a structural fault
+ * (fs3-format.md §4.5), and a card whose DEV_INFO was lost before sg still has none until its
+ * end; either card boots (§6.7). A burn never writes DEV_INFO, so its judgement is unchanged. */
+static int read_fs3_whole(struct card_write *w, struct devfs3 *now, struct cx_status *st)
+{
+	int rc = devfs3_read(now, read_locked, w->d, w->d->flash.size, st);
+
+	if (rc == CX_EIMAGE && now->flash && now->img.nentries) {
+		cx_status_clear(st);
+		rc = fs3_parse_dev_lost(now->flash, now->size, &now->img, st);
+	}
+	return rc ? rc : fs3_devinfo_verdict(&now->img, true, st);
+}
+
 /* The same for an FS3/FS4 card (ops/devimage_fs3.h): the image found, whole (every CRC
  * good, its magic written last by failsafe_fs3.h), at the start of the new or the old. */
 static enum card_state observe_fs3(struct card_write *w)
@@ -47,8 +64,8 @@ static enum card_state observe_fs3(struct card_write *w)
 	struct cx_status ignore = {0};
 	enum card_state s = CARD_PARTIAL;
 
-	if (!flash_wait_idle(&w->d->flash, &ignore) &&
-	    !devfs3_read(&now, read_locked, w->d, w->d->flash.size, &ignore) && !fs3_verdict(&now.img, &ignore)) {
+	memset(&now, 0, sizeof(now));
+	if (!flash_wait_idle(&w->d->flash, &ignore) && !read_fs3_whole(w, &now, &ignore)) {
 		if (w->new_boot.set && now.img.start == w->new_boot.start)
 			s = CARD_NEW_BOOTS;
 		else if (w->old_boot.set && now.img.start == w->old_boot.start)

@@ -95,6 +95,7 @@ struct config {
 	int dump_both;		/* --dump-slot both: slot 1 holds a copy of slot 0 */
 	uint32_t flash_size;	/* --dump, and an FS4 file (plan.c place_all) */
 	int dev_after_image;	/* --dev-after-image: an FS4 file's device data right after the image */
+	int dev_info_below_mfg;	/* --dev-info-below-mfg: FS3 DEV_INFO at MFG_INFO - 4 KiB, - 8 KiB free */
 	struct damage damages[DAMAGES_MAX];
 	unsigned int n_damages;
 	const char *out;

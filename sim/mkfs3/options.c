@@ -28,7 +28,7 @@ enum {
 	OPT_ROM_VER, OPT_NO_ROM, OPT_SLOT_LOG, OPT_NO_DEV, OPT_DEV_SECTIONS,
 	OPT_GUIDS_OVERRIDE, OPT_MCC_EN, OPT_SIGNED_FW, OPT_SECURE_FW, OPT_SIGNED,
 	OPT_HW_IDS, OPT_INI, OPT_SEED, OPT_MAP, OPT_DUMP, OPT_DUMP_SLOT,
-	OPT_FLASH_SIZE, OPT_DEV_AFTER_IMAGE, OPT_DAMAGE, OPT_SELFTEST,
+	OPT_FLASH_SIZE, OPT_DEV_AFTER_IMAGE, OPT_DEV_INFO_BELOW, OPT_DAMAGE, OPT_SELFTEST,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "dump", no_argument, NULL, OPT_DUMP }, { "dump-slot", required_argument, NULL, OPT_DUMP_SLOT },
 	{ "flash-size", required_argument, NULL, OPT_FLASH_SIZE },
 	{ "dev-after-image", no_argument, NULL, OPT_DEV_AFTER_IMAGE },
+	{ "dev-info-below-mfg", no_argument, NULL, OPT_DEV_INFO_BELOW },
 	{ "damage", required_argument, NULL, OPT_DAMAGE },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST }, { "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -66,6 +67,7 @@ void usage(FILE *f)
 "  --seed N  --map FILE  --dump [--dump-slot 0|1|both]   --flash-size BYTES (default: the\n"
 "     chip's, 16 MiB; cx6* 32 MiB): a dump's size, and an FS4 file's (device data at its top)\n"
 "  --dev-after-image (FS4 file: device data and DTOC right after the image instead)\n"
+"  --dev-info-below-mfg (FS3: DEV_INFO 4 KiB below MFG_INFO, the sector below it free)\n"
 "  --damage KIND (repeatable): crc:SECTION, itoc-hdr-crc, itoc-entry-crc, no-mfg,\n"
 "     itoc-trunc, too-many, two-dev-info, trunc-file; FS4 only: dtoc-place, hw-ptr-crc,\n"
 "     tools-crc, hashes-crc, hashes-hdr-crc\n", f);
@@ -208,6 +210,7 @@ static int one_option(int opt, const char *arg, struct config *c, struct seen *s
 	case OPT_MAP: c->map = arg; return 0;
 	case OPT_DUMP: c->dump = 1; return 0;
 	case OPT_DEV_AFTER_IMAGE: c->dev_after_image = 1; return 0;
+	case OPT_DEV_INFO_BELOW: c->dev_info_below_mfg = 1; return 0;
 	case OPT_DAMAGE: return one_damage(arg, c, seen);
 	default: return one_numeric(opt, arg, c, seen);
 	}
@@ -263,6 +266,10 @@ static int finish(struct config *c, const struct seen *seen)
 	}
 	if (c->dev_after_image && (c->dump || c->format != FMT_FS4)) {
 		fprintf(stderr, "mkfs3: --dev-after-image is for an FS4 file (not --dump)\n");
+		return -1;
+	}
+	if (c->dev_info_below_mfg && c->format != FMT_FS3) {
+		fprintf(stderr, "mkfs3: --dev-info-below-mfg is for FS3 (an FS4 DTOC lists both places)\n");
 		return -1;
 	}
 	if (seen->fs4_damage && c->format != FMT_FS4) {

@@ -178,14 +178,28 @@ static void place_image(struct image *im)
 	im->img_end = at;
 }
 
-/* Device data: one sector each, from dev_base up. */
+/*
+ * Device data: one sector each, from dev_base up. --dev-info-below-mfg (FS3): a free
+ * sector, DEV_INFO, then MFG_INFO and the rest, the layout mstflint's sg expects
+ * (fs3_ops.cpp Fs3GetNewSectionAddr: the two DEV_INFO places are MFG_INFO - 4 KiB and
+ * MFG_INFO - 8 KiB; the ITOC names one, sg writes the other).
+ */
 static void place_dev(struct image *im)
 {
 	uint32_t at = im->dev_base;
+	int below = im->c->dev_info_below_mfg;
 	unsigned int i;
 
+	if (below) {
+		at += SECTOR;
+		for (i = 0; i < im->n; i++)
+			if (im->s[i].dev && im->s[i].type == ST_DEV_INFO) {
+				im->s[i].addr = at;
+				at += align_up(im->s[i].len, SECTOR);
+			}
+	}
 	for (i = 0; i < im->n; i++) {
-		if (!im->s[i].dev)
+		if (!im->s[i].dev || (below && im->s[i].type == ST_DEV_INFO))
 			continue;
 		im->s[i].addr = at;
 		at += align_up(im->s[i].len, SECTOR);
@@ -200,7 +214,7 @@ static uint32_t dev_area(const struct image *im)
 	for (i = 0; i < im->n; i++)
 		if (im->s[i].dev)
 			len += align_up(im->s[i].len, SECTOR);
-	return len;
+	return len + (im->c->dev_info_below_mfg ? SECTOR : 0); /* DEV_INFO's second place */
 }
 
 /*
