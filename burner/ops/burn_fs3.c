@@ -123,7 +123,7 @@ static void reprotect(struct card_write *w)
  * update flow (MCC/MCDA), which cxflash does not speak (docs/hw-access.md §3.14): asked to
  * write through MFBA it answers "method not supported" halfway through (UNCONFIRMED on a
  * card; mstflint 4.21 keeps MCC for such a card, fw_ops.cpp). Say so before anything. */
-static int refuse_secure_fw(struct device *d, struct cx_status *st)
+int burn_fs3_refuse_secure(struct device *d, struct cx_status *st)
 {
 	const struct mgir *m;
 
@@ -150,7 +150,7 @@ static int check(struct card_write *w, struct cx_status *st)
 	const char *fmt = w->d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3";
 	int rc;
 
-	if ((rc = refuse_secure_fw(w->d, st)) || (rc = refuse_options(x->o, fmt, st)) ||
+	if ((rc = burn_fs3_refuse_secure(w->d, st)) || (rc = refuse_options(x->o, fmt, st)) ||
 	    (rc = protection(w, x, st)))
 		return rc;
 	if ((rc = fs3_parse(x->file, x->len, &x->fimg, st)) || (rc = fs3_verdict(&x->fimg, st))) {

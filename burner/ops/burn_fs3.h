@@ -36,4 +36,9 @@
 int burn_fs3_card(struct device *d, const uint8_t *img, size_t len, const struct burn_opts *o,
 		  struct burn_result *r, struct cx_status *st);
 
+/* A card running secure firmware (MGIR fw_info.secured) refused, CX_EUNSUPPORTED, before
+ * anything is read or written: it takes a new image only through its own signed update
+ * (hw-access.md §3.14). CX_OK in recovery mode. restore_fs3.c refuses the same way. */
+int burn_fs3_refuse_secure(struct device *d, struct cx_status *st);
+
 #endif
