@@ -164,7 +164,8 @@ static void images(const struct layout *L)
 	sc_set_slot_log(&other_img, 20);
 }
 
-/* The card as the bundle holds it, backed up into dir; then as the restore finds it. */
+/* The card as the bundle holds it, backed up into dir (when bundle_dir is empty; else that
+ * bundle is the card's already); then as the restore finds it. */
 static struct cxsim_card *prepare(const struct layout *L, const char *dir, char *bundle_dir, uint8_t **bundle)
 {
 	struct cxsim_card *c = sc_new_part(L->chip, false, "W25Q32");
@@ -173,8 +174,10 @@ static struct cxsim_card *prepare(const struct layout *L, const char *dir, char 
 
 	assert_non_null(c);
 	sc_install(c, &card_img, L->slot);
-	card_backup(c, dir, &b);
-	snprintf(bundle_dir, BACKUP_PATH_MAX, "%s", b.path);
+	if (!bundle_dir[0]) {
+		card_backup(c, dir, &b);
+		snprintf(bundle_dir, BACKUP_PATH_MAX, "%s", b.path);
+	}
 	*bundle = sc_snapshot(c, &n);
 	if (L->kind == K_SLOTS) {
 		struct burn_opts o = {.guard.allow_psid_change = true, .hooks.confirm = confirm_yes};
@@ -204,7 +207,7 @@ static int restore(struct cxsim_card *c, const struct layout *L, const char *dir
 
 static uint64_t campaign(const struct layout *L, uint64_t target)
 {
-	char dir[64], bdir[BACKUP_PATH_MAX];
+	char dir[64], bdir[BACKUP_PATH_MAX] = "";
 	struct camp k = {.L = L};
 	struct restore_result r;
 	struct cx_status st = {0};
@@ -231,9 +234,7 @@ static uint64_t campaign(const struct layout *L, uint64_t target)
 	assert_string_equal(cxsim_boot_info(k.card)->psid, card_img.s.psid);
 	cxsim_free(k.card);
 	free(k.bundle);
-	rm_rf(dir);
 
-	scratch_dir(dir, sizeof(dir), "rfs3");
 	k.card = prepare(L, dir, bdir, &k.bundle);
 	k.before = sc_snapshot(k.card, &k.n);
 	k.every = k.write_accesses / (target > wcmds ? target - wcmds : 1);
