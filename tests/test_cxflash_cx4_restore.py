@@ -2,7 +2,7 @@
 """cxflash restore on ConnectX-4 Lx (FS3) and ConnectX-5 (FS4) cards in recovery mode, with
 unmodified mstflint 4.21 as the oracle, over cxsim's FUSE sysfs (docs/fs3-format.md §11.4).
 
-An OEM card (4 MiB part, 1 MiB slots: a whole-flash backup over FUSE in tens of seconds) is
+An OEM card (2 MiB part, 1 MiB slots: the smallest whole-flash backup over FUSE) is
 backed up, cross-flashed to a stock image, and restored from its bundle: the flash is then
 the bundle's flash.bin byte for byte, mstflint shows the original PSID, FW and GUIDs and
 verifies it. Then its DEV_INFO is damaged ("GUIDs lost"): restore without --device-data is
@@ -20,7 +20,7 @@ from cxsim_helpers import bdf, cxsim  # noqa: F401 (fixture)
 from test_cxflash_cx4 import CHIPS, GUID, MAC, MKFS3, accesses, flint, ok
 from test_oracle import fields
 
-FLASH = 4 << 20                            # W25Q32
+FLASH = 2 << 20                            # W25Q16: slot 1 ends the flash (FS4 DTOC in its span)
 DEV_INFO = {"cx4lx": 0xc000, "cx5": FLASH - 0x8000}   # mkfs3 --map: sect_DEV_INFO
 EXIT_DECLINED, EXIT_MISMATCH = 10, 17      # util/status.h, cxflash(1)
 
@@ -54,7 +54,7 @@ def test_restore_after_crossflash_and_lost_guids(cxsim, tmp_path, chip):
     fmt, old_fw, new_fw = CHIPS[chip]
     stock = image(tmp_path, chip, new_fw, "MT_2420110034", "stock.bin")
     oem = image(tmp_path, chip, old_fw, "HP_2420110034", "oem.bin")
-    stem = cxsim.create("card", "--chip", chip, "--image", oem, "--recovery", "--flash", "W25Q32")
+    stem = cxsim.create("card", "--chip", chip, "--image", oem, "--recovery", "--flash", "W25Q16")
     flash = stem.with_suffix(".flash")
     s = cxsim.serve(stem)
     ok(dev(s, "backup", str(tmp_path / "bk")))
