@@ -26,7 +26,7 @@ def usage_options():
 
 def test_usage_lists_every_option_once():
     names = [n for _, n, _ in usage_options()]
-    assert len(names) == len(set(names)) == 36, names
+    assert len(names) == len(set(names)) == 38, names
     assert {"image", "device", "json", "yes", "vsd", "help", "version", "in-place", "unprotect"} <= set(names)
 
 

@@ -107,7 +107,7 @@ def test_every_command_of_help_is_in_the_page_and_back():
 def test_every_option_of_help_is_in_the_page_and_back():
     helped = help_options()
     paged = {tag for tag, _ in entries(section("OPTIONS"))}
-    assert len(helped) == 37 and {"-i, --image FILE", "--json", "-h, --help"} <= helped, helped
+    assert len(helped) == 38 and {"-i, --image FILE", "--json", "-h, --help"} <= helped, helped
     assert helped == paged, (sorted(helped - paged), sorted(paged - helped))
 
 

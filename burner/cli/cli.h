@@ -44,6 +44,7 @@ struct cli {
 	bool dry_run;               /* --dry-run (burn) */
 	const char *backup_dir;     /* --backup-dir DIR (burn, restore) */
 	bool force;                 /* --force (restore: a bundle of another card) */
+	bool device_data;           /* --device-data (restore, FS3/FS4: the device area too) */
 	bool settings_only;         /* --settings (restore: only the settings of the bundle) */
 	const char *identity_from;  /* --identity-from BUNDLE (burn: the identity of a backup) */
 	bool nofs;                  /* --nofs (burn: not failsafe, flint's -nofs) */

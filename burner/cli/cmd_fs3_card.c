@@ -12,7 +12,7 @@
 
 /* The commands that run as on any card: the bundle (ops/backup_facts.h) and the probe know the
  * format, the settings (ops/nv_settings.h) their generation. */
-static const char *const same[] = {"backup", "probe", "config", NULL};
+static const char *const same[] = {"backup", "probe", "config", "restore", NULL};
 
 /* The commands that read a card's image, as they read a file. */
 static const char *const reads[] = {"q", "query", "v", "verify", "ri", "extract", "dc", "rrom", NULL};
@@ -92,10 +92,10 @@ bool cli_fs3_card_dispatch(const struct command *cmd, struct cli *c, bool *handl
 		*rc = cli_fs3_sg(c, st); /* the GUIDs/MACs into its DEV_INFO */
 	else if (one_of(cmd->name, reads))
 		*rc = read_card(cmd, c, st);
-	else if (one_of(cmd->name, same) || (!strcmp(cmd->name, "restore") && c->settings_only))
-		*rc = cmd->run(c, st);   /* restore --settings: the settings alone, as config */
+	else if (one_of(cmd->name, same))
+		*rc = cmd->run(c, st);   /* restore: ops/restore_fs3.h; restore --settings: the settings, as config */
 	else
 		*rc = cx_fail(st, CX_EUNSUPPORTED, "%s on a %s card is not supported yet (q, v, ri, dc, rrom, "
-			      "probe, backup, burn, sg, config and restore --settings are); nothing was written", cmd->name, fam->name);
+			      "probe, backup, burn, sg, config and restore are); nothing was written", cmd->name, fam->name);
 	return true;
 }

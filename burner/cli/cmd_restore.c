@@ -23,7 +23,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 	struct device d;
 	struct restore_result r;
 	struct cli_backup x = {.c = c, .d = &d, .action = "restoring"};
-	struct restore_opts o = {.force = c->force, .dry_run = c->dry_run, .hooks.confirm = confirm, .hooks.confirm_ctx = &x,
+	struct restore_opts o = {.force = c->force, .device_data = c->device_data, .dry_run = c->dry_run, .hooks.confirm = confirm, .hooks.confirm_ctx = &x,
 				 .hooks.before_write = cli_backup_first, .hooks.before_ctx = &x, .hooks.progress = progress_line};
 	int rc;
 
@@ -46,6 +46,7 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 		json_str(&j, "flash_sha256", r.flash_sha256[0] ? r.flash_sha256 : NULL);
 		json_bool(&j, "identity_checked", r.identity_checked);
 		json_bool(&j, "via_other_slot", r.plan.used_copy || r.plan.used_old);
+		json_bool(&j, "device_data_written", r.device_data_written);
 		cli_json_write_end(&j, c, r.bytes_erased, r.bytes_programmed, &x);
 	} else if (r.nothing_to_do) {
 		printf("-I- the flash of %s already equals the bundle (sha256 %s): nothing written\n", d.pci.bdf,
@@ -55,9 +56,10 @@ int cmd_restore(struct cli *c, struct cx_status *st)
 		       r.id.psid[0] ? r.id.psid : "no image", r.id.fw_version[0] ? r.id.fw_version : "-",
 		       r.plan.used_copy || r.plan.used_old ? " by way of the other slot" : "");
 	} else {
-		printf("-I- restored %s from %s: %llu bytes erased, %llu programmed; flash verified "
+		printf("-I- restored %s from %s%s: %llu bytes erased, %llu programmed; flash verified "
 		       "(sha256 %s).\n-I- Power the machine OFF (cold restart) for the card to load it.\n",
-		       d.pci.bdf, c->params[0], (unsigned long long)r.bytes_erased,
+		       d.pci.bdf, c->params[0], r.device_data_written ? " (its device data too)" : "",
+		       (unsigned long long)r.bytes_erased,
 		       (unsigned long long)r.bytes_programmed, r.flash_sha256);
 	}
 	return CX_OK;

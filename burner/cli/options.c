@@ -83,6 +83,9 @@ static const struct option_row options[] = {
 	 "burn: GUIDs/MACs/VSD from a backup bundle; match: the PSID and .ini (recovery mode)"},
 	{NULL, "nofs", ARG_FLAG, AT(nofs), NULL, "burn: not failsafe, image at the first slot (recovery mode)"},
 	{NULL, "force", ARG_FLAG, AT(force), NULL, "restore: accept a bundle made from another card (asks first)"},
+	{NULL, "device-data", ARG_FLAG, AT(device_data), NULL,
+	 "restore on a ConnectX-4/4 Lx/5: also write the bundle's device data\n"
+	 "(GUIDs, MACs, VPD, settings) where it differs (asks first)"},
 	{NULL, "settings", ARG_FLAG, AT(settings_only), NULL, "restore: only the card's settings (settings.json)"},
 	{NULL, "boards", ARG_WORD, AT(boards), "FILE", "library, match: the board table ($CXFLASH_BOARDS)"},
 	{NULL, "firmware", ARG_FOLDER, AT(firmware), "DIR",

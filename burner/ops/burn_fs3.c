@@ -30,8 +30,8 @@ static int card_read(struct device *d, struct devfs3 *c, struct cx_status *st)
 		snprintf(why, sizeof(why), "%s", st->msg);
 		cx_status_clear(st);
 		return cx_fail(st, CX_EIMAGE, "the card's flash holds no valid %s image (%.200s): a failsafe burn keeps "
-			       "the card's device data, which must be there; putting it back from a backup is "
-			       "not supported yet; nothing was written", d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3",
+			       "the card's device data, which must be there; a backup bundle of this card puts "
+			       "it back (restore --device-data); nothing was written", d->chip.desc->format == CHIP_FW_FS4 ? "FS4" : "FS3",
 			       why);
 	}
 	return rc;

@@ -26,7 +26,8 @@
  *           zeroed), and every device section reads byte for byte as before.
  *
  * A card whose flash holds no valid image, or whose device data is damaged, is refused:
- * putting device data back is a separate step (a lost DEV_INFO: sg, ops/setid_fs3.h).
+ * putting device data back is a separate step: a lost DEV_INFO from the sticker (sg,
+ * ops/setid_fs3.h), or the card's backup bundle with its device data (restore_fs3.h).
  */
 #ifndef CX_BURN_FS3_H
 #define CX_BURN_FS3_H

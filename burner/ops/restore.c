@@ -8,46 +8,10 @@
 #include "ops/device_io.h"
 #include "ops/placeholder.h"
 #include "ops/restore.h"
-#include "util/fileio.h"
+#include "ops/restore_bundle.h"
+#include "ops/restore_fs3.h"
 
 #define BLANK_GUID UINT64_MAX /* an all-ones GUID entry is blank, fs2-format.md §3.1 */
-
-/* flash.bin, read once, hashed again: the bytes that will be written. */
-static int load_flash(const char *dir, const struct backup_identity *id, uint8_t **buf, size_t *len,
-		      struct cx_status *st)
-{
-	char path[BACKUP_PATH_MAX], hex[SHA256_HEX_LEN + 1];
-	uint8_t sum[SHA256_LEN];
-	int rc;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, BACKUP_FLASH) >= (int)sizeof(path))
-		return cx_fail(st, CX_EIO, "%s: path too long", dir);
-	if ((rc = file_read(path, PLAN_MAX_END, buf, len, st)))
-		return rc;
-	sha256(*buf, *len, sum);
-	if (strcmp(sha256_hex(sum, hex), id->flash_sha256) || *len != id->flash_size) {
-		free(*buf);
-		*buf = NULL;
-		return cx_fail(st, CX_EIMAGE, "%s changed after it was checked: nothing written", path);
-	}
-	return CX_OK;
-}
-
-/* Chip and flash must be the ones the bundle was made on: no override. */
-static int check_card(const struct device *d, const struct backup_identity *id, size_t len,
-		      struct cx_status *st)
-{
-	if (strcmp(id->family, d->chip.desc->name))
-		return cx_fail(st, CX_EMISMATCH, "the bundle is of a %s, this card is a %s: nothing written",
-			       id->family, d->chip.desc->name);
-	if (id->revision != d->chip.rev)
-		return cx_fail(st, CX_EMISMATCH, "the bundle is of chip revision 0x%02x, this card is 0x%02x: "
-			       "nothing written", id->revision, d->chip.rev);
-	if (len != d->flash.size)
-		return cx_fail(st, CX_EMISMATCH, "the bundle holds %zu flash bytes, this card has %u: nothing written",
-			       len, d->flash.size);
-	return CX_OK;
-}
 
 /* Same card? From the GUID and MAC the card's image carries, when it can be read. */
 static int check_identity(struct device *d, const struct backup_identity *id, const struct restore_opts *o,
@@ -124,9 +88,8 @@ static int check(struct card_write *w, struct cx_status *st)
 	size_t len = 0;
 	int rc;
 
-	if ((rc = backup_verify(x->bundle_dir, st)) || (rc = backup_load_identity(x->bundle_dir, &x->r->id, st)) ||
-	    (rc = load_flash(x->bundle_dir, &x->r->id, &x->want, &len, st)) ||
-	    (rc = check_card(w->d, &x->r->id, len, st)))
+	if ((rc = restore_load_flash(x->bundle_dir, &x->r->id, &x->want, &len, st)) ||
+	    (rc = restore_check_card(w->d, &x->r->id, len, st)))
 		return rc;
 	return check_identity(w->d, &x->r->id, x->o, w, x->r, st);
 }
@@ -221,6 +184,8 @@ int restore_card(struct device *d, const char *bundle_dir, const struct restore_
 	struct card_write w = {.d = d, .op = &restore_op, .ctx = &x, .hooks = &o->hooks, .dry_run = o->dry_run};
 	int rc;
 
+	if (d->chip.desc->format != CHIP_FW_FS2)
+		return restore_fs3_card(d, bundle_dir, o, r, st);
 	memset(r, 0, sizeof(*r));
 	rc = card_write_run(&w, st);
 	r->nothing_to_do = w.out.nothing_to_do;

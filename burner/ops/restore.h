@@ -21,6 +21,10 @@
  * the erase units that differ are erased, programmed and read back. That
  * per-unit verify proves the whole flash equals the bundle (restore.c
  * argues it), so flash_sha256 is the bundle's without a third read.
+ *
+ * A card of an FS3/FS4 family (ConnectX-4, 4 Lx, 5) goes to restore_fs3_card()
+ * (restore_fs3.h): the same checks, its identity read from DEV_INFO, its own order, and
+ * its device data written only when asked (device_data).
  */
 #ifndef CX_RESTORE_H
 #define CX_RESTORE_H
@@ -37,6 +41,8 @@
 struct restore_opts {
 	bool force;                 /* accept a bundle of another card (asks) */
 	bool dry_run;               /* check and plan only */
+	bool device_data;           /* FS3/FS4: write the bundle's device data (GUIDs, MACs, VPD, settings)
+				     * when it differs from the card's (asks; restore_fs3.h) */
 	bool unread_identity_ok;    /* a card whose identity cannot be read takes the bundle without
 				     * a question (an unattended job that named its bundle) */
 	/* confirm: the questions above; before_write: the backup of the card as it is
@@ -49,6 +55,7 @@ struct restore_result {
 	struct rewrite_info plan;
 	bool nothing_to_do;         /* the flash already equals the bundle */
 	bool identity_checked;      /* the card's GUID/MAC were read and matched */
+	bool device_data_written;   /* FS3/FS4: the device area was written too (restore_fs3.h) */
 	uint64_t bytes_erased, bytes_programmed;
 	char flash_sha256[SHA256_HEX_LEN + 1]; /* of the flash as proven after the write */
 	struct write_outcome out;   /* the card's state, what was read, erased, programmed */
