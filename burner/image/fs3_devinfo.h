@@ -31,7 +31,7 @@
  *
  * allow_no_override: with guids_override_en clear the firmware takes the card's GUIDs and
  * MACs from MFG_INFO, not DEV_INFO (UNCONFIRMED on silicon: that is what the bit's name
- * and mstflint's refusal say, hw-access.md §6 item 15), so mstflint refuses sg. A card whose
+ * and mstflint's refusal say, fs3-format.md §6.7), so mstflint refuses sg. A card whose
  * DEV_INFO is lost still fails mstflint's verify (FS4: "No DEV_INFO") and may come up in
  * recovery mode; writing a DEV_INFO that carries MFG_INFO's own values puts it back
  * without changing who the card is. So allow_no_override permits only that: the values
