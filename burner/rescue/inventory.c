@@ -144,7 +144,7 @@ void inv_say_not_yet(struct wizard *w, const char *what)
 {
 	for (int i = 0; i < w->ncards; i++)
 		if (w->cards[i].fs3)
-			fprintf(w->out, "card %s (%s): %s is not in cxflash for ConnectX-4, 4 Lx and 5 cards yet: not "
+			fprintf(w->out, "card %s (%s): %s is not in the wizard for ConnectX-4, 4 Lx and 5 cards yet: not "
 				"offered for it\n", w->cards[i].ci.pci.bdf, w->cards[i].ci.chip, what);
 }
 

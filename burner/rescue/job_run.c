@@ -181,7 +181,7 @@ static void job_card(struct wizard *w, const struct job *j, int i, struct job_ou
 		r->expect = job_verify_find(j->expect, j->nexpect, &w->cards[i]);
 		r->result = job_verify_card(&w->cards[i], r->expect, r->message, sizeof(r->message));
 	} else if (w->o.job == JOB_RESTORE && w->cards[i].fs3) {
-		job_outcome(r, "refused", "restoring a backup is not in cxflash for ConnectX-4, 4 Lx and 5 cards yet; "
+		job_outcome(r, "refused", "restoring a backup is not in the wizard's jobs for ConnectX-4, 4 Lx and 5 cards yet; "
 			    "nothing written");
 	} else if (w->o.job == JOB_RESTORE && j->target < 0) {
 		job_outcome(r, "refused", "%s", j->why);

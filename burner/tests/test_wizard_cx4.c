@@ -104,13 +104,13 @@ static void test_cx4lx_not_offered(void **state)
 	expect_said(r, "Choose 1-10 [1]: ");
 	expect_said(r, "card " BDF1 ": backed up");
 	expect_backup_of(r, before, n);
-	expect_said(r, "card " BDF1 " (ConnectX-4 Lx A0): restoring a backup is not in cxflash for ConnectX-4, 4 Lx and 5 "
+	expect_said(r, "card " BDF1 " (ConnectX-4 Lx A0): restoring a backup is not in the wizard for ConnectX-4, 4 Lx and 5 "
 		       "cards yet: not offered for it");
 	expect_said(r, "no card a backup can be written back to");
-	expect_said(r, "setting GUIDs/MACs (a burn keeps its own, in its device data) is not in cxflash");
+	expect_said(r, "setting GUIDs/MACs (a burn keeps its own, in its device data) is not in the wizard");
 	expect_said(r, "changing the boot ROM (it is in the signed image: burn the image with the ROM you want) is "
-		       "not in cxflash");
-	expect_not_said(r, "changing the card settings is not in cxflash");
+		       "not in the wizard");
+	expect_not_said(r, "changing the card settings is not in the wizard");
 	expect_said(r, BDF1 ": the card is in flash-recovery mode: no firmware runs to keep its settings; burn an "
 		       "image first; nothing written");
 	expect_untouched(c, before, n);
@@ -181,8 +181,8 @@ static void test_cx4lx_restore_job_refused(void **state)
 	r->o.yes = true;
 	r->o.bundle = b.path;
 	expect_run(r, "", CX_EDECLINED);
-	expect_said(r, "card " BDF1 ": refused: restoring a backup is not in cxflash for ConnectX-4, 4 Lx and 5 cards "
-		       "yet; nothing written");
+	expect_said(r, "card " BDF1 ": refused: restoring a backup is not in the wizard's jobs for ConnectX-4, 4 Lx and 5 "
+		       "cards yet; nothing written");
 	expect_untouched(c, before, n);
 }
 
