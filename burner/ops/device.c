@@ -185,6 +185,20 @@ void device_unlock(struct device *d)
 	}
 }
 
+int device_refuse_protected(struct device *d, struct cx_status *st)
+{
+	bool wp = false;
+	int rc = device_lock(d, st);
+
+	if (rc)
+		return rc;
+	rc = flash_is_write_protected(&d->flash, &wp, st);
+	if (!rc && wp)
+		rc = flash_check_writable(&d->flash, st);
+	device_unlock(d);
+	return rc;
+}
+
 void device_keep_flash(struct device *d, uint8_t *flash)
 {
 	drop_seen(d);

@@ -71,6 +71,11 @@ int device_attach_mem(struct device *d, struct cfg_dev cfg, struct crmem mem, co
 int device_lock(struct device *d, struct cx_status *st);
 void device_unlock(struct device *d);
 
+/* A write-protected part refused before anything is read (flash_check_writable's
+ * CX_EPROTECTED and line), its block-protect bits read under the lock: what a write that
+ * offers no unprotect question (restore, sg on an FS3/FS4 card) checks first. */
+int device_refuse_protected(struct device *d, struct cx_status *st);
+
 /* Read the image the card holds (devimage.h), under the lock. */
 int device_read_image(struct device *d, struct dev_image *img, struct cx_status *st);
 

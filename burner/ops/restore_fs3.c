@@ -18,20 +18,6 @@ struct rfs3_run {
 	struct rfs3_info info;
 };
 
-static int protection(struct device *d, struct cx_status *st)
-{
-	bool wp = false;
-	int rc;
-
-	if ((rc = device_lock(d, st)))
-		return rc;
-	rc = flash_is_write_protected(&d->flash, &wp, st);
-	if (!rc && wp)
-		rc = flash_check_writable(&d->flash, st);
-	device_unlock(d);
-	return rc;
-}
-
 /* The card's DEV_INFO base GUID and MAC, as q reads them (0: none readable). */
 static int card_identity(struct device *d, uint64_t *guid, uint64_t *mac, struct cx_status *st)
 {
@@ -87,7 +73,7 @@ static int check(struct card_write *w, struct cx_status *st)
 	size_t len = 0;
 	int rc;
 
-	if ((rc = burn_fs3_refuse_secure_fw(w->d, st)) || (rc = protection(w->d, st)) ||
+	if ((rc = burn_fs3_refuse_secure_fw(w->d, st)) || (rc = device_refuse_protected(w->d, st)) ||
 	    (rc = restore_load_flash(x->bundle_dir, &x->r->id, &x->want, &len, st)) ||
 	    (rc = restore_check_card(w->d, &x->r->id, len, st)))
 		return rc;

@@ -129,27 +129,12 @@ static int plan_from_card(struct card_write *w, struct sg_ctx *x, struct cx_stat
 	return CX_OK;
 }
 
-/* A write-protected part: refused before anything is read. */
-static int not_protected(struct device *d, struct cx_status *st)
-{
-	bool wp = false;
-	int rc = device_lock(d, st);
-
-	if (rc)
-		return rc;
-	rc = flash_is_write_protected(&d->flash, &wp, st);
-	if (!rc && wp)
-		rc = flash_check_writable(&d->flash, st);
-	device_unlock(d);
-	return rc;
-}
-
 static int check(struct card_write *w, struct cx_status *st)
 {
 	struct sg_ctx *x = w->ctx;
 	int rc;
 
-	if ((rc = burn_fs3_refuse_secure_fw(w->d, st)) || (rc = not_protected(w->d, st)) ||
+	if ((rc = burn_fs3_refuse_secure_fw(w->d, st)) || (rc = device_refuse_protected(w->d, st)) ||
 	    (rc = plan_from_card(w, x, st)))
 		return rc;
 	if (x->o->review && (rc = x->o->review(x->o->review_ctx, &x->p, st)))
