@@ -194,7 +194,7 @@ int flow_set_ids_fs3(struct wizard *w, int i, struct cx_status *st)
 	fprintf(w->out, "  new: base GUID %016llx, base MAC %012llx (the ports' follow from them)\n",
 		(unsigned long long)q.o.rq.guid, (unsigned long long)q.o.rq.mac);
 	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is%s.\n",
-		l.format[2] == '3' ? " (burned again, failsafe, into its other slot to name the new DEV_INFO)" : "");
+		!strcmp(l.format, "FS3") ? " (burned again, failsafe, into its other slot to name the new DEV_INFO)" : "");
 	wiz_probe_first(w, i);
 	if ((rc = wiz_confirm_write(w, "write the card", st))) {
 		wiz_history(w, c, "set-ids", NULL, NULL, NULL, "declined", st->msg);
