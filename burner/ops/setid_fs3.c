@@ -229,3 +229,33 @@ int setid_fs3_card(struct device *d, const struct setid_fs3_opts *o, struct seti
 	free(x);
 	return rc;
 }
+
+int setid_fs3_look(struct device *d, struct setid_fs3_look *l, struct cx_status *st)
+{
+	struct sg_ctx *x = calloc(1, sizeof(*x));
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (!x)
+		return cx_fail(st, CX_ENOMEM, "out of memory");
+	if (!(rc = burn_fs3_refuse_secure_fw(d, st)) && !(rc = device_refuse_protected(d, st)) &&
+	    !(rc = read_card(d, x, st))) {
+		const struct fs3_devinfo *m = &x->img.mfg;
+		/* MFG_INFO's own values: a request every card with a sound MFG_INFO accepts whatever
+		 * its override bit, so the plan says where and from what. Blank ones, which the plan
+		 * refuses, stand aside for a neutral pair when other values may be set. */
+		struct fs3_sg_request rq = {true, true, m->guids[0].uid, m->macs[0].uid & 0xffffffffffffull};
+		l->format = fmt_of(d);
+		l->override_en = m->guids_override_en;
+		l->mfg_guid = rq.guid, l->mfg_mac = rq.mac;
+		if (l->override_en && (!rq.guid || rq.guid == ~0ull || !rq.mac || rq.mac == 0xffffffffffffull))
+			rq.guid = 1, rq.mac = 2;
+		if (!(rc = fs3_devinfo_plan(&x->img, &rq, true, &x->p, st)) && !(rc = target_alone(x, st))) {
+			l->old_valid = x->p.old_valid;
+			l->old_guid = x->p.old_guid, l->old_mac = x->p.old_mac;
+		}
+	}
+	drop(x);
+	free(x);
+	return rc;
+}

@@ -66,4 +66,18 @@ struct setid_fs3_result {
 int setid_fs3_card(struct device *d, const struct setid_fs3_opts *o, struct setid_fs3_result *r,
 		   struct cx_status *st);
 
+/* What sg would start from, for a front end that asks for the values before anything is
+ * written (the wizard): the card checked and read as setid_fs3_card()'s check reads it, and
+ * refused with the same words (secure firmware, write protection, no valid image apart from
+ * DEV_INFO, no MFG_INFO, no place for a new DEV_INFO); nothing is written. MFG_INFO's own
+ * values are what o->restore_mfg_ids accepts when override_en is clear. */
+struct setid_fs3_look {
+	const char *format;          /* "FS3", "FS4" */
+	bool override_en;            /* MFG_INFO's guids_override_en: other values may be set */
+	uint64_t mfg_guid, mfg_mac;  /* MFG_INFO's base GUID and MAC (the factory's) */
+	bool old_valid;              /* the card has a whole DEV_INFO in use ... */
+	uint64_t old_guid, old_mac;  /* ... with these bases */
+};
+int setid_fs3_look(struct device *d, struct setid_fs3_look *l, struct cx_status *st);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flow_ids.c — a card's GUIDs and MACs, typed from its sticker or taken from a
- * backup bundle that holds the card's own identity (flows.h).
+ * backup bundle that holds the card's own identity (flows.h). A ConnectX-4/4 Lx/5 is
+ * flow_ids_fs3.c's: its identity is a base GUID and MAC in its DEV_INFO.
  * The patch is flint's `sg` (image/patch.h), written by ops/setid.h: only the
  * identity bytes change, after a backup, failsafe. */
 #include <stdlib.h>
@@ -19,6 +20,13 @@
 static bool has_image(const struct wizard_card *c)
 {
 	return c->ci.have_image && !c->ci.recovery;
+}
+
+/* A ConnectX-3 with readable firmware, or any ConnectX-4/4 Lx/5 in either mode: its flash is
+ * readable, and a lost DEV_INFO is what this screen is for (flow_ids_fs3.c judges it). */
+static bool can_set_ids(const struct wizard_card *c)
+{
+	return has_image(c) || c->fs3;
 }
 
 #define MAX_SOURCES 8 /* bundles offered as the identity's source */
@@ -172,11 +180,12 @@ int flow_set_ids(struct wizard *w, struct cx_status *st)
 	char msg[160];
 	int i, rc;
 
-	inv_say_not_yet(w, "setting GUIDs/MACs (a burn keeps its own, in its device data)");
-	if ((rc = wiz_choose_card(w, "Set the GUIDs/MACs of which card?", has_image,
+	if ((rc = wiz_choose_card(w, "Set the GUIDs/MACs of which card?", can_set_ids,
 				  "no card with readable firmware (a card in recovery mode: use Unbrick)", &i, st)))
 		return rc;
 	struct wizard_card *c = &w->cards[i];
+	if (c->fs3)
+		return flow_set_ids_fs3(w, i, st);
 	if ((rc = ask_ids(w, c, &req, msg, sizeof(msg), st)))
 		return rc;
 	fprintf(w->out, "  A backup of the card's whole flash goes to the stick first; the firmware stays as it is.\n");

@@ -38,6 +38,8 @@ int flow_unbrick(struct wizard *w, struct cx_status *st);
 
 /* flow_ids.c: "Set a card's GUIDs/MACs" (from its sticker or a backup). */
 int flow_set_ids(struct wizard *w, struct cx_status *st);
+/* flow_ids_fs3.c: the same for card i, a ConnectX-4/4 Lx/5 (wizard_card.fs3), in either mode. */
+int flow_set_ids_fs3(struct wizard *w, int i, struct cx_status *st);
 
 /* flow_bootrom.c: "Boot ROM: remove or replace". */
 int flow_boot_rom(struct wizard *w, struct cx_status *st);

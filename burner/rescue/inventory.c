@@ -201,8 +201,9 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h)
 	}
 }
 
-/* What the wizard offers a ConnectX-4/4 Lx/5: the burns in either mode, unbrick in recovery
- * mode, settings with its firmware running; nothing that writes to secure firmware. */
+/* What the wizard offers a ConnectX-4/4 Lx/5: the burns and its GUIDs/MACs in either mode,
+ * unbrick in recovery mode, settings with its firmware running; nothing that writes to secure
+ * firmware. */
 static void show_fs3_offer(FILE *o, const struct wizard_card *c)
 {
 	if (c->no_write) {
@@ -210,10 +211,11 @@ static void show_fs3_offer(FILE *o, const struct wizard_card *c)
 		return;
 	}
 	if (c->ci.recovery)
-		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick; settings: once its firmware runs\n");
+		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick, GUIDs/MACs; settings: once its firmware "
+			   "runs\n");
 	else
-		fprintf(o, "    offered: update / cross-flash, burn a file, settings\n");
-	fprintf(o, "    not yet: restore, GUIDs/MACs, boot ROM\n");
+		fprintf(o, "    offered: update / cross-flash, burn a file, GUIDs/MACs, settings\n");
+	fprintf(o, "    not yet: restore, boot ROM\n");
 }
 
 /* A ConnectX-4/4 Lx/5, in recovery mode or its firmware running: what its flash holds, what
@@ -228,8 +230,8 @@ static void show_fs3(struct wizard *w, const struct wizard_card *c)
 		fprintf(o, "    its firmware runs (cxflash reaches its flash through it); ");
 	if (!c->ci.have_fs3) {
 		fprintf(o, "the flash holds no valid image: %s\n", c->ci.image_error);
-		fprintf(o, "    (cxflash cannot put a ConnectX-4/4 Lx/5 card's device data back yet: nothing is offered "
-			   "but a backup)\n");
+		fprintf(o, "    (its GUIDs/MACs lost, the rest whole: Set a card's GUIDs/MACs puts them back from its "
+			   "sticker or a backup; else nothing is offered but a backup)\n");
 		return;
 	}
 	fprintf(o, "its flash holds an %s image\n    PSID %s  FW %s", c->ci.fs3_format, c->ci.fs3_psid, c->fw);
@@ -240,7 +242,7 @@ static void show_fs3(struct wizard *w, const struct wizard_card *c)
 		fprintf(o, "    base GUID %016llx  base MAC %012llx (its device data: every burn keeps them)\n",
 			(unsigned long long)c->ci.fs3_guid, (unsigned long long)c->ci.fs3_mac);
 	else
-		fprintf(o, "    GUIDs/MACs: its device data holds none\n");
+		fprintf(o, "    GUIDs/MACs: its device data holds none (choose \"Set a card's GUIDs/MACs\")\n");
 	show_fs3_offer(o, c);
 	fprintf(o, "    backup on the stick: %s\n", c->has_backup ? "yes" : "NONE YET");
 }

@@ -3,6 +3,7 @@
  * ops/device_trace.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -26,7 +27,7 @@ bool wiz_trace_begin(struct wizard *w, int card, const char *action)
 		 * than the 128 MiB stick holds beside its backup. */
 		wiz_say(w, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would make it too "
 			"large (some 150 MB for a 16 MiB flash); from the shell, after a backup: cxflash -d %s "
-			"--record FILE burn --no-backup ...", w->cards[card].ci.pci.bdf);
+			"--record FILE %s --no-backup ...", w->cards[card].ci.pci.bdf, strcmp(action, "set-ids") ? "burn" : "sg");
 		return false;
 	}
 	utc_stamp_of(stamp, now, true);

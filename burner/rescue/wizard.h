@@ -92,8 +92,9 @@ struct wizard_card {
 	/* A ConnectX-4/4 Lx/5 (dev/chip.h), in recovery mode (ci.recovery) or its firmware running,
 	 * its FS3/FS4 image read as q reads it (ci.have_fs3, ci.fs3_*; running: ci.running from
 	 * MGIR). Offered the burns (update, cross-flash, burn a file; unbrick in recovery mode): its
-	 * GUIDs/MACs are its device data, which a burn never writes, so it is never given any. Its
-	 * settings once its firmware runs. Restore, GUIDs/MACs and boot ROM are not offered
+	 * GUIDs/MACs are its device data, which a burn never writes, so it is never given any; they
+	 * are set on their own (flow_ids_fs3.c), in either mode, even with no valid image read (a
+	 * lost DEV_INFO). Its settings once its firmware runs. Restore and boot ROM are not offered
 	 * (inventory.h: inv_say_not_yet). */
 	bool fs3;
 	/* Why nothing that writes is offered for it though it is read (a running ConnectX-4/4
