@@ -201,8 +201,8 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h)
 	}
 }
 
-/* What the wizard offers a ConnectX-4/4 Lx/5: the burns in either mode, unbrick in recovery
- * mode, settings with its firmware running; nothing that writes to secure firmware. */
+/* What the wizard offers a ConnectX-4/4 Lx/5: the burns and restore in either mode, unbrick in
+ * recovery mode, settings with its firmware running; nothing that writes to secure firmware. */
 static void show_fs3_offer(FILE *o, const struct wizard_card *c)
 {
 	if (c->no_write) {
@@ -210,10 +210,11 @@ static void show_fs3_offer(FILE *o, const struct wizard_card *c)
 		return;
 	}
 	if (c->ci.recovery)
-		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick; settings: once its firmware runs\n");
+		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick, restore; settings: once its firmware "
+			   "runs\n");
 	else
-		fprintf(o, "    offered: update / cross-flash, burn a file, settings\n");
-	fprintf(o, "    not yet: restore, GUIDs/MACs, boot ROM\n");
+		fprintf(o, "    offered: update / cross-flash, burn a file, restore, settings\n");
+	fprintf(o, "    not yet: GUIDs/MACs, boot ROM\n");
 }
 
 /* A ConnectX-4/4 Lx/5, in recovery mode or its firmware running: what its flash holds, what
@@ -228,8 +229,8 @@ static void show_fs3(struct wizard *w, const struct wizard_card *c)
 		fprintf(o, "    its firmware runs (cxflash reaches its flash through it); ");
 	if (!c->ci.have_fs3) {
 		fprintf(o, "the flash holds no valid image: %s\n", c->ci.image_error);
-		fprintf(o, "    (cxflash cannot put a ConnectX-4/4 Lx/5 card's device data back yet: nothing is offered "
-			   "but a backup)\n");
+		fprintf(o, "    (a burn needs the device data it keeps: only a backup, and restoring one of its "
+			   "backups, are offered)\n");
 		return;
 	}
 	fprintf(o, "its flash holds an %s image\n    PSID %s  FW %s", c->ci.fs3_format, c->ci.fs3_psid, c->fw);
