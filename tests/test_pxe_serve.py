@@ -190,6 +190,9 @@ BAD_JOBS = [
      "bundle=aa-bb-cc-dd-ee-02_cx3-old.tar: no such whole bundle"),
     ("bundle with a path", f"{M2} restore yes=1 bundle=../../etc/passwd\n", 1, "bundle=../../etc/passwd"),
     ("bundle on backup", f"{M1} backup bundle=latest\n", 1, "bundle= is for restore only"),
+    ("device_data on crossflash", f"{M1} crossflash yes=1 device_data=1\n", 1, "device_data= is for restore only"),
+    ("device_data=yes", f"{M1} restore yes=1 device_data=yes bundle=latest\n", 1,
+     "device_data=yes: only device_data=1"),
     ("menu with card", f"{M1} menu card=all\n", 1, "menu is the interactive wizard"),
     ("rom on backup", f"{M1} backup rom=none\n", 1, "rom= is for update and crossflash only"),
     ("rom file missing", f"{M1} crossflash yes=1 rom=uefi.rom\n", 1,
@@ -274,7 +277,7 @@ def test_dry_run_writes_the_nodes_configs(dry_ns, images, tmp_path):
 AA:BB:CC:DD:EE:01   crossflash card=0000:01:00.0 yes=1 allow_risky=1   # the HP ones
 aa-bb-cc-dd-ee-02 inventory console=serial
 {M3} restore yes=1 bundle=latest
-aa:bb:cc:dd:ee:04 restore bundle=aa-bb-cc-dd-ee-03_cx3-b.tar yes=1
+aa:bb:cc:dd:ee:04 restore bundle=aa-bb-cc-dd-ee-03_cx3-b.tar yes=1 device_data=1
 aa:bb:cc:dd:ee:05 update card=all yes=1 upload=optional
 aa:bb:cc:dd:ee:06 menu console=serial
 aa:bb:cc:dd:ee:07 backup card=01:00.0
@@ -314,7 +317,7 @@ LABEL cxrescue
         "02": f"{serial} {base} cxrescue.job=inventory",
         "03": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 "
               f"cxrescue.bundle=kept/aa-bb-cc-dd-ee-03_cx3-a.tar cxrescue.bundle_sha256={sha_a}",
-        "04": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 "
+        "04": f"{both} {base} cxrescue.job=restore cxrescue.yes=1 cxrescue.device_data=1 "
               f"cxrescue.bundle=kept/aa-bb-cc-dd-ee-03_cx3-b.tar cxrescue.bundle_sha256={sha_b}",
         "05": f"{both} {base} cxrescue.job=update cxrescue.card=all cxrescue.yes=1 cxrescue.upload=optional",
         "06": f"{serial} {base}",

@@ -2,12 +2,14 @@
 /* cmd_rescue.c — `rescue`: the wizard (rescue/menu.h) on this terminal.
  *
  *   cxflash rescue [job=inventory|backup|update|crossflash|restore|verify|settings] [card=BDF|all]
- *                  [yes=1] [allow_risky=1] [bundle=DIR] [upload=required|optional] [after=menu|exit]
- *                  [rom=keep|image|none|FILE] [expect=GUID:PSID:FW:OLD,...] [settings=NAME=VALUE,...]
+ *                  [yes=1] [allow_risky=1] [bundle=DIR] [device_data=1] [upload=required|optional]
+ *                  [after=menu|exit] [rom=keep|image|none|FILE] [expect=GUID:PSID:FW:OLD,...]
+ *                  [settings=NAME=VALUE,...]
  *
  * The parameters are the kernel command line's cxrescue.* options without the
  * prefix (/init passes them on); bundle= is the backup folder job=restore writes
- * back; expect= what job=verify checks each card against (rescue/job_verify.c); rom= the boot
+ * back (device_data=1: a ConnectX-4/4 Lx/5 bundle's device data too, rescue/step_restore.h);
+ * expect= what job=verify checks each card against (rescue/job_verify.c); rom= the boot
  * ROM an update or crossflash job burns (rescue/step_rom.c); settings= the card settings
  * an update, crossflash or settings job sets (rescue/job_settings.c); after=exit
  * ends the command when the job is done (status 0: every step
@@ -71,6 +73,8 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 			o->yes = flag(v);
 		} else if (k == 11 && !strncmp(p, "allow_risky", k)) {
 			o->allow_risky = flag(v);
+		} else if (k == 11 && !strncmp(p, "device_data", k)) {
+			o->device_data = flag(v);
 		} else if (k == 3 && !strncmp(p, "rom", k)) {
 			if (!*v)
 				return cx_fail(st, CX_EVALUE, "rom=: keep, image, none or a ROM file");
@@ -112,6 +116,8 @@ static int parse(struct cli *c, struct wizard_opts *o, struct cx_status *st)
 	}
 	if (o->bundle && o->job != JOB_RESTORE)
 		return cx_fail(st, CX_EUSAGE, "bundle= goes with job=restore only");
+	if (o->device_data && o->job != JOB_RESTORE)
+		return cx_fail(st, CX_EUSAGE, "device_data= goes with job=restore only");
 	if (o->job_card && strcmp(o->job_card, "all") && !bdf_syntax(o->job_card))
 		return cx_fail(st, CX_EVALUE, "card=%s is not a PCI address (0000:01:00.0 or 01:00.0) or 'all'",
 			       o->job_card);

@@ -63,7 +63,7 @@ const struct command cli_commands[] = {
 	 "sets them, for the next boot"},
 	{"rescue", cmd_rescue, 0, 0, CLI_MAX_PARAMS, "rescue [job=J] [card=BDF|all] [yes=1] [KEY=VALUE...]",
 	 "the rescue wizard on this terminal (the rescue image starts it); job= runs unattended, "
-	 "with allow_risky=, rom=, settings=, bundle=, expect=, upload=, after="},
+	 "with allow_risky=, rom=, settings=, bundle=, device_data=, expect=, upload=, after="},
 	{NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 

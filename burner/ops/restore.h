@@ -45,6 +45,14 @@ struct restore_opts {
 				     * when it differs from the card's (asks; restore_fs3.h) */
 	bool unread_identity_ok;    /* a card whose identity cannot be read takes the bundle without
 				     * a question (an unattended job that named its bundle) */
+	/* FS3/FS4 with device_data: the device data's own question (base GUID and MAC before ->
+	 * after) goes to this hook, with hooks.confirm_ctx, instead of hooks.confirm: a front end
+	 * that took the plan with one confirmation still asks it apart (the wizard: default no).
+	 * NULL: hooks.confirm, like every other question. */
+	int (*confirm_device_data)(void *ctx, const char *question, struct cx_status *st);
+	/* FS3/FS4 without device_data: how the refusal says the device data is asked for
+	 * ("cxrescue.device_data=1"); NULL: "--device-data (asks)", cxflash's option. */
+	const char *device_data_how;
 	/* confirm: the questions above; before_write: the backup of the card as it is
 	 * now; progress; after: the history (ops/write_procedure.h). Each may be NULL. */
 	struct write_hooks hooks;
@@ -56,6 +64,8 @@ struct restore_result {
 	bool nothing_to_do;         /* the flash already equals the bundle */
 	bool identity_checked;      /* the card's GUID/MAC were read and matched */
 	bool device_data_written;   /* FS3/FS4: the device area was written too (restore_fs3.h) */
+	bool device_data_differs;   /* FS3/FS4: the plan found the bundle's device data other than
+				     * the card's (written only with device_data, after its question) */
 	uint64_t bytes_erased, bytes_programmed;
 	char flash_sha256[SHA256_HEX_LEN + 1]; /* of the flash as proven after the write */
 	struct write_outcome out;   /* the card's state, what was read, erased, programmed */

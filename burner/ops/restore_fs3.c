@@ -93,11 +93,17 @@ static int ask_device_data(struct card_write *w, struct rfs3_run *x, struct cx_s
 	else
 		snprintf(what, sizeof(what), "GUIDs and MACs the same (%016llx, %012llx); other device sections (settings, "
 			 "VPD, MFG_INFO) differ", (unsigned long long)i->new_guid, (unsigned long long)i->new_mac);
+	x->r->device_data_differs = true;
 	if (!x->o->device_data)
 		return cx_fail(st, CX_EDECLINED, "the bundle's device data differs from the card's (%s): writing it is a "
-			       "separate step, --device-data (asks); nothing written", what);
+			       "separate step, %s; nothing written", what,
+			       x->o->device_data_how ? x->o->device_data_how : "--device-data (asks)");
 	snprintf(q, sizeof(q), "Write the bundle's device data onto %s too (%s)?", w->d->pci.bdf, what);
-	return cw_ask(w, q, st);
+	if (!x->o->confirm_device_data)
+		return cw_ask(w, q, st);
+	if (x->o->confirm_device_data(x->o->hooks.confirm_ctx, q, st))
+		return st->code ? st->code : cx_fail(st, CX_EDECLINED, "not confirmed: nothing written");
+	return CX_OK;
 }
 
 static int plan(struct card_write *w, struct cx_status *st)

@@ -17,11 +17,13 @@
  *           (restore_order_fs3.h rfs3_inspect): equal, nothing to do. If the device area
  *           (MFG_INFO, DEV_INFO, NV_DATA, VPD, the FS4 DTOC) differs, it is written only
  *           with device_data (cxflash --device-data), after its own question naming what
- *           changes (base GUID and MAC before -> after, or "the other device sections");
- *           without it the restore is refused (CX_EDECLINED): a restore of the image
- *           slots alone over other device data would leave an FS3 card whose ITOC lists
- *           device CRCs its device sections do not have (§11.2 step 2), and a silent
- *           change of a card's GUIDs is never wanted.
+ *           changes (base GUID and MAC before -> after, or "the other device sections":
+ *           through confirm_device_data when the front end gives one, the wizard's own
+ *           question); without it the restore is refused (CX_EDECLINED, naming
+ *           device_data_how; device_data_differs tells this refusal from the others): a
+ *           restore of the image slots alone over other device data would leave an FS3
+ *           card whose ITOC lists device CRCs its device sections do not have (§11.2
+ *           step 2), and a silent change of a card's GUIDs is never wanted.
  *   write   restore_order_fs3.h through the card (device_io.h, planned from the one read):
  *           only the units that differ are erased, programmed and read back.
  *   verify  as restore.c: the per-unit read-back proves the flash is the bundle (or, with

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flow_restore.c — the menu's "Restore a backup" (flows.h): the card, one of its bundles, then
- * the restore step (step_restore.h). */
+ * the restore step (step_restore.h). A ConnectX-4/4 Lx/5 is offered in either mode, as a
+ * ConnectX-3 is: its bundles found by its DEV_INFO's base GUID (inventory.h: inv_own_guid). */
 #include <stdlib.h>
 
 #include "rescue/flows.h"
@@ -32,7 +33,7 @@ int flow_choose_bundle(struct wizard *w, int i, const char *title, const struct 
 	const struct backup_entry *found[MAX_OFFERED], **all;
 	const char *items[MAX_OFFERED + 1];
 	char labels[MAX_OFFERED][200];
-	const char *psid = c->ci.have_image ? c->ci.f.img.info.psid : NULL;
+	const char *psid = inv_psid(c);
 	uint64_t guid = inv_own_guid(c); /* none: every bundle of the family, its PSID's first */
 	int n = 0, choice, rc;
 
@@ -63,9 +64,19 @@ int flow_choose_bundle(struct wizard *w, int i, const char *title, const struct 
 	return CX_OK;
 }
 
+/* Every card but one that refuses every write (wizard_card.no_write: secure firmware). */
 static bool restorable(const struct wizard_card *c)
 {
-	return !c->fs3;
+	return !c->no_write;
+}
+
+/* A card left out says why, as the burns' screens do. */
+static void say_refused(struct wizard *w)
+{
+	for (int i = 0; i < w->ncards; i++)
+		if (w->cards[i].no_write)
+			fprintf(w->out, "card %s (%s): %s: not offered\n", w->cards[i].ci.pci.bdf, w->cards[i].ci.chip,
+				w->cards[i].no_write);
 }
 
 int flow_restore(struct wizard *w, struct cx_status *st)
@@ -73,9 +84,9 @@ int flow_restore(struct wizard *w, struct cx_status *st)
 	const struct backup_entry *e;
 	int i, rc;
 
-	inv_say_not_yet(w, "restoring a backup");
+	say_refused(w);
 	if ((rc = wiz_choose_card(w, "Restore which card?", restorable, "no card a backup can be written back to", &i, st)) ||
 	    (rc = flow_choose_bundle(w, i, "Restore which backup?", &e, st)))
 		return rc;
-	return wiz_restore(w, i, e->path, w->cards[i].ci.recovery ? "unbrick" : "restore", true, NULL, st);
+	return wiz_restore(w, i, e->path, w->cards[i].ci.recovery ? "unbrick" : "restore", true, NULL, NULL, st);
 }

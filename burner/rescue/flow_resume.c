@@ -213,7 +213,7 @@ static int finish_job(struct wizard *w, int i, const struct pending *p, const st
 	int rc;
 
 	if (is_restore(p))
-		return wiz_restore(w, i, p->file, p->action, true, NULL, st);
+		return wiz_restore(w, i, p->file, p->action, true, NULL, NULL, st);
 	struct identity_opts id;
 	struct backup_identity bid;
 	if ((rc = identity_of(w, i, p, &id, &bid, st)))

@@ -112,8 +112,8 @@ static int unbrick_fs3(struct wizard *w, int i, struct cx_status *st)
 	fprintf(w->out, "\nCard %s (%s) is in recovery mode: it runs no firmware.\n", c->ci.pci.bdf, c->ci.chip);
 	if (!c->ci.have_fs3)
 		return cx_fail(st, CX_EUNSUPPORTED, "card %s: its flash holds no valid image (%s): a burn keeps the card's "
-			       "device data, which must be there, and cxflash cannot put it back on these cards yet",
-			       c->ci.pci.bdf, c->ci.image_error);
+			       "device data, which must be there; a burn cannot put it back, restoring one of the card's "
+			       "backups can (menu: Restore a backup)", c->ci.pci.bdf, c->ci.image_error);
 	fprintf(w->out, "Its flash holds an %s image, PSID %s, FW %s, and its device data", c->ci.fs3_format,
 		c->ci.fs3_psid, c->fw);
 	if (c->ci.fs3_ids)
@@ -208,7 +208,7 @@ int flow_unbrick(struct wizard *w, struct cx_status *st)
 		if ((rc = flow_choose_bundle(w, i, "Which backup?", &e, st)))
 			return rc;
 		if (way == WAY_RESTORE)
-			return wiz_restore(w, i, e->path, "unbrick", true, NULL, st);
+			return wiz_restore(w, i, e->path, "unbrick", true, NULL, NULL, st);
 	}
 
 	/* Burn: the library judged against what the backup says the card was, or

@@ -201,9 +201,9 @@ void inv_history_card(const struct wizard_card *c, struct history_card *h)
 	}
 }
 
-/* What the wizard offers a ConnectX-4/4 Lx/5: the burns and its GUIDs/MACs in either mode,
- * unbrick in recovery mode, settings with its firmware running; nothing that writes to secure
- * firmware. */
+/* What the wizard offers a ConnectX-4/4 Lx/5: the burns, restore and its GUIDs/MACs in either
+ * mode, unbrick in recovery mode, settings with its firmware running; nothing that writes to
+ * secure firmware. */
 static void show_fs3_offer(FILE *o, const struct wizard_card *c)
 {
 	if (c->no_write) {
@@ -211,11 +211,11 @@ static void show_fs3_offer(FILE *o, const struct wizard_card *c)
 		return;
 	}
 	if (c->ci.recovery)
-		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick, GUIDs/MACs; settings: once its firmware "
-			   "runs\n");
+		fprintf(o, "    offered: update / cross-flash, burn a file, unbrick, restore, GUIDs/MACs; settings: once "
+			   "its firmware runs\n");
 	else
-		fprintf(o, "    offered: update / cross-flash, burn a file, GUIDs/MACs, settings\n");
-	fprintf(o, "    not yet: restore, boot ROM\n");
+		fprintf(o, "    offered: update / cross-flash, burn a file, restore, GUIDs/MACs, settings\n");
+	fprintf(o, "    not yet: boot ROM\n");
 }
 
 /* A ConnectX-4/4 Lx/5, in recovery mode or its firmware running: what its flash holds, what
@@ -230,8 +230,9 @@ static void show_fs3(struct wizard *w, const struct wizard_card *c)
 		fprintf(o, "    its firmware runs (cxflash reaches its flash through it); ");
 	if (!c->ci.have_fs3) {
 		fprintf(o, "the flash holds no valid image: %s\n", c->ci.image_error);
-		fprintf(o, "    (its GUIDs/MACs lost, the rest whole: Set a card's GUIDs/MACs puts them back from its "
-			   "sticker or a backup; else nothing is offered but a backup)\n");
+		fprintf(o, "    (a burn needs the device data it keeps: its GUIDs/MACs lost, the rest whole: Set a "
+			   "card's GUIDs/MACs puts them back from its sticker or a backup; else restore one of its "
+			   "backups)\n");
 		return;
 	}
 	fprintf(o, "its flash holds an %s image\n    PSID %s  FW %s", c->ci.fs3_format, c->ci.fs3_psid, c->fw);

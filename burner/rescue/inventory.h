@@ -33,8 +33,8 @@ void inv_pending_card(const struct wizard_card *c, struct pending *p);
 void inv_label(const struct wizard_card *c, char *out, size_t n);
 /* The PSID of the card's image (FS2, or a ConnectX-4/4 Lx/5's FS3/FS4), or NULL. */
 const char *inv_psid(const struct wizard_card *c);
-/* For each ConnectX-4/4 Lx/5 card (wizard_card.fs3): one line saying that what ("restoring a
- * backup") is not in the wizard for it yet, for the screens that leave such cards out. */
+/* For each ConnectX-4/4 Lx/5 card (wizard_card.fs3): one line saying that what ("changing the
+ * boot ROM") is not in the wizard for it yet, for the screens that leave such cards out. */
 void inv_say_not_yet(struct wizard *w, const char *what);
 /* The recommendation, or NULL. */
 const struct match_candidate *inv_best(const struct wizard_card *c);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rescue/data_area.h"
+#include "rescue/inventory.h"
 #include "rescue/jobs.h"
 #include "rescue/step_rom.h"
 
@@ -53,8 +54,21 @@ static void rom_after(const struct wizard *w, int i, struct job_outcome *r)
 	}
 }
 
-/* job=restore: the chosen card the bundle fits (its family; its node GUID, or none readable).
- * -1 with why when there is none, or more than one. */
+/* Card c can take a bundle of identity id: its family, and its node GUID or none readable. A
+ * ConnectX-4/4 Lx/5 reads its identity (DEV_INFO's base GUID) in recovery mode too. */
+static bool fits(const struct wizard_card *c, const struct backup_identity *id)
+{
+	if (!c->ci.pci.family || strcmp(c->ci.pci.family, id->family))
+		return false;
+	if (c->fs3) {
+		uint64_t own = inv_own_guid(c);
+		return !own || own == id->guid[0];
+	}
+	bool unread = c->ci.recovery || !c->ci.have_image || c->ci.f.img.guids.blank;
+	return unread || c->ci.f.img.guids.guid[0] == id->guid[0];
+}
+
+/* job=restore: the chosen card the bundle fits. -1 with why when there is none, or more than one. */
 static int restore_target(struct wizard *w, struct backup_identity *id_out, char *why, size_t n)
 {
 	struct backup_identity id;
@@ -72,13 +86,9 @@ static int restore_target(struct wizard *w, struct backup_identity *id_out, char
 			 w->o.bundle);
 		return -1;
 	}
-	for (int k = 0; k < w->ncards; k++) {
-		const struct wizard_card *c = &w->cards[k];
-		bool unread = c->ci.recovery || !c->ci.have_image || c->ci.f.img.guids.blank;
-		if (chosen(w, c) && c->ci.pci.family && !strcmp(c->ci.pci.family, id.family) &&
-		    (unread || c->ci.f.img.guids.guid[0] == id.guid[0]))
+	for (int k = 0; k < w->ncards; k++)
+		if (chosen(w, &w->cards[k]) && fits(&w->cards[k], &id))
 			found = k, count++;
-	}
 	if (count == 1)
 		return found;
 	if (count)
@@ -180,13 +190,12 @@ static void job_card(struct wizard *w, const struct job *j, int i, struct job_ou
 	} else if (w->o.job == JOB_VERIFY) {
 		r->expect = job_verify_find(j->expect, j->nexpect, &w->cards[i]);
 		r->result = job_verify_card(&w->cards[i], r->expect, r->message, sizeof(r->message));
-	} else if (w->o.job == JOB_RESTORE && w->cards[i].fs3) {
-		job_outcome(r, "refused", "restoring a backup is not in the wizard's jobs for ConnectX-4, 4 Lx and 5 cards yet; "
-			    "nothing written");
 	} else if (w->o.job == JOB_RESTORE && j->target < 0) {
 		job_outcome(r, "refused", "%s", j->why);
 	} else if (w->o.job == JOB_RESTORE && j->target != i) {
 		job_outcome(r, "nothing-to-do", "not the card of the bundle: left alone");
+	} else if (w->o.job == JOB_RESTORE && w->cards[i].no_write) {
+		job_outcome(r, "refused", "%s; nothing written", w->cards[i].no_write);
 	} else {
 		r->bundle = w->o.job == JOB_RESTORE ? &j->bundle : NULL;
 		job_write_card(w, i, r);
@@ -239,8 +248,9 @@ int job_run(struct wizard *w, struct cx_status *st)
 	int rc;
 
 	wiz_now(started);
-	wiz_say(w, "\n== Unattended job: %s (cards: %s%s%s) ==", wizard_job_name(w->o.job),
-		w->o.job_card ? w->o.job_card : "all", w->o.yes ? ", yes=1" : "", w->o.allow_risky ? ", allow_risky=1" : "");
+	wiz_say(w, "\n== Unattended job: %s (cards: %s%s%s%s) ==", wizard_job_name(w->o.job),
+		w->o.job_card ? w->o.job_card : "all", w->o.yes ? ", yes=1" : "", w->o.allow_risky ? ", allow_risky=1" : "",
+		w->o.device_data ? ", device_data=1" : "");
 	if (writes(w->o.job) && !w->o.yes)
 		return cx_fail(st, CX_EDECLINED, "the %s job writes cards: it needs cxrescue.yes=1 on the kernel "
 			       "command line; nothing written", wizard_job_name(w->o.job));

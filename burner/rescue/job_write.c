@@ -26,18 +26,25 @@ static const struct match_candidate *target(const struct wizard *w, const struct
 	return NULL;
 }
 
+/* A ConnectX-4/4 Lx/5 whose bundle holds other device data than the card is refused, not
+ * failed, without cxrescue.device_data=1: the job did not ask for it (step_restore.h). */
 static void write_restore(struct wizard *w, int i, struct job_outcome *r)
 {
 	struct cx_status st = {0};
+	struct restore_result res = {0};
 
 	w->last_write = (struct write_outcome){0};
-	int rc = wiz_restore(w, i, w->o.bundle, w->cards[i].ci.recovery ? "unbrick" : "restore", false, &r->bk, &st);
+	int rc = wiz_restore(w, i, w->o.bundle, w->cards[i].ci.recovery ? "unbrick" : "restore", false, &r->bk, &res,
+			     &st);
 	r->state = w->last_write.state;
 	r->backed_up = r->bk.path[0] != '\0';
-	if (rc)
+	if (rc && res.device_data_differs && !res.device_data_written && !w->o.device_data)
+		job_outcome(r, "refused", "%s", st.msg);
+	else if (rc)
 		job_outcome(r, "failed", "%s", st.msg);
 	else
-		job_outcome(r, "ok", "the backup %s written back and verified", w->o.bundle);
+		job_outcome(r, "ok", "the backup %s written back and verified%s", w->o.bundle,
+			    res.device_data_written ? ", its device data too" : "");
 }
 
 static void write_backup(struct wizard *w, int i, struct job_outcome *r)
@@ -69,9 +76,9 @@ static void write_burn(struct wizard *w, int i, struct job_outcome *r)
 		return;
 	}
 	if (c->ci.recovery && !c->ci.have_fs3) {
-		job_outcome(r, "refused", c->fs3 ? "the card's flash holds no valid image: cxflash cannot put a "
-			    "ConnectX-4/4 Lx/5 card's device data back yet" : "the card is in recovery mode: unbrick it "
-			    "from the wizard's menu");
+		job_outcome(r, "refused", c->fs3 ? "the card's flash holds no valid image: a burn keeps a ConnectX-4/4 "
+			    "Lx/5 card's device data, which must be there; job=restore of one of its backups puts it back "
+			    "(cxrescue.device_data=1)" : "the card is in recovery mode: unbrick it from the wizard's menu");
 		return;
 	}
 	const struct match_candidate *m = target(w, c);

@@ -10,8 +10,13 @@
  *   cxrescue.job=restore      the backup bundle=DIR written back onto the one chosen card it
  *                             fits: its family, and its node GUID or no readable identity
  *                             (recovery mode: the unbrick of a node whose backup the PXE
- *                             server kept); two such cards need cxrescue.card=; not on a
- *                             ConnectX-4/4 Lx/5 yet (refused for it)
+ *                             server kept); two such cards need cxrescue.card=. A
+ *                             ConnectX-4/4 Lx/5 is known by its DEV_INFO base GUID in
+ *                             either mode; a bundle whose device data (GUIDs, MACs, VPD,
+ *                             settings) differs from the card's is refused, nothing
+ *                             written, unless cxrescue.device_data=1
+ *   cxrescue.device_data=1    job=restore on a ConnectX-4/4 Lx/5: the bundle's device data is
+ *                             written back too when it differs (rescue/step_restore.h)
  *   cxrescue.job=verify       after the cold restart: each card's flash and running FW against
  *                             cxrescue.expect= (what the last write wrote, job_verify.c);
  *                             nothing is written

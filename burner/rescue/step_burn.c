@@ -162,8 +162,8 @@ static int before_word(struct wizard *w, const struct write_request *rq, uint8_t
 			       "keeps and never writes: none can be given to it", c->ci.pci.bdf, c->ci.chip);
 	if (c->fs3 && !c->ci.have_fs3)
 		return cx_fail(st, CX_EUNSUPPORTED, "card %s (%s): its flash holds no valid image (%s); a burn keeps the "
-			       "card's device data, which must be there, and cxflash cannot put it back yet", c->ci.pci.bdf,
-			       c->ci.chip, c->ci.image_error);
+			       "card's device data, which must be there; restoring one of the card's backups puts it back",
+			       c->ci.pci.bdf, c->ci.chip, c->ci.image_error);
 	if (c->ci.recovery && !c->fs3 && !rq->ident)
 		return cx_fail(st, CX_EABSENT, "card %s is in recovery mode: its GUIDs and MACs cannot be read from "
 			       "it; choose \"Unbrick\", which takes them from a backup or the sticker", c->ci.pci.bdf);

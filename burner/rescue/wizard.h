@@ -58,6 +58,9 @@ struct wizard_opts {
 	bool yes;                    /* cxrescue.yes=1: the job may write without a question */
 	const char *job_card;        /* cxrescue.card=: a BDF, or NULL / "all" */
 	bool allow_risky;            /* cxrescue.allow_risky=1 */
+	bool device_data;            /* cxrescue.device_data=1: job=restore writes a ConnectX-4/4 Lx/5
+				      * bundle's device data (GUIDs, MACs, VPD, settings) when it differs
+				      * from the card's (refused otherwise) */
 	const char *rom;             /* cxrescue.rom=keep|image|none|FILE (update, crossflash: the boot
 				      * ROM of the result, rescue/step_rom.c); NULL: the wizard's rule */
 	const char *shell;           /* the shell the menu starts ("/bin/sh"); NULL: no shell choice */
@@ -94,7 +97,8 @@ struct wizard_card {
 	 * MGIR). Offered the burns (update, cross-flash, burn a file; unbrick in recovery mode): its
 	 * GUIDs/MACs are its device data, which a burn never writes, so it is never given any; they
 	 * are set on their own (flow_ids_fs3.c), in either mode, even with no valid image read (a
-	 * lost DEV_INFO). Its settings once its firmware runs. Restore and boot ROM are not offered
+	 * lost DEV_INFO). Its settings once its firmware runs; its backups restored in either mode
+	 * (step_restore.h: device data only after its own question). The boot ROM is not offered
 	 * (inventory.h: inv_say_not_yet). */
 	bool fs3;
 	/* Why nothing that writes is offered for it though it is read (a running ConnectX-4/4

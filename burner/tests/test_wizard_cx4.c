@@ -4,9 +4,10 @@
  * (PSID HP_2420110034, an FS3 image from the tests' builder, its own device data) strapped
  * into recovery mode, the stock MCX4121A-ACAT image (MT_2420110034) in the library, the real
  * board table (its stated HPE -> Mellanox row). Cross-flashed from the menu and by the
- * crossflash job, unbricked from the menu; restore and boot ROM said to be not there yet
- * (its GUIDs/MACs: test_wizard_cx4_ids.c), settings said to need the running firmware,
- * nothing written; a card whose flash holds no valid image refused. Its firmware running: test_wizard_cx4_running.c.
+ * crossflash job, unbricked from the menu; the boot ROM said to be not there yet (its
+ * GUIDs/MACs: test_wizard_cx4_ids.c), settings said to need the running firmware, nothing
+ * written; a card whose flash holds no valid image refused. Its firmware running:
+ * test_wizard_cx4_running.c; its backups restored: test_wizard_cx4_restore.c.
  *
  * The card and the checks of a cross-flash: wizard_cx4_card.h. Judged by the card model
  * (sim/core: its flash array, its counters, the image its boot ROM finds, which shares no
@@ -43,9 +44,9 @@ static void test_cx4lx_crossflash_from_the_menu(void **state)
 	size_t writing = said_at(r, "Writing stock-cx4lx.bin onto " BDF1), ok = said_at(r, "card " BDF1 ": OK: FW 14.32.0001");
 	assert_true(word < bk && bk < writing && writing < ok);
 	assert_true(ok < said_at(r, "Powering off."));
-	expect_said(r, "    offered: update / cross-flash, burn a file, unbrick, GUIDs/MACs; settings: once its firmware "
-		       "runs\n"
-		       "    not yet: restore, boot ROM\n");
+	expect_said(r, "    offered: update / cross-flash, burn a file, unbrick, restore, GUIDs/MACs; settings: once "
+		       "its firmware runs\n"
+		       "    not yet: boot ROM\n");
 	expect_said(r, "Port type and SR-IOV: card " BDF1 " is in recovery mode, and its settings are its running "
 		       "firmware's");
 	expect_not_said(r, "== Port type and SR-IOV");
@@ -91,7 +92,7 @@ static void test_cx4lx_unbrick(void **state)
 	expect_history(r, 1, "\"action\":\"unbrick\"", "\"result\":\"ok\"", "\"node_guid\":\"" BASE_GUID "\"");
 }
 
-/* The backup of every card is the default and takes it; then restore, boot ROM:
+/* The backup of every card is the default and takes it; then the boot ROM:
  * one line each, the card not offered; settings: the card is in recovery mode, no firmware
  * runs to keep them; nothing written, no settings command sent. */
 static void test_cx4lx_not_offered(void **state)
@@ -101,13 +102,10 @@ static void test_cx4lx_not_offered(void **state)
 	size_t n;
 	struct cxsim_card *c = hpe_card(r, &before, &n);
 
-	expect_run(r, "\n4\n7\n8\n10\n", CX_OK);
+	expect_run(r, "\n7\n8\n10\n", CX_OK);
 	expect_said(r, "Choose 1-10 [1]: ");
 	expect_said(r, "card " BDF1 ": backed up");
 	expect_backup_of(r, before, n);
-	expect_said(r, "card " BDF1 " (ConnectX-4 Lx A0): restoring a backup is not in the wizard for ConnectX-4, 4 Lx and 5 "
-		       "cards yet: not offered for it");
-	expect_said(r, "no card a backup can be written back to");
 	expect_said(r, "changing the boot ROM (it is in the signed image: burn the image with the ROM you want) is "
 		       "not in the wizard");
 	expect_not_said(r, "changing the card settings is not in the wizard");
@@ -166,8 +164,9 @@ static void test_cx4lx_crossflash_job(void **state)
 	expect_said(r, "card " BDF1 ": failed: the flash holds " STOCK_FS3_PSID " 14.32.1010, not the " OEM_PSID);
 }
 
-/* job=restore with a bundle of the card: refused for it, nothing written. */
-static void test_cx4lx_restore_job_refused(void **state)
+/* job=restore with a bundle of the card as it is: found by its base GUID, nothing to write,
+ * nothing written (restores that write: test_wizard_cx4_restore.c). */
+static void test_cx4lx_restore_job_nothing_to_do(void **state)
 {
 	struct rig *r = *state;
 	const uint8_t *before;
@@ -180,9 +179,9 @@ static void test_cx4lx_restore_job_refused(void **state)
 	r->o.job = JOB_RESTORE;
 	r->o.yes = true;
 	r->o.bundle = b.path;
-	expect_run(r, "", CX_EDECLINED);
-	expect_said(r, "card " BDF1 ": refused: restoring a backup is not in the wizard's jobs for ConnectX-4, 4 Lx and 5 "
-		       "cards yet; nothing written");
+	expect_run(r, "", CX_OK);
+	expect_said(r, "card " BDF1 ": its flash already equals the backup: nothing written");
+	expect_said(r, "card " BDF1 ": ok: the backup ");
 	expect_untouched(c, before, n);
 }
 
@@ -205,7 +204,7 @@ static void test_cx4lx_without_image(void **state)
 	expect_said(r, "RECOVERY MODE (flash recovery): no firmware runs; the flash holds no valid image");
 	expect_said(r, "card " BDF1 ": backed up");
 	expect_said(r, "its flash holds no valid image (");
-	expect_said(r, "cxflash cannot put it back on these cards yet");
+	expect_said(r, "a burn cannot put it back, restoring one of the card's backups can (menu: Restore a backup)");
 	expect_untouched(c, before, n);
 	r->o.job = JOB_CROSSFLASH;
 	r->o.yes = true;
@@ -221,7 +220,7 @@ int main(void)
 		WIZARD_TEST(test_cx4lx_unbrick),
 		WIZARD_TEST(test_cx4lx_not_offered),
 		WIZARD_TEST(test_cx4lx_crossflash_job),
-		WIZARD_TEST(test_cx4lx_restore_job_refused),
+		WIZARD_TEST(test_cx4lx_restore_job_nothing_to_do),
 		WIZARD_TEST(test_cx4lx_without_image),
 	};
 	return RUN_WIZARD_TESTS(tests);

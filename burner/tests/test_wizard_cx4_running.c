@@ -28,8 +28,8 @@ static void test_running_crossflash_from_the_menu(void **state)
 	expect_said(r, "    its firmware runs (cxflash reaches its flash through it); its flash holds an FS3 image\n"
 		       "    PSID " OEM_PSID "  FW 14.32.0001\n"
 		       "    base GUID " BASE_GUID "  base MAC " BASE_MAC " (its device data: every burn keeps them)\n"
-		       "    offered: update / cross-flash, burn a file, GUIDs/MACs, settings\n"
-		       "    not yet: restore, boot ROM\n");
+		       "    offered: update / cross-flash, burn a file, restore, GUIDs/MACs, settings\n"
+		       "    not yet: boot ROM\n");
 	expect_not_said(r, "RECOVERY MODE");
 	expect_not_said(r, "in recovery mode only");
 	expect_not_said(r, "PROBLEM");

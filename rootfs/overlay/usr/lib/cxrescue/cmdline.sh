@@ -10,6 +10,8 @@
 #   cxrescue.card=BDF|all        which cards (all)                           CXR_CARD
 #   cxrescue.yes=1               the job may write cards                     CXR_YES
 #   cxrescue.allow_risky=1       RISKY targets are written too               CXR_ALLOW_RISKY
+#   cxrescue.device_data=1       a restore job writes a ConnectX-4/4 Lx/5 bundle's
+#                                device data (GUIDs, MACs) too when it differs  CXR_DEVICE_DATA
 #   cxrescue.rom=keep|image|none|NAME  the boot ROM of an update or crossflash
 #                                (NAME: a ROM file in the data folder's firmware/)  CXR_ROM
 #   cxrescue.settings=NAME=VALUE,...  the card settings an update, crossflash or
@@ -26,7 +28,7 @@
 CXR_MEDIA=unknown
 CXR_SHELL=0
 CXR_WAIT=10
-CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_ROM= CXR_EXPECT= CXR_SETTINGS=
+CXR_JOB= CXR_CARD=all CXR_YES=0 CXR_ALLOW_RISKY=0 CXR_DEVICE_DATA=0 CXR_ROM= CXR_EXPECT= CXR_SETTINGS=
 CXR_SERVER_ARG= CXR_BUNDLE_REMOTE= CXR_BUNDLE_SHA256= CXR_UPLOAD_MODE=required
 for word in $(cat /proc/cmdline); do
 	case "$word" in
@@ -37,6 +39,7 @@ for word in $(cat /proc/cmdline); do
 	cxrescue.card=*)  CXR_CARD=${word#*=} ;;
 	cxrescue.yes=*)   CXR_YES=${word#*=} ;;
 	cxrescue.allow_risky=*) CXR_ALLOW_RISKY=${word#*=} ;;
+	cxrescue.device_data=*) CXR_DEVICE_DATA=${word#*=} ;;
 	cxrescue.rom=*)   CXR_ROM=${word#*=} ;;
 	cxrescue.expect=*) CXR_EXPECT=${word#*=} ;;
 	cxrescue.settings=*) CXR_SETTINGS=${word#*=} ;;
@@ -57,6 +60,7 @@ esac
 case "$CXR_CARD" in *[!0-9a-fA-F:.all]*|'') CXR_CARD=all ;; esac
 [ "$CXR_YES" = 1 ] || CXR_YES=0
 [ "$CXR_ALLOW_RISKY" = 1 ] || CXR_ALLOW_RISKY=0
+[ "$CXR_DEVICE_DATA" = 1 ] || CXR_DEVICE_DATA=0
 case "$CXR_ROM" in .* | *[!A-Za-z0-9._-]*) say "cxrescue.rom=$CXR_ROM ignored (keep, image, none or a file name)"
 	CXR_ROM= ;;
 esac
@@ -87,5 +91,7 @@ cxr_job_args() {
 	case "$CXR_JOB" in update | crossflash) extra=${CXR_ROM:+ rom=$CXR_ROM} ;; verify) extra=" expect=$CXR_EXPECT" ;; esac
 	# settings= with the jobs that take it; job=settings without it: cxflash says so
 	case "$CXR_JOB" in update | crossflash | settings) extra="$extra${CXR_SETTINGS:+ settings=$CXR_SETTINGS}" ;; esac
+	# device_data= with restore only (cxflash rescue refuses it elsewhere)
+	[ "$CXR_JOB" != restore ] || [ "$CXR_DEVICE_DATA" != 1 ] || extra="$extra device_data=1"
 	echo "job=$CXR_JOB card=$CXR_CARD yes=$CXR_YES allow_risky=$CXR_ALLOW_RISKY upload=$CXR_UPLOAD_MODE$extra"
 }
