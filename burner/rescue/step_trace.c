@@ -13,6 +13,19 @@
 
 #define TRACES_DIR "traces"   /* beside backups/ and logs/ in the data folder */
 
+/* The cxflash command a wizard action is, for the shell's way of recording it. */
+static const char *shell_command(const char *action)
+{
+	static const struct { const char *action, *command; } commands[] = {
+		{"set-ids", "sg"}, {"restore", "restore"},
+	};
+
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (!strcmp(action, commands[k].action))
+			return commands[k].command;
+	return "burn";
+}
+
 bool wiz_trace_begin(struct wizard *w, int card, const char *action)
 {
 	char dir[512], path[640], stamp[UTC_STAMP_LEN], bdf[20], cmd[96];
@@ -27,7 +40,7 @@ bool wiz_trace_begin(struct wizard *w, int card, const char *action)
 		 * than the 128 MiB stick holds beside its backup. */
 		wiz_say(w, "  no trace of this write: on a ConnectX-4/4 Lx/5 its backup's reads would make it too "
 			"large (some 150 MB for a 16 MiB flash); from the shell, after a backup: cxflash -d %s "
-			"--record FILE %s --no-backup ...", w->cards[card].ci.pci.bdf, strcmp(action, "set-ids") ? "burn" : "sg");
+			"--record FILE %s --no-backup ...", w->cards[card].ci.pci.bdf, shell_command(action));
 		return false;
 	}
 	utc_stamp_of(stamp, now, true);

@@ -115,7 +115,7 @@ static void test_running_restored_after_crossflash(void **state)
 	watch_flash(r, c, &n);
 	expect_run(r, "4\n1\nFLASH\n1\n", CX_OK);
 	expect_said(r, "its firmware runs (cxflash reaches its flash through it)");
-	expect_said(r, "    offered: update / cross-flash, burn a file, restore, settings\n");
+	expect_said(r, "    offered: update / cross-flash, burn a file, restore, GUIDs/MACs, settings\n");
 	expect_said(r, "== restore: card " BDF1 " (ConnectX-4 Lx");
 	expect_said(r, "card " BDF1 ": OK: the backup is on the flash, read back and verified");
 	expect_not_said(r, "FAILED");
