@@ -247,7 +247,7 @@ pxe-report:
 pxe-cycle:
 	scripts/pxe-cycle $(if $(BOUND),--bound $(BOUND)) $(PXE_ROOT)
 
-CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/host/fs3seed $(UNIT_BINS) $(B)/fuzz/fuzz_image \
+CHECK_BINS := burner/cxflash $(B)/asan/cxflash $(B)/host/mkfs2 $(B)/host/mkfs3 $(B)/host/fs3seed $(UNIT_BINS) $(B)/tests/cxflash_sim $(B)/fuzz/fuzz_image \
               $(B)/host/cxsim $(B)/host/cxsim-sleep.so $(B)/host/cxsim-sleep-trace $(B)/host/pci-list \
               $(IMAGES)/SHA256SUMS $(QEMU)
 
@@ -286,6 +286,16 @@ $(B)/tests/bench_burn: burner/tests/bench_burn.c $(BURNER_LIB) $(BURNER_HDR) $(T
 	@mkdir -p $(@D)
 	$(HOSTCC) $(WARN) -O2 -g -Iburner -Iburner/tests/support -Isim/core -o $@ $< $(BURNER_LIB) \
 	  $(TEST_SUPPORT) $(SIM_CORE) -lcmocka -lpci -lz
+
+# cxflash's command line on a `cxsim create` card in process (burner/tests/cxflash_sim.c): no
+# FUSE, so whole-flash reads through the VSEC take seconds, not minutes (test_oracle_restore_fs3.py).
+# Not a unit test (its name does not start with test_). --wrap: the two calls of device_open()
+# that reach sysfs (pci_find, cfg_open_sysfs) go to the model instead.
+$(B)/tests/cxflash_sim: burner/tests/cxflash_sim.c $(SUPPORT_TLIB) $(BURNER_TLIB) $(SIM_TLIB) $(BURNER_HDR) \
+                        $(SIM_HDR) $(TEST_SUPPORT_HDR)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(WARN) $(SANITIZE) -Iburner -Iburner/tests/support -Isim/core \
+	  -Wl,--wrap=pci_find,--wrap=cfg_open_sysfs -o $@ $< $(SUPPORT_TLIB) $(BURNER_TLIB) $(SIM_TLIB) -lcmocka -lpci -lz
 
 # Every verb, Debian's mstflint 4.21 (and mstconfig) beside cxflash, on fresh copies of one
 # simulated ConnectX-3 with a 0.96 MiB image (slow: FUSE; root). BENCH_JSON=FILE: the numbers as JSON.

@@ -24,13 +24,14 @@ from test_oracle import fields
 # Each whole-flash read of the 2 MiB part through the VSEC is about 7 M config accesses (53 per
 # 16 bytes, docs/hw-access.md §3.6) and FUSE serves about 25,000 a second (docs/design.md §5.6):
 # some 5 minutes a read, and this test makes seven a chip (the backup's two, five restores').
-# make check leaves it out; the same restores run in process in
-# burner/tests/test_powercut_restore_fs3.c (restore_card, every cut point, the flash equal to
-# the bundle after an uncut run). CXR_SLOW_FUSE=1 runs it.
+# make check leaves it out; the same scenarios, cxflash's command line on the same cxsim card in
+# process and mstflint judging the flash file, are tests/test_oracle_restore_fs3.py (seconds), and
+# the power cuts of the same order burner/tests/test_powercut_restore_fs3.c. CXR_SLOW_FUSE=1 runs it.
 pytestmark = pytest.mark.skipif(os.environ.get("CXR_SLOW_FUSE") != "1",
                                 reason="about 35 minutes a chip over FUSE (seven whole-flash reads through "
-                                       "the VSEC); the same restores run in process in "
-                                       "test_powercut_restore_fs3.c; CXR_SLOW_FUSE=1 runs it")
+                                       "the VSEC); the fast oracle test_oracle_restore_fs3.py runs the same "
+                                       "restores in process with mstflint judging the flash; "
+                                       "CXR_SLOW_FUSE=1 runs this one")
 
 FLASH = 2 << 20                            # W25Q16: slot 1 ends the flash (FS4 DTOC in its span)
 DEV_INFO = {"cx4lx": 0xc000, "cx5": FLASH - 0x8000}   # mkfs3 --map: sect_DEV_INFO
