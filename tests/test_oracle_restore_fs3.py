@@ -19,7 +19,9 @@ whether the restored flash verifies, which PSID and FW it holds and whose GUIDs 
   - lost device data (DEV_INFO's GUIDs zeroed, or its sector erased; mstflint then fails
     `v` and `q` on the flash): restore without --device-data is refused (exit 10, one line
     naming the option and the bundle's GUID, the flash unchanged); with it mstflint verifies
-    the flash and shows the backed-up GUID and MAC again.
+    the flash and shows the backed-up GUID and MAC again;
+  - --dry-run (restore of the slots, restore with --device-data, FS4's sg): every check made,
+    nothing erased or programmed as the model counts it, the flash byte for byte as it was.
 Skips, saying why, when mstflint is missing."""
 import re
 import shutil
@@ -209,3 +211,41 @@ def test_device_data_restore(tmp_path, chip, mode, how):
     assert_oem(c.flash, chip)
     assert c.flash.read_bytes() == (b / "flash.bin").read_bytes()
 
+
+
+@pytest.mark.parametrize("chip,mode", [("cx4lx", "recovery"), ("cx5", "running")])
+def test_dry_run_writes_nothing(tmp_path, chip, mode):
+    """--dry-run on restore (slot and device data) and on sg: every check made, the card's flash
+    byte for byte as it was, no flash command sent (cxflash_sim's counts), mstflint still
+    seeing what the card held."""
+    c = Card(tmp_path, chip, mode == "running")
+    ok(c.cxflash("backup", tmp_path / "bk"))
+    b = c.bundle()
+    r = ok(c.cxflash("-i", c.stock, "--allow_psid_change", "-y", "--no-backup", "burn"))
+    n = counts(r.note)
+    assert n["bytes programmed"] > 0, r.note   # the model counts writes (the stock slot was blank: no erase)
+    crossed = c.flash.read_bytes()
+
+    def nothing_written(r):
+        n = counts(r.note)
+        assert n["bytes erased"] == 0 and n["bytes programmed"] == 0, r.note
+
+    r = ok(c.cxflash("-y", "--dry-run", "restore", b))
+    assert "dry run: the bundle (" + OEM_PSID in r.stdout and "nothing written" in r.stdout, r.stdout
+    nothing_written(r)
+    assert c.flash.read_bytes() == crossed
+    assert q_of(c.flash)["PSID"] == STOCK_PSID
+
+    lose_device_data(c, "zeroed-guids")
+    lost = c.flash.read_bytes()
+    r = ok(c.cxflash("-y", "--dry-run", "--device-data", "restore", b))
+    assert "dry run" in r.stdout and "nothing written" in r.stdout, r.stdout
+    nothing_written(r)
+    assert c.flash.read_bytes() == lost
+
+    if CHIPS[chip][0] == "FS4":   # FS3's sg wants mstflint's DEV_INFO places (test_cxflash_cx4_sg.py)
+        # mkfs3's MFG_INFO has guids_override_en clear: only its own values may go back
+        r = ok(c.cxflash("--guid", GUID, "--mac", MAC, "--restore-mfg-ids", "-y", "--dry-run", "sg"))
+        assert "dry run: a new DEV_INFO would be written" in r.stdout, r.stdout
+        nothing_written(r)
+        assert c.flash.read_bytes() == lost

@@ -21,7 +21,8 @@
  *
  * After cxflash, one line on stderr starting "cxflash_sim:" says whether the card's firmware
  * ran (so cxflash reached the flash through it, MFBA/MFBE) or it was in recovery mode, the
- * config accesses, gateway transactions and firmware flash commands cxflash caused, and what
+ * config accesses, gateway transactions, firmware flash commands and flash bytes erased and
+ * programmed cxflash caused, and what
  * the model's boot ROM boots from the saved flash after a power cycle. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,9 +68,10 @@ static void note(bool running)
 	const struct cxsim_counters *n = cxsim_counters(card);
 
 	fprintf(stderr, "cxflash_sim: %s; %llu config accesses, %llu flash gateway transactions, %llu MFBA/MFBE "
-		"by the firmware; ", running ? "firmware running" : "recovery mode",
+		"by the firmware, %llu bytes erased, %llu bytes programmed; ", running ? "firmware running" : "recovery mode",
 		(unsigned long long)(n->cfg_reads + n->cfg_writes), (unsigned long long)n->gw_cmds,
-		(unsigned long long)n->fw_flash_cmds);
+		(unsigned long long)n->fw_flash_cmds, (unsigned long long)n->bytes_erased,
+		(unsigned long long)n->bytes_programmed);
 	cxsim_power_cycle(card);
 	const struct cxsim_boot *b = cxsim_boot_info(card);
 	if (b->booted)
