@@ -241,7 +241,11 @@ def test_cross_flash_a_running_hpe_640sfp28(tmp_path, guests):
     MFBA/MFBE, hw-access.md §3.14). Menu 2, the word: the backup first, the burn, the port type
     and SR-IOV screen (Enter keeps them: its settings are the running firmware's, asked over
     ICMD), the power-off. On the host: after the model's cold boot the card runs the stock image
-    from the other slot, its device data as it was; the stick's one backup is the original flash."""
+    from the other slot, its device data as it was; the stick's one backup is the original flash.
+    Then the same stick boots again with the card running the stock image, and menu 4 restores
+    the backup (issue 32 item 7: restore): the bundle found by the card's base GUID, the word,
+    the flash as it is backed up first, the restore through the firmware, the power-off; on the
+    host the card's flash is the original byte for byte and the model boots the OEM image again."""
     slot = ["--slot-log", SMALL_SLOT_LOG]
     img = mkfs3(tmp_path / "hp-640sfp28.bin", "--psid", OEM_PSID, "--fw", OEM_FW, "--guid", GUID, "--mac", MAC, *slot)
     card = Card(tmp_path, "hp640run", "--chip", "cx4lx", "--image", img, "--flash", SMALL_PART)
@@ -255,7 +259,7 @@ def test_cross_flash_a_running_hpe_640sfp28(tmp_path, guests):
     assert re.search(r"0000:00:0[0-9a-f]\.0\s+ConnectX-4 Lx A0\s+15b3:1015", screen), screen
     assert "its firmware runs (cxflash reaches its flash through it); its flash holds an FS3 image" in screen, screen
     assert f"PSID {OEM_PSID}  FW {OEM_FW}" in screen, screen
-    assert "offered: update / cross-flash, burn a file, settings" in screen, screen
+    assert "offered: update / cross-flash, burn a file, restore, GUIDs/MACs, settings" in screen, screen
     g.choose("update")
     g.expect(r"\(FS3 image; through its running firmware\)")
     g.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
@@ -282,3 +286,30 @@ def test_cross_flash_a_running_hpe_640sfp28(tmp_path, guests):
     bundles = sorted((tmp_path / "host").rglob("flash.bin"))
     assert len(bundles) == 1 and bundles[0].parent.name == bundle, bundles
     assert bundles[0].read_bytes() == original
+
+    g2 = Guest(tmp_path, "usb-xhci", cards=[card], stick=g.stick, name="cx4lx-running-restore")
+    guests.append(g2)
+    screen = g2.front_end()
+    assert f"PSID {STOCK_PSID}  FW {STOCK_FW}" in screen, screen
+    g2.choose("restore")
+    g2.expect(r"Restore which backup\?")
+    g2.answer(r"Choose 1-2 \[1\]: ", "1")                             # its one bundle, or back
+    g2.expect(re.escape(f"PSID {OEM_PSID}  FW {OEM_FW}  node GUID {GUID}"))
+    g2.expect(r"== restore: card \S+ \(ConnectX-4 Lx")
+    g2.answer(r"Type FLASH to write the card, anything else cancels: ", "FLASH")
+    g2.expect(r"backup written: (\S+) ", timeout=WRITE_TIMEOUT)     # the stock flash, kept first
+    crossed_bundle = g2.p.match.group(1)
+    g2.expect(r"card \S+: OK: the backup is on the flash, read back and verified", timeout=WRITE_TIMEOUT)
+    g2.expect(r"Power off for a cold restart")
+    g2.answer(r"Choose 1-2 \[1\]: ", "")
+    assert g2.wait_power_off() == 0
+
+    b = card.boot_check()
+    assert b["booted"] is True and b["psid"] == OEM_PSID and b["fw_version"] == OEM_FW, b
+    assert card.flash.read_bytes() == original, "the restored flash is not the backup's"
+    qh.mtools_copy_out(g2.stick, "/cxrescue/backups", tmp_path / "host2")
+    kept = {p.parent.name: p.read_bytes() for p in (tmp_path / "host2").rglob("flash.bin")}
+    assert set(kept) == {bundle, crossed_bundle} and kept[crossed_bundle] == now, sorted(kept)
+    text = (qh.mtools_read(g2.stick, "/cxrescue/history.jsonl") or b"").decode()
+    h = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert h[-1]["action"] == "restore" and h[-1]["result"] == "ok", h[-1]
